@@ -1,0 +1,28 @@
+# Every target installs what it needs into .venv, so a fresh checkout works.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install test demo bench eval clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+demo: $(STAMP)
+	$(VENV)/bin/corpustool build data/demo/crawl.warc.gz -o demo-out/corpus.vert --lang en,de,cs \
+		--stats demo-out/stats.json --rejects demo-out/rejects.jsonl
+
+bench: $(STAMP)
+	@for s in scripts/bench_*.py; do echo "== $$s"; $(PY) $$s || exit 1; done
+
+clean:
+	rm -rf demo-out .pytest_cache build *.egg-info

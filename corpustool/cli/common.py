@@ -1,0 +1,144 @@
+"""Helpers shared by the commands: the JSON Lines document stream, common options."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import IO, Any, Iterable, Iterator
+
+from ..document import Document
+from ..extractors.base import OptionError
+from ..stage import Stage, StageStats
+
+
+def read_stream(stream: IO[str] | None = None, name: str = "<stdin>") -> Iterator[Document]:
+    """Documents from a JSON Lines stream; a malformed line is reported and counted, not fatal."""
+    stream = stream or sys.stdin
+    for lineno, line in enumerate(stream, 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            yield Document.from_dict(data, fallback_id=f"{name}:{lineno}")
+        except (ValueError, TypeError, KeyError) as exc:
+            print(f"corpustool: {name} line {lineno}: malformed document skipped: {exc}", file=sys.stderr)
+            _MALFORMED.count_drop("malformed-jsonl")
+
+
+_MALFORMED = StageStats("input")
+
+
+def write_stream(docs: Iterable[Document], out: IO[str] | None = None, detail: bool = False,
+                 with_html: bool = False) -> int:
+    out = out or sys.stdout
+    n = 0
+    for doc in docs:
+        out.write(json.dumps(doc.to_dict(detail=detail, with_html=with_html), ensure_ascii=False,
+                             separators=(",", ":")))
+        out.write("\n")
+        n += 1
+    out.flush()
+    return n
+
+
+def add_stats_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stats", metavar="FILE", help="write per-stage statistics as JSON to FILE")
+    p.add_argument("--rejects", metavar="FILE",
+                   help="write dropped documents (id, url, stage, reason) as JSON Lines to FILE")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no statistics on stderr")
+
+
+def add_clean_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("cleaning")
+    g.add_argument("--lang", default="auto",
+                   help="language(s) of the corpus: ISO 639-1 codes or names, comma-separated, or 'auto' "
+                        "(guess each page's language among all stoplists); default auto")
+    g.add_argument("--extractor", default=None, help="extraction method (see 'corpustool extractors')")
+    g.add_argument("--preset", default=None,
+                   help="jusText parameter preset: justext (package defaults, lengths in characters) "
+                        "or A, B, C, D (seed 003 Table 2.7, lengths in tokens)")
+    g.add_argument("--stoplist", metavar="FILE", help="user stoplist file (one word per line)")
+    g.add_argument("--length-low", type=int)
+    g.add_argument("--length-high", type=int)
+    g.add_argument("--stopwords-low", type=float)
+    g.add_argument("--stopwords-high", type=float)
+    g.add_argument("--max-link-density", type=float)
+    g.add_argument("--length-unit", choices=("chars", "tokens"))
+    g.add_argument("--max-heading-distance", type=int)
+    g.add_argument("--no-headings", action="store_true", default=None,
+                   help="do not apply the headings rule")
+    g.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
+                   help="drop pages larger than this many bytes (default 10 MiB; the thesis used 1 MB)")
+    g.add_argument("--min-bytes", type=int, default=0, help="drop pages smaller than this many bytes")
+
+
+_JUSTEXT_OPTIONS = ("preset", "length_low", "length_high", "stopwords_low", "stopwords_high",
+                    "max_link_density", "length_unit", "max_heading_distance", "no_headings")
+
+
+def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword arguments of :class:`corpustool.extractors.clean.Clean` from parsed options."""
+    from ..extractors.clean import DEFAULT_EXTRACTOR
+
+    kw: dict[str, Any] = {
+        "extractor": args.extractor or DEFAULT_EXTRACTOR,
+        "languages": split_langs(args.lang),
+        "stoplist_file": args.stoplist,
+        "max_bytes": args.max_bytes,
+        "min_bytes": args.min_bytes,
+    }
+    for name in _JUSTEXT_OPTIONS:
+        value = getattr(args, name, None)
+        if value is not None:
+            kw[name] = value
+    return kw
+
+
+def split_langs(value: str | None) -> list[str]:
+    if not value:
+        return ["auto"]
+    langs = [v.strip() for v in value.split(",") if v.strip()]
+    if not langs:
+        raise OptionError("--lang needs at least one language")
+    return langs
+
+
+class RejectsWriter:
+    """The ``--rejects`` file: one JSON line per dropped document."""
+
+    def __init__(self, path: str | None) -> None:
+        self.fh = open(path, "w", encoding="utf-8") if path else None
+
+    def __call__(self, doc: Document, stage: str) -> None:
+        if self.fh is None:
+            return
+        rec = {"id": doc.id, "url": doc.url, "source": doc.source, "stage": stage, "reason": doc.drop_reason}
+        self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+
+def run_stream_command(args: argparse.Namespace, stage: Stage, detail: bool = False) -> int:
+    """Run one stage as a filter: JSON Lines documents on stdin -> stdout."""
+    from ..stats import print_table, write_stats
+
+    rejects = RejectsWriter(getattr(args, "rejects", None))
+    stage.on_drop = rejects
+    try:
+        write_stream(stage.run(read_stream()), detail=detail)
+        stage.close()
+    finally:
+        rejects.close()
+    stats = [stage.stats]
+    if _MALFORMED.drops:
+        stats.insert(0, _MALFORMED)
+    if getattr(args, "stats", None):
+        write_stats(args.stats, stats)
+    if not getattr(args, "quiet", False):
+        print_table(stats, file=sys.stderr)
+    return 0

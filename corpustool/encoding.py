@@ -1,0 +1,161 @@
+"""Character encoding detection for crawled pages.
+
+Order of evidence: byte-order mark, HTTP ``Content-Type`` charset, ``<meta
+charset>`` / ``http-equiv``, XML declaration. A declared encoding is trusted
+only when the bytes decode with it and do not contradict it: UTF-8 bytes
+declared as ISO-8859-1 or windows-1252 (the common mislabel) decode as UTF-8.
+With no usable declaration, strict UTF-8 is tried, then the statistical
+detector of charset-normalizer. The result says which evidence decided.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([a-zA-Z0-9_:.+-]{1,40})""", re.IGNORECASE)
+_XML_DECL = re.compile(rb"""^\s*<\?xml[^>]{0,200}?encoding\s*=\s*["']([a-zA-Z0-9_.+-]{1,40})["']""", re.IGNORECASE)
+_HTTP_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_:.+-]{1,40})""", re.IGNORECASE)
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# WHATWG: browsers decode these labels as windows-1252, so do we.
+_WINDOWS_1252_LABELS = {"latin-1", "iso8859-1", "ascii", "cp1252", "iso-8859-1", "us-ascii", "latin1"}
+_SINGLE_BYTE_WESTERN = {"cp1252", "latin_1", "iso8859_15", "ascii"}
+_BINARY_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04", b"\x1f\x8b",
+                 b"\x7fELF", b"BZh", b"\xfd7zXZ", b"OggS", b"ID3", b"RIFF", b"\x00\x00\x01\x00")
+_CONTROL = bytes(range(0, 9)) + bytes(range(14, 32))
+
+
+@dataclass(frozen=True)
+class Decoded:
+    text: str
+    encoding: str       # Python codec name, e.g. "utf-8", "cp1250"
+    source: str         # bom | http | meta | xml | utf8 | detected | fallback
+    declared: str | None = None   # what the page or server declared, when it was overruled
+
+
+def canonical(label: str) -> str | None:
+    """Python codec name for an encoding label, or None when unknown."""
+    label = label.strip().strip("'\"").lower()
+    if label in _WINDOWS_1252_LABELS:
+        return "cp1252"
+    if label in ("x-sjis", "sjis", "shift-jis", "ms_kanji"):
+        label = "shift_jis"
+    if label in ("utf8", "unicode-1-1-utf-8"):
+        label = "utf-8"
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return None
+    if name in ("utf-16", "utf-32"):
+        # a declaration without byte order where no BOM was found: little endian is the web's habit
+        name += "-le"
+    return name
+
+
+def looks_binary(raw: bytes) -> bool:
+    """True for bytes that are no markup at all (images, archives, executables)."""
+    head = raw[:4096]
+    if head.startswith(_BINARY_MAGIC):
+        return True
+    if not head:
+        return False
+    controls = sum(head.count(c) for c in _CONTROL)
+    return controls / len(head) > 0.10
+
+
+def _utf16_without_bom(raw: bytes) -> str | None:
+    head = raw[:2048]
+    if len(head) < 8 or head.count(0) < len(head) // 3:
+        return None
+    even = head[0::2].count(0)
+    odd = head[1::2].count(0)
+    if odd > 0.3 * len(head) / 2 and even < 0.05 * len(head) / 2:
+        return "utf-16-le"
+    if even > 0.3 * len(head) / 2 and odd < 0.05 * len(head) / 2:
+        return "utf-16-be"
+    return None
+
+
+def _strict(raw: bytes, enc: str) -> str | None:
+    try:
+        return raw.decode(enc)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def _has_utf8_multibyte(raw: bytes) -> bool:
+    return re.search(rb"[\xc2-\xf4][\x80-\xbf]", raw) is not None
+
+
+def declared_encodings(raw: bytes, content_type: str | None) -> list[tuple[str, str, str]]:
+    """(source, label, codec) for each declaration found, in order of precedence."""
+    found: list[tuple[str, str, str]] = []
+    if content_type:
+        m = _HTTP_CHARSET.search(content_type)
+        if m:
+            found.append(("http", m.group(1), canonical(m.group(1)) or ""))
+    head = raw[:8192]
+    m = _META_CHARSET.search(head)
+    if m:
+        label = m.group(1).decode("ascii", "replace")
+        found.append(("meta", label, canonical(label) or ""))
+    m = _XML_DECL.search(head)
+    if m:
+        label = m.group(1).decode("ascii", "replace")
+        found.append(("xml", label, canonical(label) or ""))
+    return found
+
+
+def decode(raw: bytes, content_type: str | None = None) -> Decoded:
+    """Decode a page's bytes; never raises for any input."""
+    for bom, enc in _BOMS:
+        if raw.startswith(bom):
+            return Decoded(raw[len(bom):].decode(enc, "replace"), enc, "bom")
+    utf16 = _utf16_without_bom(raw)
+    if utf16:
+        return Decoded(raw.decode(utf16, "replace"), utf16, "detected")
+
+    overruled: str | None = None
+    for source, label, enc in declared_encodings(raw, content_type):
+        if not enc:
+            overruled = overruled or label
+            continue
+        if enc.startswith(("utf-16", "utf-32")):
+            # an ASCII-compatible file cannot really be UTF-16; the declaration is a leftover
+            overruled = overruled or label
+            continue
+        text = _strict(raw, enc)
+        if text is None:
+            overruled = overruled or label
+            continue
+        if enc in _SINGLE_BYTE_WESTERN and _has_utf8_multibyte(raw):
+            utf8 = _strict(raw, "utf-8")
+            if utf8 is not None:
+                # the bytes contradict the label: valid multi-byte UTF-8 is no accident
+                return Decoded(utf8, "utf-8", "detected", declared=label)
+        return Decoded(text, enc, source)
+
+    text = _strict(raw, "utf-8")
+    if text is not None:
+        return Decoded(text, "utf-8", "utf8" if overruled is None else "detected", declared=overruled)
+    guess = _detect(raw)
+    if guess is not None:
+        return Decoded(raw.decode(guess, "replace"), guess, "detected", declared=overruled)
+    return Decoded(raw.decode("cp1252", "replace"), "cp1252", "fallback", declared=overruled)
+
+
+def _detect(raw: bytes) -> str | None:
+    from charset_normalizer import from_bytes
+
+    # markup is ASCII and only dilutes the statistics: give the detector the text
+    sample = re.sub(rb"<[^>]{0,2000}>", b" ", raw[:200_000])
+    best = from_bytes(sample or raw[:200_000]).best()
+    if best is None:
+        return None
+    return canonical(best.encoding)

@@ -1,0 +1,130 @@
+"""The interface every page-level extractor implements, and their registry.
+
+An extractor receives a :class:`Page` (decoded markup, a lazily parsed lxml
+tree shared by everyone who needs it, the stoplist chosen for the page's
+language) and returns the page's paragraphs, each classified ``good`` or
+``bad`` with the method's own features. Boilerplate stays in the list, marked
+``bad``: the evaluation and later stages need to see it.
+
+Extractors register themselves with :func:`register`; every module of this
+package is imported on first lookup, so adding an extractor is adding a module.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from typing import Any, Callable
+
+import lxml.html
+from lxml import etree
+
+from ..document import Paragraph
+
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
+
+
+class OptionError(ValueError):
+    """An invalid option value; the CLI turns it into a one-line error."""
+
+
+def parse_html(html: str) -> etree._Element | None:
+    """Parse decoded markup with lxml's HTML parser; None when there is nothing to parse.
+
+    lxml refuses Unicode strings that carry an XML encoding declaration, so
+    the declaration (meaningless once decoded) is stripped first.
+    """
+    if not html or not html.strip():
+        return None
+    html = _XML_DECLARATION.sub("", html, count=1)
+    html = html.replace("\x00", "")
+    try:
+        root = lxml.html.document_fromstring(html, parser=lxml.html.HTMLParser(remove_comments=False))
+    except (etree.ParserError, ValueError):
+        return None
+    return root
+
+
+class Page:
+    """What an extractor sees of one document."""
+
+    __slots__ = ("html", "url", "language", "stoplist", "_tree", "_tree_done", "meta")
+
+    def __init__(self, html: str, url: str | None = None, language: str | None = None,
+                 stoplist: frozenset[str] | None = None, tree: Any = None) -> None:
+        self.html = html
+        self.url = url
+        self.language = language
+        self.stoplist = stoplist
+        self._tree = tree
+        self._tree_done = tree is not None
+        self.meta: dict[str, Any] = {}
+
+    @property
+    def tree(self) -> etree._Element | None:
+        """The parsed page (parsed once, on first use)."""
+        if not self._tree_done:
+            self._tree = parse_html(self.html)
+            self._tree_done = True
+        return self._tree
+
+
+class Extractor:
+    """Base class: subclasses set ``name`` and implement :meth:`extract`."""
+
+    name = ""
+    needs_stoplist = False      # True for methods driven by stop-word density
+    description = ""
+
+    def __init__(self, **options: Any) -> None:
+        if options:
+            raise OptionError(f"extractor {self.name!r} takes no options: {', '.join(sorted(options))}")
+
+    def extract(self, page: Page) -> list[Paragraph]:
+        raise NotImplementedError
+
+    def title(self, page: Page) -> str | None:
+        tree = page.tree
+        if tree is None:
+            return None
+        t = tree.find(".//title")
+        if t is None or not t.text_content():
+            return None
+        return " ".join(t.text_content().split())
+
+
+_REGISTRY: dict[str, Callable[..., Extractor]] = {}
+_LOADED = False
+
+
+def register(name: str) -> Callable[[type], type]:
+    def deco(cls: type) -> type:
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+    return deco
+
+
+def _load_all() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from . import __path__ as pkg_path, __name__ as pkg_name
+    for info in sorted(pkgutil.iter_modules(pkg_path), key=lambda m: m.name):
+        if info.name != "base":
+            importlib.import_module(f"{pkg_name}.{info.name}")
+
+
+def available() -> list[str]:
+    _load_all()
+    return sorted(_REGISTRY)
+
+
+def get_extractor(name: str, **options: Any) -> Extractor:
+    _load_all()
+    try:
+        cls = _REGISTRY[name]
+    except KeyError:
+        raise OptionError(f"unknown extractor {name!r}; choose from: {', '.join(available())}") from None
+    return cls(**options)

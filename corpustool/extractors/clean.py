@@ -1,0 +1,132 @@
+"""The clean stage: decode, choose the stoplist, run an extractor.
+
+Per document: bytes are decoded (:mod:`corpustool.encoding`), the page is
+parsed once, its language is guessed from stop-word density when more than
+one language is possible (the stoplist must match the page's language, or
+jusText keeps almost nothing), and the extractor classifies the paragraphs.
+Documents without any good paragraph are dropped with a reason.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import encoding
+from ..document import Document
+from ..stage import DocumentStage, StageStats
+from .base import OptionError, Page, get_extractor
+
+DEFAULT_EXTRACTOR = "justext-package"
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+
+
+class Clean(DocumentStage):
+    name = "clean"
+
+    def __init__(self, extractor: str = DEFAULT_EXTRACTOR, languages: list[str] | None = None,
+                 stoplist_file: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                 min_bytes: int = 0, keep_html: bool = False, **extractor_options: Any) -> None:
+        super().__init__()
+        from ..language.stoplists import load_stoplist_file, resolve_language
+
+        if max_bytes <= 0:
+            raise OptionError("max_bytes must be positive")
+        self.extractor = get_extractor(extractor, **extractor_options)
+        self.extractor_name = extractor
+        langs = [l for l in (languages or []) if l]
+        self.auto = not langs or langs == ["auto"]
+        self.languages = [] if self.auto else [resolve_language(l) for l in langs if l != "auto"]
+        if "auto" in langs and len(langs) > 1:
+            raise OptionError("--lang auto cannot be combined with other languages")
+        self.user_stoplist = load_stoplist_file(stoplist_file) if stoplist_file else None
+        self.max_bytes = max_bytes
+        self.min_bytes = min_bytes
+        self.keep_html = keep_html
+
+    def apply(self, doc: Document, stats: StageStats) -> Document | None:
+        # Count input words after extraction: the page's words before boilerplate
+        # removal are the corpus size Table 3.9 starts from.
+        stats.docs_in += 1
+        if doc.raw is not None:
+            stats.bytes_in += len(doc.raw)
+        try:
+            self.process(doc)
+        except Exception as exc:  # a malformed page never stops a run
+            import sys
+            print(f"corpustool: clean: error in document {doc.id} ({doc.url or doc.source}): "
+                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            doc.drop_reason = f"error:{type(exc).__name__}"
+        stats.paragraphs_in += len(doc.paragraphs)
+        stats.words_in += doc.word_count(good_only=False)
+        if doc.drop_reason:
+            stats.count_drop(doc.drop_reason)
+            return None
+        stats.count_out(doc)
+        return doc
+
+    def decode(self, doc: Document) -> bool:
+        if doc.html is not None:
+            return True
+        raw = doc.raw
+        if raw is None or not raw.strip():
+            doc.drop("empty")
+            return False
+        if len(raw) > self.max_bytes:
+            doc.drop("too-large")
+            return False
+        if len(raw) < self.min_bytes:
+            doc.drop("too-small")
+            return False
+        if encoding.looks_binary(raw):
+            doc.drop("binary")
+            return False
+        ct = doc.http_headers.get("content-type") or doc.http_headers.get("Content-Type") or doc.content_type
+        dec = encoding.decode(raw, ct)
+        doc.html, doc.encoding, doc.encoding_source = dec.text, dec.encoding, dec.source
+        if dec.declared:
+            doc.meta["declared_encoding"] = dec.declared
+        return True
+
+    def choose_stoplist(self, doc: Document, page: Page) -> bool:
+        from ..language.identify import guess_stoplist_language
+        from ..language.stoplists import stoplist
+
+        if self.user_stoplist is not None:
+            page.stoplist = self.user_stoplist
+            doc.stoplist_lang = self.languages[0] if len(self.languages) == 1 else "user"
+            return True
+        if len(self.languages) == 1:
+            code = self.languages[0]
+        else:
+            tree = page.tree
+            body = tree.find("body") if tree is not None else None
+            text = (body if body is not None else tree).text_content() if tree is not None else ""
+            code, density = guess_stoplist_language(text, self.languages or None)
+            if code is None:
+                doc.drop("unknown-language")
+                return False
+            doc.meta["stoplist_density"] = round(density, 4)
+        page.stoplist = stoplist(code)
+        page.language = code
+        doc.stoplist_lang = code
+        return True
+
+    def process(self, doc: Document) -> Document:
+        if not self.decode(doc):
+            return doc
+        page = Page(doc.html or "", url=doc.url)
+        if page.tree is None:
+            doc.drop("empty")
+            return doc
+        if self.extractor.needs_stoplist and not self.choose_stoplist(doc, page):
+            return doc
+        doc.paragraphs = self.extractor.extract(page)
+        doc.title = self.extractor.title(page)
+        doc.meta["extractor"] = self.extractor_name
+        if not self.keep_html:
+            doc.html = None
+        doc.raw = None
+        if not doc.paragraphs:
+            doc.drop("no-text")
+        elif not any(p.is_good for p in doc.paragraphs):
+            doc.drop("boilerplate-only")
+        return doc

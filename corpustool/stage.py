@@ -1,0 +1,175 @@
+"""Stages: objects that turn a stream of documents into a stream of documents.
+
+Two kinds, so executors know what they may parallelise:
+
+* :class:`DocumentStage` looks at one document at a time and keeps no state
+  between documents (decoding, cleaning, language filtering, tokenizing). An
+  executor may run it in worker processes.
+* :class:`StreamStage` needs to see the stream in order (de-duplication keeps
+  the first instance). It always runs in the main process.
+
+Every stage owns a :class:`StageStats`. A document that a stage drops is
+yielded nowhere downstream, but it is counted under its ``drop_reason`` and
+handed to the optional ``on_drop`` callback (the ``--rejects`` file), so no
+document is ever lost silently.
+"""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from .document import Document
+
+DropHandler = Callable[[Document, str], None]
+
+
+@dataclass
+class StageStats:
+    """Counters of one stage: documents, paragraphs and words in and out."""
+
+    name: str
+    docs_in: int = 0
+    docs_out: int = 0
+    paragraphs_in: int = 0
+    paragraphs_out: int = 0
+    words_in: int = 0
+    words_out: int = 0
+    bytes_in: int = 0
+    drops: Counter = field(default_factory=Counter)
+    extra: Counter = field(default_factory=Counter)   # stage-specific counters
+
+    def count_in(self, doc: Document) -> None:
+        self.docs_in += 1
+        good = doc.good_paragraphs()
+        self.paragraphs_in += len(good)
+        self.words_in += sum(p.word_count() for p in good)
+
+    def count_out(self, doc: Document) -> None:
+        self.docs_out += 1
+        good = doc.good_paragraphs()
+        self.paragraphs_out += len(good)
+        self.words_out += sum(p.word_count() for p in good)
+
+    def count_drop(self, reason: str) -> None:
+        self.drops[reason] += 1
+
+    def merge(self, other: "StageStats") -> None:
+        for key in ("docs_in", "docs_out", "paragraphs_in", "paragraphs_out",
+                    "words_in", "words_out", "bytes_in"):
+            setattr(self, key, getattr(self, key) + getattr(other, key))
+        self.drops.update(other.drops)
+        self.extra.update(other.extra)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stage": self.name,
+            "docs_in": self.docs_in,
+            "docs_out": self.docs_out,
+            "paragraphs_in": self.paragraphs_in,
+            "paragraphs_out": self.paragraphs_out,
+            "words_in": self.words_in,
+            "words_out": self.words_out,
+            "bytes_in": self.bytes_in,
+            "drops": dict(sorted(self.drops.items())),
+            **({"extra": dict(sorted(self.extra.items()))} if self.extra else {}),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "StageStats":
+        s = cls(d["stage"])
+        for key in ("docs_in", "docs_out", "paragraphs_in", "paragraphs_out",
+                    "words_in", "words_out", "bytes_in"):
+            setattr(s, key, d.get(key, 0))
+        s.drops.update(d.get("drops", {}))
+        s.extra.update(d.get("extra", {}))
+        return s
+
+
+class Stage:
+    """Base of all stages. Subclasses implement :meth:`run` or :meth:`process`."""
+
+    name = "stage"
+    parallel = False
+
+    def __init__(self) -> None:
+        self.stats = StageStats(self.name)
+        self.on_drop: DropHandler | None = None
+
+    def new_stats(self) -> StageStats:
+        return StageStats(self.name)
+
+    def _dropped(self, doc: Document, reason: str) -> None:
+        self.stats.count_drop(reason)
+        if self.on_drop is not None:
+            self.on_drop(doc, self.name)
+
+    def run(self, docs: Iterable[Document]) -> Iterator[Document]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Called once after the stream is exhausted (flush files, write reports)."""
+
+    def __call__(self, docs: Iterable[Document]) -> Iterator[Document]:
+        return self.run(docs)
+
+
+class DocumentStage(Stage):
+    """A stage that handles each document on its own.
+
+    :meth:`process` returns the document (possibly changed), or the document
+    with ``drop_reason`` set to drop it. ``count_in_after`` lets stages whose
+    input has no paragraphs yet (the extractor) count words after processing.
+    """
+
+    parallel = True
+
+    def process(self, doc: Document) -> Document:
+        raise NotImplementedError
+
+    def run(self, docs: Iterable[Document]) -> Iterator[Document]:
+        stats = self.stats
+        for doc in docs:
+            out = self.apply(doc, stats)
+            if out is not None:
+                yield out
+            elif self.on_drop is not None:
+                self.on_drop(doc, self.name)
+
+    def apply(self, doc: Document, stats: StageStats) -> Document | None:
+        """Process one document and update ``stats``; None when dropped."""
+        stats.count_in(doc)
+        if doc.raw is not None and not doc.paragraphs:
+            stats.bytes_in += len(doc.raw)
+        try:
+            doc = self.process(doc)
+        except Exception as exc:  # one bad page must never stop a run
+            print(f"corpustool: {self.name}: error in document {doc.id} ({doc.url or doc.source}): "
+                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            doc.drop_reason = f"error:{type(exc).__name__}"
+        if doc.drop_reason:
+            stats.count_drop(doc.drop_reason)
+            return None
+        stats.count_out(doc)
+        return doc
+
+
+class StreamStage(Stage):
+    """A stage that must see documents in order in one process."""
+
+    parallel = False
+
+    def accept(self, doc: Document) -> bool:
+        """Decide on one document; return False (with drop_reason set) to drop."""
+        raise NotImplementedError
+
+    def run(self, docs: Iterable[Document]) -> Iterator[Document]:
+        stats = self.stats
+        for doc in docs:
+            stats.count_in(doc)
+            if self.accept(doc) and not doc.drop_reason:
+                stats.count_out(doc)
+                yield doc
+            else:
+                self._dropped(doc, doc.drop_reason or self.name)

@@ -1,0 +1,22 @@
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SNIPPETS = REPO.parent / "shared" / "data" / "snippets"
+
+
+@pytest.fixture(scope="session")
+def snippets_dir() -> Path:
+    """The development pages with snippet gold (../shared/data/snippets); skip when absent."""
+    if not (SNIPPETS / "evaldata.json").is_file():
+        pytest.skip("../shared/data/snippets is not present")
+    return SNIPPETS
+
+
+@pytest.fixture(scope="session")
+def snippets_gold(snippets_dir):
+    with open(snippets_dir / "evaldata.json", encoding="utf-8") as fh:
+        gold = json.load(fh)
+    return {url: e for url, e in gold.items() if (snippets_dir / "pages" / e["file"]).is_file()}
