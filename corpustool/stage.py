@@ -129,16 +129,21 @@ class DocumentStage(Stage):
         raise NotImplementedError
 
     def run(self, docs: Iterable[Document]) -> Iterator[Document]:
-        stats = self.stats
         for doc in docs:
-            out = self.apply(doc, stats)
+            out = self.apply(doc)
             if out is not None:
                 yield out
             elif self.on_drop is not None:
                 self.on_drop(doc, self.name)
 
-    def apply(self, doc: Document, stats: StageStats) -> Document | None:
-        """Process one document and update ``stats``; None when dropped."""
+    def apply(self, doc: Document) -> Document | None:
+        """Process one document and update ``self.stats``; None when dropped.
+
+        Executors running the stage in worker processes give each batch a
+        fresh ``self.stats`` there and merge it into the main process's copy,
+        so :meth:`process` may update ``self.stats.extra`` freely.
+        """
+        stats = self.stats
         stats.count_in(doc)
         if doc.raw is not None and not doc.paragraphs:
             stats.bytes_in += len(doc.raw)

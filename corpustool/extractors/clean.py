@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import encoding
 from ..document import Document
-from ..stage import DocumentStage, StageStats
+from ..stage import DocumentStage
 from .base import OptionError, Page, get_extractor
 
 DEFAULT_EXTRACTOR = "justext-package"
@@ -42,7 +42,8 @@ class Clean(DocumentStage):
         self.min_bytes = min_bytes
         self.keep_html = keep_html
 
-    def apply(self, doc: Document, stats: StageStats) -> Document | None:
+    def apply(self, doc: Document) -> Document | None:
+        stats = self.stats
         # Count input words after extraction: the page's words before boilerplate
         # removal are the corpus size Table 3.9 starts from.
         stats.docs_in += 1

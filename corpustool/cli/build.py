@@ -1,0 +1,86 @@
+"""``corpustool build``: the whole pipeline in one command."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..extractors.base import OptionError
+from .common import RejectsWriter, add_clean_options, add_stats_options, clean_kwargs
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("build", help="run the whole pipeline: crawl in, vertical corpus out",
+                       description="Read crawls (WARC/ARC, HTML files or directories, JSON Lines, '-' for "
+                                   "stdin), remove boilerplate, filter by language, remove exact, near- and "
+                                   "paragraph-level duplicates, tokenize, and write the corpus.")
+    p.add_argument("inputs", nargs="+", metavar="INPUT")
+    p.add_argument("-o", "--output", required=True,
+                   help="output file: .vert/.vrt (vertical), .txt, .jsonl; add .gz to compress; - for stdout")
+    p.add_argument("--format", dest="output_format", choices=("vert", "text", "jsonl"),
+                   help="output format (default: from the file name)")
+    p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl"),
+                   help="input format (default: from the file names / content)")
+    add_clean_options(p)
+    g = p.add_argument_group("language filter")
+    g.add_argument("--no-langfilter", action="store_true", help="keep documents in any language")
+    g.add_argument("--min-lang-confidence", type=float, default=0.5,
+                   help="drop documents whose language confidence is below this (default 0.5)")
+    g.add_argument("--lang-method", default="fast", choices=("fast", "langdetect"),
+                   help="language identification method after cleaning (default fast)")
+    g.add_argument("--paragraph-lang", action="store_true", help="also drop foreign-language paragraphs")
+    g = p.add_argument_group("de-duplication")
+    g.add_argument("--no-dedup-exact", action="store_true", help="keep exact duplicate documents")
+    g.add_argument("--no-dedup-near", action="store_true", help="keep near-duplicate documents")
+    g.add_argument("--near-threshold", type=float, default=0.8,
+                   help="resemblance above which a document is a near-duplicate (default 0.8)")
+    g.add_argument("--no-dedup-para", action="store_true", help="keep duplicate paragraphs (no onion stage)")
+    g = p.add_argument_group("output and execution")
+    g.add_argument("--sentences", action="store_true", help="mark sentences with <s> in vertical output")
+    g.add_argument("--workers", type=int, default=1, help="worker processes for per-document stages")
+    add_stats_options(p)
+    p.set_defaults(func=run)
+
+
+def options_from_args(args: argparse.Namespace):
+    from ..pipeline import PipelineOptions
+
+    kw = clean_kwargs(args)
+    extractor = kw.pop("extractor")
+    languages = kw.pop("languages")
+    if not 0.0 <= args.min_lang_confidence <= 1.0:
+        raise OptionError("--min-lang-confidence must be in [0, 1]")
+    if not 0.0 < args.near_threshold <= 1.0:
+        raise OptionError("--near-threshold must be in (0, 1]")
+    return PipelineOptions(
+        languages=languages, extractor=extractor, stoplist_file=kw.pop("stoplist_file"),
+        max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), extractor_options=kw,
+        langfilter=not args.no_langfilter, min_lang_confidence=args.min_lang_confidence,
+        lang_method=args.lang_method, paragraph_lang=args.paragraph_lang,
+        dedup_exact=not args.no_dedup_exact, dedup_near=not args.no_dedup_near,
+        near_threshold=args.near_threshold, dedup_para=not args.no_dedup_para,
+        sentences=args.sentences, workers=args.workers,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..pipeline import Pipeline
+    from ..stats import print_table, write_stats
+
+    options = options_from_args(args)
+    rejects = RejectsWriter(args.rejects)
+    progress = not args.quiet and sys.stderr.isatty()
+    try:
+        pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
+                            output_format=args.output_format, on_drop=rejects, progress=progress)
+        stats = pipeline.run()
+    finally:
+        rejects.close()
+    if args.stats:
+        write_stats(args.stats, stats, options=_jsonable(vars(args)))
+    if not args.quiet:
+        print_table(stats, file=sys.stderr)
+    return 0
+
+
+def _jsonable(d: dict) -> dict:
+    return {k: v for k, v in sorted(d.items()) if k != "func" and isinstance(v, (str, int, float, bool, list, type(None)))}

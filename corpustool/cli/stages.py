@@ -1,0 +1,123 @@
+"""The pipeline's stages as shell filters over a JSON Lines document stream.
+
+    corpustool read crawl.warc.gz | corpustool clean --lang de | corpustool langfilter --lang de \
+        | corpustool dedup-exact | corpustool vert > corpus.vert
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import (RejectsWriter, add_clean_options, add_stats_options, clean_kwargs, read_stream,
+                     run_stream_command, write_stream)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("read", help="read crawls and write a JSON Lines document stream",
+                       description="Read WARC/ARC, HTML files or directories, JSON Lines, or '-' (stdin) and "
+                                   "write one JSON document per line (raw HTML base64-encoded).")
+    p.add_argument("inputs", nargs="+", metavar="INPUT")
+    p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl"))
+    p.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
+                   help="drop pages larger than this many bytes (default 10 MiB)")
+    add_stats_options(p)
+    p.set_defaults(func=run_read)
+
+    p = sub.add_parser("clean", help="decode and remove boilerplate (JSON Lines in and out)",
+                       description="Decode each page, choose its stoplist, classify its paragraphs with the "
+                                   "extractor (jusText by default), drop pages with no good paragraph.")
+    add_clean_options(p)
+    p.add_argument("--detail", action="store_true",
+                   help="emit every paragraph with its DOM path, tag, features and classes (also the bad ones)")
+    add_stats_options(p)
+    p.set_defaults(func=run_clean)
+
+    p = sub.add_parser("dedup-exact", help="drop documents whose clean text was seen before",
+                       description="Drop documents whose normalised clean text has the same 64-bit xxhash "
+                                   "as an earlier document's.")
+    add_stats_options(p)
+    p.set_defaults(func=run_dedup_exact)
+
+    p = sub.add_parser("tokenize", help="tokenize the good paragraphs (JSON Lines in and out)")
+    add_stats_options(p)
+    p.set_defaults(func=run_tokenize)
+
+    p = sub.add_parser("vert", help="write a JSON Lines document stream as vertical text (or text/jsonl)",
+                       description="Write the kept paragraphs of each document in vertical format.")
+    p.add_argument("-o", "--output", default="-", help="output file (default stdout); .gz compresses")
+    p.add_argument("--format", dest="output_format", choices=("vert", "text", "jsonl"), default=None)
+    p.add_argument("--sentences", action="store_true", help="mark sentences with <s>")
+    p.set_defaults(func=run_vert)
+
+    p = sub.add_parser("extractors", help="list the available extraction methods and presets")
+    p.set_defaults(func=run_extractors)
+
+
+def run_read(args: argparse.Namespace) -> int:
+    from ..readers import make_reader
+    from ..stats import print_table, write_stats
+
+    reader = make_reader(args.inputs, input_format=args.input_format, max_bytes=args.max_bytes)
+    rejects = RejectsWriter(args.rejects)
+    reader.on_drop = rejects
+    try:
+        write_stream(reader.read())
+    finally:
+        rejects.close()
+    if args.stats:
+        write_stats(args.stats, [reader.stats])
+    if not args.quiet:
+        print_table([reader.stats], file=sys.stderr)
+    return 0
+
+
+def run_clean(args: argparse.Namespace) -> int:
+    from ..extractors.clean import Clean
+
+    kw = clean_kwargs(args)
+    stage = Clean(**kw)
+    return run_stream_command(args, stage, detail=args.detail)
+
+
+def run_dedup_exact(args: argparse.Namespace) -> int:
+    from ..dedup.exact import ExactDuplicates
+
+    return run_stream_command(args, ExactDuplicates())
+
+
+def run_tokenize(args: argparse.Namespace) -> int:
+    from ..text.stage import Tokenize
+
+    return run_stream_command(args, Tokenize())
+
+
+def run_vert(args: argparse.Namespace) -> int:
+    from ..writers.base import open_writer
+
+    options = {"sentences": True} if args.sentences else {}
+    if args.sentences and (args.output_format not in (None, "vert")):
+        options = {}
+    writer = open_writer(args.output, args.output_format, **options)
+    try:
+        for doc in read_stream():
+            writer.write(doc)
+    except BaseException:
+        writer.abort()
+        raise
+    writer.close()
+    return 0
+
+
+def run_extractors(args: argparse.Namespace) -> int:
+    from ..extractors.base import available, get_extractor
+    from ..extractors.justext_params import PRESETS
+
+    print("extractors:")
+    for name in available():
+        cls = type(get_extractor(name))
+        print(f"  {name:18s} {cls.description}")
+    print("jusText presets:")
+    for name, p in PRESETS.items():
+        print(f"  {name:8s} length {p.length_low}/{p.length_high} {p.length_unit}, stopwords "
+              f"{p.stopwords_low}/{p.stopwords_high}, max link density {p.max_link_density}")
+    return 0

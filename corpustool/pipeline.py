@@ -1,0 +1,149 @@
+"""The whole pipeline, from inputs to a corpus file, as a library object.
+
+    read -> clean (decode, stoplist, extractor) -> langfilter -> dedup-exact
+         -> dedup-near -> dedup-para (onion) -> tokenize -> write
+
+:class:`PipelineOptions` holds every option of ``corpustool build``;
+:func:`build_stages` turns them into stage objects; :class:`Pipeline` runs
+them with an executor and returns the per-stage statistics.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from .document import Document
+from .executors.local import LocalExecutor
+from .stage import Stage, StageStats
+
+
+@dataclass
+class PipelineOptions:
+    languages: list[str] = field(default_factory=lambda: ["auto"])
+    extractor: str | None = None
+    extractor_options: dict[str, Any] = field(default_factory=dict)   # preset, length_low, ...
+    stoplist_file: str | None = None
+    max_bytes: int = 10 * 1024 * 1024
+    min_bytes: int = 0
+    langfilter: bool = True
+    min_lang_confidence: float = 0.5
+    lang_method: str = "fast"
+    paragraph_lang: bool = False
+    dedup_exact: bool = True
+    dedup_near: bool = True
+    near_threshold: float = 0.8
+    dedup_para: bool = True
+    onion_options: dict[str, Any] = field(default_factory=dict)
+    sentences: bool = False
+    workers: int = 1
+
+    def wanted_languages(self) -> list[str] | None:
+        langs = [l for l in self.languages if l != "auto"]
+        return langs or None
+
+
+def build_stages(opts: PipelineOptions) -> list[Stage]:
+    from .dedup.exact import ExactDuplicates
+    from .extractors.clean import DEFAULT_EXTRACTOR, Clean
+    from .text.stage import Tokenize
+
+    stages: list[Stage] = [Clean(extractor=opts.extractor or DEFAULT_EXTRACTOR, languages=opts.languages,
+                                 stoplist_file=opts.stoplist_file, max_bytes=opts.max_bytes,
+                                 min_bytes=opts.min_bytes, **opts.extractor_options)]
+    for enabled, factory in _OPTIONAL_STAGES:
+        if getattr(opts, enabled):
+            stage = factory(opts)
+            if stage is not None:
+                stages.append(stage)
+    if opts.dedup_exact:
+        # exact de-duplication runs before the near-duplicate and n-gram stages: it is
+        # the cheapest and removes most of what they would otherwise compare
+        idx = next((i for i, s in enumerate(stages) if s.name.startswith("dedup")), len(stages))
+        stages.insert(idx, ExactDuplicates())
+    stages.append(Tokenize())
+    return stages
+
+
+def _langfilter(opts: PipelineOptions) -> Stage | None:
+    from .language.filter import LanguageFilter
+    return LanguageFilter(languages=opts.wanted_languages(), min_confidence=opts.min_lang_confidence,
+                          method=opts.lang_method, paragraph_level=opts.paragraph_lang)
+
+
+def _near(opts: PipelineOptions) -> Stage | None:
+    from .dedup.near import NearDuplicates
+    return NearDuplicates(threshold=opts.near_threshold)
+
+
+def _onion(opts: PipelineOptions) -> Stage | None:
+    from .dedup.onion import Onion
+    return Onion(**opts.onion_options)
+
+
+# (option that enables it, factory); filled in pipeline order
+_OPTIONAL_STAGES: list[tuple[str, Callable[[PipelineOptions], Stage | None]]] = []
+
+
+def _available(module: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
+
+
+for _flag, _factory, _module in (("langfilter", _langfilter, "corpustool.language.filter"),
+                                 ("dedup_near", _near, "corpustool.dedup.near"),
+                                 ("dedup_para", _onion, "corpustool.dedup.onion")):
+    if _available(_module):
+        _OPTIONAL_STAGES.append((_flag, _factory))
+
+
+class Pipeline:
+    """Inputs -> stages -> writer, with statistics for every stage."""
+
+    def __init__(self, inputs: list[str], output: str, options: PipelineOptions | None = None,
+                 input_format: str = "auto", output_format: str | None = None,
+                 on_drop: Callable[[Document, str], None] | None = None, progress: bool = False) -> None:
+        from .readers import make_reader
+        from .writers.base import open_writer
+
+        self.options = options or PipelineOptions()
+        self.reader = make_reader(inputs, input_format=input_format, max_bytes=self.options.max_bytes)
+        self.stages = build_stages(self.options)
+        for st in [self.reader, *self.stages]:
+            st.on_drop = on_drop
+        self.executor = LocalExecutor(workers=self.options.workers)
+        self.output = output
+        self.output_format = output_format
+        self.progress = progress
+        self._open_writer = open_writer
+
+    def documents(self) -> Iterator[Document]:
+        """The kept documents, as a stream (no writer)."""
+        source: Iterable[Document] = self.reader.read()
+        if self.progress:
+            from tqdm import tqdm
+            source = tqdm(source, desc="documents", unit="doc", file=sys.stderr, mininterval=0.5)
+        return self.executor.run(source, self.stages)
+
+    def run(self) -> list[StageStats]:
+        writer = self._open_writer(self.output, self.output_format, **self._writer_options())
+        try:
+            for doc in self.documents():
+                writer.write(doc)
+        except BaseException:
+            writer.abort()
+            raise
+        writer.close()
+        for st in self.stages:
+            st.close()
+        return self.stats()
+
+    def _writer_options(self) -> dict[str, Any]:
+        fmt = self.output_format
+        base = self.output[:-3] if self.output.endswith(".gz") else self.output
+        if fmt == "vert" or (fmt is None and not base.endswith((".txt", ".text", ".jsonl", ".json"))):
+            return {"sentences": self.options.sentences}
+        return {}
+
+    def stats(self) -> list[StageStats]:
+        return [self.reader.stats, *[s.stats for s in self.stages]]

@@ -1,0 +1,20 @@
+"""The tokenize stage: fills ``Paragraph.tokens`` and ``glue`` of good paragraphs."""
+from __future__ import annotations
+
+from ..document import Document
+from ..stage import DocumentStage
+from .tokenizer import tokenize
+
+
+class Tokenize(DocumentStage):
+    name = "tokenize"
+
+    def process(self, doc: Document) -> Document:
+        n = 0
+        for p in doc.paragraphs:
+            if p.is_good and p.tokens is None:
+                p.tokens, p.glue = tokenize(p.text)
+            if p.is_good:
+                n += len(p.tokens or ())
+        self.stats.extra["tokens"] += n
+        return doc

@@ -1,0 +1,171 @@
+"""Document model, stages, executor, writers, statistics: the pipeline's skeleton."""
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+
+from corpustool.document import BAD, GOOD, Document, Paragraph
+from corpustool.dedup.exact import ExactDuplicates
+from corpustool.executors.local import LocalExecutor
+from corpustool.extractors.base import OptionError
+from corpustool.extractors.justext_params import PRESETS, JustextParams
+from corpustool.stage import DocumentStage
+from corpustool.stats import corpus_sizes, format_table
+from corpustool.text.stage import Tokenize
+from corpustool.writers.base import open_writer
+from corpustool.writers.vertical import escape_attr
+
+
+def make_doc(i, texts, cls=GOOD):
+    return Document(id=f"d{i}", url=f"http://example.com/{i}",
+                    paragraphs=[Paragraph(text=t, cls=cls) for t in texts])
+
+
+class DropOdd(DocumentStage):
+    name = "drop-odd"
+
+    def process(self, doc):
+        if int(doc.id[1:]) % 2:
+            return doc.drop("odd")
+        doc.paragraphs.append(Paragraph(text=f"added to {doc.id}"))
+        self.stats.extra["seen"] += 1
+        return doc
+
+
+def test_document_roundtrip_keeps_classes_and_tokens():
+    d = make_doc(1, ["Hello world."])
+    d.paragraphs.append(Paragraph(text="menu", cls=BAD, reason="boilerplate", cf_class="bad"))
+    d.paragraphs[0].tokens, d.paragraphs[0].glue = ["Hello", "world", "."], [False, False, True]
+    back = Document.from_dict(json.loads(json.dumps(d.to_dict())))
+    assert back.clean_text() == "Hello world."
+    assert back.paragraphs[1].cls == BAD and back.paragraphs[1].reason == "boilerplate"
+    assert back.paragraphs[0].glue == [False, False, True]
+
+
+def test_document_from_dict_accepts_html_or_base64():
+    a = Document.from_dict({"url": "u", "html": "<p>x</p>"}, fallback_id="f:1")
+    assert a.id == "f:1" and a.html == "<p>x</p>" and a.raw == b"<p>x</p>"
+    b = Document.from_dict({"id": "x", "html_base64": "PHA+eTwvcD4="})
+    assert b.raw == b"<p>y</p>" and b.html is None
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_executor_output_and_counts_do_not_depend_on_workers(workers):
+    docs = [make_doc(i, [f"text {i}"]) for i in range(50)]
+    stage, tok = DropOdd(), Tokenize()
+    dropped = []
+    stage.on_drop = lambda d, s: dropped.append((d.id, s, d.drop_reason))
+    out = list(LocalExecutor(workers=workers, batch_size=4).run(docs, [stage, tok]))
+    assert [d.id for d in out] == [f"d{i}" for i in range(0, 50, 2)]
+    assert all(d.paragraphs[-1].text == f"added to {d.id}" for d in out)
+    assert all(p.tokens for d in out for p in d.paragraphs)
+    assert dropped == [(f"d{i}", "drop-odd", "odd") for i in range(1, 50, 2)]
+    assert stage.stats.docs_in == 50 and stage.stats.docs_out == 25
+    assert stage.stats.drops == {"odd": 25} and stage.stats.extra["seen"] == 25
+    assert tok.stats.extra["tokens"] == 25 * (2 + 3)
+
+
+def test_executor_refuses_zero_workers():
+    with pytest.raises(OptionError):
+        LocalExecutor(workers=0)
+
+
+def test_exact_duplicates_normalise_case_and_space():
+    st = ExactDuplicates()
+    docs = [make_doc(1, ["Hello  World"]), make_doc(2, ["hello world"]), make_doc(3, ["other"])]
+    kept = list(st.run(docs))
+    assert [d.id for d in kept] == ["d1", "d3"]
+    assert st.stats.drops == {"exact-duplicate": 1}
+    assert docs[1].meta["duplicate_of"] == "d1"
+
+
+def test_vertical_writer_structure_escaping_and_glue(tmp_path):
+    d = make_doc(7, ['He said "a<b" & left.', "Second one"])
+    d.title = 'A "quoted" <title> & more'
+    d.paragraphs[1].heading = True
+    d.paragraphs.append(Paragraph(text="boilerplate", cls=BAD))
+    path = tmp_path / "c.vert"
+    w = open_writer(str(path))
+    w.write(d)
+    w.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith('<doc id="d7" url="http://example.com/7" title="A &quot;quoted&quot; &lt;title&gt; &amp; more"')
+    assert 'domain="example.com"' in lines[0]
+    assert lines[1] == '<p heading="0">'
+    body = lines[2:lines.index("</p>")]
+    assert body == ["He", "said", '"', "<g/>", "a", "<g/>", "&lt;", "<g/>", "b", "<g/>", '"', "&amp;", "left", "<g/>", "."]
+    assert '<p heading="1">' in lines and "boilerplate" not in lines
+    assert lines[-1] == "</doc>"
+    assert lines.count("<p heading=\"0\">") + lines.count("<p heading=\"1\">") == lines.count("</p>") == 2
+
+
+def test_vertical_sentences_and_gzip_is_deterministic(tmp_path):
+    d = make_doc(1, ["One sentence here. Another one follows! Last."])
+    outs = []
+    for name in ("a.vert.gz", "b.vert.gz"):
+        w = open_writer(str(tmp_path / name), sentences=True)
+        w.write(d)
+        w.close()
+        outs.append((tmp_path / name).read_bytes())
+    assert outs[0] == outs[1]
+    text = gzip.decompress(outs[0]).decode()
+    assert text.count("<s>") == 3 and text.count("</s>") == 3
+
+
+def test_writer_is_atomic_on_abort(tmp_path):
+    path = tmp_path / "x.vert"
+    w = open_writer(str(path))
+    w.write(make_doc(1, ["a"]))
+    w.abort()
+    assert not path.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_text_and_jsonl_writers(tmp_path):
+    d = make_doc(1, ["first", "second"])
+    for name in ("o.txt", "o.jsonl"):
+        w = open_writer(str(tmp_path / name))
+        w.write(d)
+        w.close()
+    assert (tmp_path / "o.txt").read_text() == "first\nsecond\n\n"
+    rec = json.loads((tmp_path / "o.jsonl").read_text())
+    assert [p["text"] for p in rec["paragraphs"]] == ["first", "second"]
+
+
+def test_escape_attr_removes_newlines():
+    assert escape_attr("a\nb\t c") == "a b c"
+
+
+def test_justext_parameters_are_validated():
+    with pytest.raises(OptionError):
+        JustextParams(length_low=300, length_high=200)
+    with pytest.raises(OptionError):
+        JustextParams(stopwords_low=1.5)
+    with pytest.raises(OptionError):
+        JustextParams(stopwords_low=0.4, stopwords_high=0.3)
+    with pytest.raises(OptionError):
+        PRESETS["A"].with_options(lenght_low=3)
+    assert PRESETS["B"].length_low == 0 and PRESETS["B"].length_unit == "tokens"
+    assert PRESETS["justext"].length_unit == "chars"
+
+
+def test_stats_table_and_corpus_sizes():
+    st = ExactDuplicates()
+    list(st.run([make_doc(1, ["a b c"]), make_doc(2, ["a b c"])]))
+    table = format_table([st.stats])
+    assert "dedup-exact" in table and "exact-duplicate=1" in table
+    rows = corpus_sizes([st.stats])
+    assert rows[-1]["words"] == 3
+
+
+def test_cli_refuses_invalid_options_with_one_line():
+    r = subprocess.run([sys.executable, "-m", "corpustool", "clean", "--length-low", "500", "--length-high", "10"],
+                       input="", capture_output=True, text=True)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "length_low" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "corpustool", "clean", "--lang", "xx-nonsense"],
+                       input="", capture_output=True, text=True)
+    assert r.returncode == 2 and "unknown language" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "corpustool", "build", "--bogus"], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
