@@ -35,6 +35,7 @@ class PipelineOptions:
     near_threshold: float = 0.8
     dedup_para: bool = True
     onion_options: dict[str, Any] = field(default_factory=dict)
+    template_evidence: bool = False
     sentences: bool = False
     workers: int = 1
 
@@ -48,9 +49,17 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
     from .extractors.clean import DEFAULT_EXTRACTOR, Clean
     from .text.stage import Tokenize
 
-    stages: list[Stage] = [Clean(extractor=opts.extractor or DEFAULT_EXTRACTOR, languages=opts.languages,
-                                 stoplist_file=opts.stoplist_file, max_bytes=opts.max_bytes,
-                                 min_bytes=opts.min_bytes, **opts.extractor_options)]
+    clean = Clean(extractor=opts.extractor or DEFAULT_EXTRACTOR, languages=opts.languages,
+                  stoplist_file=opts.stoplist_file, max_bytes=opts.max_bytes,
+                  min_bytes=opts.min_bytes, **opts.extractor_options)
+    stages: list[Stage] = [clean]
+    # site-level methods decide in stream order, right after the page-level pass
+    stream_stage = getattr(clean.extractor, "stream_stage", None)
+    if stream_stage is not None:
+        stages.append(stream_stage(clean.extractor.params, reason="boilerplate"))
+    elif opts.template_evidence:
+        from .sitelevel.urltree import UrlTreeStage
+        stages.append(UrlTreeStage(reason="template"))
     for enabled, factory in _OPTIONAL_STAGES:
         if getattr(opts, enabled):
             stage = factory(opts)

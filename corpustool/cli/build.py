@@ -21,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl"),
                    help="input format (default: from the file names / content)")
     add_clean_options(p)
+    p.add_argument("--template-evidence", action="store_true",
+                   help="mark as boilerplate the paragraphs repeated across a site's pages (URL Tree evidence)")
     g = p.add_argument_group("language filter")
     g.add_argument("--no-langfilter", action="store_true", help="keep documents in any language")
     g.add_argument("--min-lang-confidence", type=float, default=0.5,
@@ -58,7 +60,7 @@ def options_from_args(args: argparse.Namespace):
         lang_method=args.lang_method, paragraph_lang=args.paragraph_lang,
         dedup_exact=not args.no_dedup_exact, dedup_near=not args.no_dedup_near,
         near_threshold=args.near_threshold, dedup_para=not args.no_dedup_para,
-        sentences=args.sentences, workers=args.workers,
+        template_evidence=args.template_evidence, sentences=args.sentences, workers=args.workers,
     )
 
 

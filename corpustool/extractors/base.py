@@ -7,7 +7,10 @@ language) and returns the page's paragraphs, each classified ``good`` or
 ``bad``: the evaluation and later stages need to see it.
 
 Extractors register themselves with :func:`register`; every module of this
-package is imported on first lookup, so adding an extractor is adding a module.
+package and of :mod:`corpustool.sitelevel` is imported on first lookup, so
+adding an extractor is adding a module. A site-level extractor sets
+``stream_stage``: the stage class that decides in stream order, after the
+page-level pass.
 """
 from __future__ import annotations
 
@@ -110,10 +113,11 @@ def _load_all() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from . import __path__ as pkg_path, __name__ as pkg_name
-    for info in sorted(pkgutil.iter_modules(pkg_path), key=lambda m: m.name):
-        if info.name != "base":
-            importlib.import_module(f"{pkg_name}.{info.name}")
+    from .. import extractors, sitelevel
+    for pkg in (extractors, sitelevel):
+        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+            if info.name != "base":
+                importlib.import_module(f"{pkg.__name__}.{info.name}")
 
 
 def available() -> list[str]:
