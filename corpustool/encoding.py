@@ -44,8 +44,8 @@ def canonical(label: str) -> str | None:
     label = label.strip().strip("'\"").lower()
     if label in _WINDOWS_1252_LABELS:
         return "cp1252"
-    if label in ("x-sjis", "sjis", "shift-jis", "ms_kanji"):
-        label = "shift_jis"
+    if label in ("x-sjis", "sjis", "shift-jis", "shift_jis", "ms_kanji", "csshiftjis", "windows-31j"):
+        label = "cp932"      # WHATWG: Shift_JIS is decoded as windows-31j (a superset)
     if label in ("utf8", "unicode-1-1-utf-8"):
         label = "utf-8"
     try:
@@ -151,11 +151,78 @@ def decode(raw: bytes, content_type: str | None = None) -> Decoded:
 
 
 def _detect(raw: bytes) -> str | None:
+    """The statistical detector (charset-normalizer), with a tie-break of our own.
+
+    charset-normalizer often finds several single-byte encodings equally
+    plausible and its first pick can be wrong for Central European text
+    (ISO-8859-2 Czech reported as windows-1250, where š and ž become ą and ľ).
+    When the plausible candidates decode the text differently, the decoding
+    with the most stop words of some language (the jusText stoplists) wins;
+    when they decode it identically, the encoding most common on the web is named.
+    """
     from charset_normalizer import from_bytes
 
     # markup is ASCII and only dilutes the statistics: give the detector the text
     sample = re.sub(rb"<[^>]{0,2000}>", b" ", raw[:200_000])
-    best = from_bytes(sample or raw[:200_000]).best()
+    results = from_bytes(sample or raw[:200_000])
+    best = results.best()
     if best is None:
         return None
-    return canonical(best.encoding)
+    candidates: list[str] = []
+    for match in results:
+        if match.chaos > best.chaos + 0.02:
+            continue
+        for label in [match.encoding, *match.could_be_from_charset]:
+            enc = canonical(label)
+            if enc and enc not in candidates:
+                candidates.append(enc)
+    candidates = candidates[:16]
+    by_text: dict[str, list[str]] = {}
+    for enc in candidates:
+        text = _strict(sample, enc)
+        if text is not None:
+            by_text.setdefault(text, []).append(enc)
+    if not by_text:
+        return canonical(best.encoding)
+    if len(by_text) > 1:
+        scored = sorted(by_text.items(), key=lambda item: -_stopword_hits(item[0]))
+        encodings = scored[0][1]
+    else:
+        encodings = next(iter(by_text.values()))
+    return min(encodings, key=lambda e: (_WEB_PREFERENCE.index(e) if e in _WEB_PREFERENCE else 99,
+                                          candidates.index(e)))
+
+
+# Most common encodings of the web first: the name to give when several decode the same bytes alike.
+_WEB_PREFERENCE = ["utf-8", "cp1252", "cp1250", "cp1251", "iso8859-2", "cp932", "gbk", "euc_jp", "cp949",
+                   "koi8-r", "iso8859-15", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "big5"]
+
+
+def _stopword_hits(text: str) -> int:
+    """Words of ``text`` found in the best-matching stoplist of any language."""
+    words = re.findall(r"\w+", text.lower())[:3000]
+    if not words:
+        return 0
+    best = 0
+    for stoplist in _stoplists():
+        hits = sum(1 for w in words if w in stoplist)
+        best = max(best, hits)
+    return best
+
+
+_STOPLISTS: list[frozenset[str]] | None = None
+
+
+def _stoplists() -> list[frozenset[str]]:
+    global _STOPLISTS
+    if _STOPLISTS is None:
+        from .language.stoplists import available_languages, stoplist
+
+        lists = []
+        for code in sorted(available_languages()):
+            try:
+                lists.append(frozenset(w.lower() for w in stoplist(code)))
+            except Exception:  # a broken stoplist file must not break decoding
+                continue
+        _STOPLISTS = lists
+    return _STOPLISTS

@@ -145,6 +145,9 @@ class DocumentStage(Stage):
         """
         stats = self.stats
         stats.count_in(doc)
+        if doc.drop_reason:   # dropped upstream (e.g. the reader's size limit): count it here
+            stats.count_drop(doc.drop_reason)
+            return None
         if doc.raw is not None and not doc.paragraphs:
             stats.bytes_in += len(doc.raw)
         try:
@@ -173,7 +176,7 @@ class StreamStage(Stage):
         stats = self.stats
         for doc in docs:
             stats.count_in(doc)
-            if self.accept(doc) and not doc.drop_reason:
+            if not doc.drop_reason and self.accept(doc) and not doc.drop_reason:
                 stats.count_out(doc)
                 yield doc
             else:

@@ -49,6 +49,9 @@ class Clean(DocumentStage):
         stats.docs_in += 1
         if doc.raw is not None:
             stats.bytes_in += len(doc.raw)
+        if doc.drop_reason:   # dropped upstream (e.g. the reader's size limit): count it here
+            stats.count_drop(doc.drop_reason)
+            return None
         try:
             self.process(doc)
         except Exception as exc:  # a malformed page never stops a run
@@ -88,7 +91,7 @@ class Clean(DocumentStage):
         return True
 
     def choose_stoplist(self, doc: Document, page: Page) -> bool:
-        from ..language.identify import guess_stoplist_language
+        from ..language.identify import guess_stoplist_language, no_stoplist_reason, page_text
         from ..language.stoplists import stoplist
 
         if self.user_stoplist is not None:
@@ -98,12 +101,13 @@ class Clean(DocumentStage):
         if len(self.languages) == 1:
             code = self.languages[0]
         else:
-            tree = page.tree
-            body = tree.find("body") if tree is not None else None
-            text = (body if body is not None else tree).text_content() if tree is not None else ""
+            # text without scripts and style sheets: JavaScript votes for random languages
+            text = page_text(page.tree)
             code, density = guess_stoplist_language(text, self.languages or None)
             if code is None:
-                doc.drop("unknown-language")
+                # say why: no stoplist for its language (Thai ...), not a wanted one, or unknown
+                reason, doc.lang = no_stoplist_reason(text, self.languages or None)
+                doc.drop(reason)
                 return False
             doc.meta["stoplist_density"] = round(density, 4)
         page.stoplist = stoplist(code)

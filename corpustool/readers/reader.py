@@ -1,0 +1,243 @@
+"""The read stage: inputs (files, directories, stdin) to a stream of documents.
+
+Inputs are read in the order given; directories are walked recursively in
+sorted order, so the same inputs always give the same documents in the same
+order with the same ids. With ``input_format="auto"`` a file's format comes
+from its name (``.warc[.gz]``, ``.arc[.gz]``, ``.jsonl[.gz]``, ``.html``/``.htm``
+[``.gz``]); files given explicitly with another name are sniffed, and in
+directories files with other names are skipped and counted.
+
+Nothing is lost silently: skipped records are counted in ``stats.extra``
+(``skipped:request``, ``skipped:non-html``...), damaged files and records
+are reported on stderr with the file and byte offset and counted
+(``error:truncated``, ``error:bad-payload``...), and pages over ``max_bytes``
+are yielded with ``drop_reason = "too-large"`` so the pipeline counts them.
+"""
+from __future__ import annotations
+
+import io
+import os
+import sys
+import zlib
+from typing import IO, Iterable, Iterator
+
+from ..document import Document
+from ..extractors.base import OptionError
+from ..stage import Stage
+from .html_files import is_html_name, read_html_bytes, read_html_file, read_maybe_gzip, relative_url
+from .jsonl import is_jsonl_name, read_jsonl
+from .warc import BACKENDS, DEFAULT_BACKEND, read_archive
+
+FORMATS = ("auto", "warc", "arc", "html", "jsonl")
+_ARCHIVE_SUFFIXES = {".warc": "warc", ".warc.gz": "warc", ".arc": "arc", ".arc.gz": "arc"}
+
+
+class Reader(Stage):
+    """A source stage: :meth:`read` yields the documents of the inputs."""
+
+    name = "read"
+
+    def __init__(self, inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,
+                 backend: str | None = None, stdin: IO[bytes] | None = None) -> None:
+        super().__init__()
+        if input_format not in FORMATS:
+            raise OptionError(f"unknown input format {input_format!r}; choose from: {', '.join(FORMATS)}")
+        backend = backend or DEFAULT_BACKEND
+        if backend not in BACKENDS:
+            raise OptionError(f"unknown WARC reader {backend!r}; choose from: {', '.join(BACKENDS)}")
+        if max_bytes is not None and max_bytes <= 0:
+            raise OptionError("max_bytes must be a positive number of bytes")
+        if not inputs:
+            raise OptionError("no input given")
+        if list(inputs).count("-") > 1:
+            raise OptionError("standard input ('-') can be given only once")
+        # check every input before reading any: a typo must not surface after an hour of work
+        missing = [p for p in inputs if p != "-" and not os.path.exists(p)]
+        if missing:
+            raise OptionError(f"input not found: {', '.join(missing)}")
+        unreadable = [p for p in inputs if p != "-" and not os.access(p, os.R_OK)]
+        if unreadable:
+            raise OptionError(f"input not readable: {', '.join(unreadable)}")
+        self.inputs = list(inputs)
+        self.input_format = input_format
+        self.max_bytes = max_bytes
+        self.backend = backend
+        self.stdin = stdin
+
+    # -- the stream ----------------------------------------------------------
+    def run(self, docs: Iterable[Document] | None = None) -> Iterator[Document]:
+        """A reader is a source: it ignores any input stream and yields its inputs' documents."""
+        return self.read()
+
+    def read(self) -> Iterator[Document]:
+        for inp in self.inputs:
+            if inp == "-":
+                docs = self._read_stdin()
+            elif os.path.isdir(inp):
+                docs = self._read_dir(inp)
+            else:
+                docs = self._read_file(inp, inp, root=None)
+            for doc in docs:
+                self._count(doc)
+                yield doc
+
+    def _count(self, doc: Document) -> None:
+        if doc.raw is not None:
+            self.stats.bytes_in += len(doc.raw)
+        self.stats.docs_in += 1
+        self.stats.count_out(doc)
+
+    def _read_dir(self, root: str) -> Iterator[Document]:
+        for path in self._walk(root):
+            yield from self._read_file(path, path, root=root)
+
+    def _walk(self, directory: str) -> Iterator[str]:
+        """Files under ``directory`` in sorted path order (entries sorted by name, subdirectories in place)."""
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            self.bad_record(directory, "error:unreadable-file", exc.strerror or str(exc))
+            return
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()          # follows symlinks, like the inputs themselves
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if entry.is_symlink():
+                    self.stats.extra["skipped:symlinked-directory"] += 1   # no loops
+                    continue
+                yield from self._walk(entry.path)
+            else:
+                yield entry.path
+
+    def _read_file(self, path: str, display: str, root: str | None) -> Iterator[Document]:
+        fmt = self._format_by_name(path, in_dir=root is not None)
+        if fmt is None:
+            self.stats.extra["skipped:file-type"] += 1
+            return
+        try:
+            if os.path.getsize(path) == 0:
+                self.stats.extra["empty-file"] += 1
+                if fmt not in ("html", "sniff"):
+                    return
+        except OSError as exc:
+            self.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
+            return
+        if fmt == "html":
+            yield from read_html_file(path, display, relative_url(path, root), self)
+            return
+        try:
+            fh = open(path, "rb")
+        except OSError as exc:
+            self.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
+            return
+        with fh:
+            if fmt in ("warc", "arc", "sniff"):
+                sniffed = sniff_format(_head(fh))
+                fh.seek(0)
+                if fmt == "sniff":
+                    fmt = sniffed
+                elif sniffed in ("warc", "arc"):
+                    fmt = sniffed      # the bytes know better than the name
+            if fmt == "html":
+                raw = read_maybe_gzip(fh, display, self)
+                if raw is not None:
+                    yield from read_html_bytes(raw, display, self, url=relative_url(path, root))
+            elif fmt == "jsonl":
+                yield from read_jsonl(fh, display, self)
+            else:
+                yield from read_archive(path, display, fh, self, fmt=fmt, backend=self.backend)
+
+    def _read_stdin(self) -> Iterator[Document]:
+        stream = self.stdin if self.stdin is not None else sys.stdin.buffer
+        data = stream.read()
+        fh = io.BytesIO(data)
+        fmt = self.input_format
+        if fmt == "auto":
+            fmt = sniff_format(_head(fh))
+            fh.seek(0)
+        if fmt == "html":
+            raw = read_maybe_gzip(fh, "<stdin>", self)
+            if raw is not None:
+                yield from read_html_bytes(raw, "<stdin>", self, doc_id="stdin")
+        elif fmt == "jsonl":
+            yield from read_jsonl(fh, "<stdin>", self)
+        else:
+            yield from read_archive("<stdin>", "<stdin>", fh, self, fmt=fmt, backend=self.backend)
+
+    def _format_by_name(self, path: str, in_dir: bool) -> str | None:
+        if self.input_format != "auto":
+            return self.input_format
+        name = path.lower()
+        for suffix, fmt in _ARCHIVE_SUFFIXES.items():
+            if name.endswith(suffix):
+                return fmt
+        if is_jsonl_name(name):
+            return "jsonl"
+        if is_html_name(name):
+            return "html"
+        return None if in_dir else "sniff"
+
+    # -- reporting: one line on stderr and a counter ---------------------------
+    def _say(self, message: str) -> None:
+        print(f"corpustool: read: {message}", file=sys.stderr)
+
+    def truncated(self, display: str, offset: int, before: int, detail: str | None = None,
+                  unit: str = "records") -> None:
+        """The file ends (or its data breaks off) at ``offset``; what came before was read."""
+        self.stats.extra["error:truncated"] += 1
+        extra = f" ({detail})" if detail else ""
+        self._say(f"{display}: truncated or damaged at byte offset {offset}{extra}; "
+                  f"{before} {unit} before it were read, the rest of the file is skipped")
+
+    def damaged(self, display: str, offset: int, before: int, detail: str) -> None:
+        """Data that is no record at all at ``offset``."""
+        self.stats.extra["error:damaged"] += 1
+        self._say(f"{display}: unreadable data at byte offset {offset} ({detail}); "
+                  f"{before} records before it were read, the rest of the file is skipped")
+
+    def bad_record(self, where: str, counter: str, detail: str) -> None:
+        """One record or file cannot be read: skip it, say so, count it."""
+        self.stats.extra[counter] += 1
+        self._say(f"{where}: skipped: {detail}")
+
+    def too_large(self, doc: Document, size: int) -> Document:
+        """A page over ``max_bytes``: passed on without its bytes, marked to be dropped."""
+        self.stats.extra["too-large"] += 1
+        self.stats.bytes_in += size
+        doc.raw = None
+        doc.meta["size"] = size
+        doc.drop_reason = "too-large"
+        return doc
+
+
+def _head(fh: IO[bytes], n: int = 4096) -> bytes:
+    """The first bytes of a file, un-gzipped when it is gzipped (damage is found later)."""
+    head = fh.read(n)
+    if head[:2] == b"\x1f\x8b":
+        try:
+            d = zlib.decompressobj(zlib.MAX_WBITS | 16)
+            fh.seek(0)
+            head = d.decompress(fh.read(1 << 16), n)
+        except (zlib.error, OSError):
+            return b""
+    return head
+
+
+def sniff_format(head: bytes) -> str:
+    """warc, arc, jsonl or html from a file's first (decompressed) bytes."""
+    if head.startswith(b"WARC/"):
+        return "warc"
+    if head.startswith(b"filedesc://"):
+        return "arc"
+    if head.lstrip().startswith(b"{"):
+        return "jsonl"
+    return "html"       # HTML, or junk that the clean stage drops with a reason
+
+
+def make_reader(inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,
+                backend: str | None = None, stdin: IO[bytes] | None = None) -> Reader:
+    """The read stage for ``inputs`` (paths, directories, or "-" for standard input)."""
+    return Reader(inputs, input_format=input_format, max_bytes=max_bytes, backend=backend, stdin=stdin)
