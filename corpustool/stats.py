@@ -37,6 +37,7 @@ def stats_dict(stats: list[StageStats], **extra) -> dict:
 
 
 def write_stats(path: str, stats: list[StageStats], **extra) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(stats_dict(stats, **extra), fh, indent=2, ensure_ascii=False, sort_keys=False)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import IO, Any, Iterable, Iterator
 
@@ -110,7 +111,10 @@ class RejectsWriter:
     """The ``--rejects`` file: one JSON line per dropped document."""
 
     def __init__(self, path: str | None) -> None:
-        self.fh = open(path, "w", encoding="utf-8") if path else None
+        self.fh = None
+        if path:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            self.fh = open(path, "w", encoding="utf-8")
 
     def __call__(self, doc: Document, stage: str) -> None:
         if self.fh is None:
