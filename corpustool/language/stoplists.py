@@ -1,15 +1,37 @@
 """Stoplists by language name or ISO 639-1 code.
 
-The lists are those the justext package ships (one word per line); a user
-may also give a file. Lists shipped in this repository's ``stoplists/``
-directory (``xx.txt``, built with ``corpustool stoplist build``) take
-precedence over the package's for the same code.
+Sources, in order:
+
+1. the lists the justext package ships (one word per line, ordered by
+   frequency: they were derived from Wikipedia);
+2. lists in this repository's ``stoplists/`` directory (``xx.txt``, e.g. built
+   with ``corpustool stoplist build``) for languages the package lacks.
+
+A repository list never replaces the package's list for the same code: our
+jusText engines must take exactly the justext package's decisions, which
+depend on the stoplist. A different list for a covered language is given
+with ``--stoplist FILE`` (:func:`load_stoplist_file`).
+
+Two forms of each list, on purpose:
+
+* :func:`stoplist` is lower-cased and matched against lower-cased words, the
+  justext package's convention (``justext.get_stoplist``), so the jusText path
+  reproduces the package;
+* :func:`stoplist_with_capitals` is the thesis' form (seed 003, Sect. 2.9.9):
+  the lower-case words plus each word with its first letter capitalised,
+  matched case-sensitively, so sentence-initial stop words count but words in
+  all-caps text (menus, banners) do not. Language identification uses it.
+
+Languages without a stoplist (Chinese, Japanese, Thai, ...) are still known
+to :func:`resolve_language` with ``require_stoplist=False``: language
+identification names them by script.
 """
 from __future__ import annotations
 
 import functools
 import os
 import pkgutil
+import re
 from pathlib import Path
 
 from ..extractors.base import OptionError
@@ -40,50 +62,109 @@ ISO_TO_JUSTEXT: dict[str, str] = {
     "pnb": "Western_Panjabi", "yo": "Yoruba",
 }
 JUSTEXT_TO_ISO = {v: k for k, v in ISO_TO_JUSTEXT.items()}
+# Languages identified by script (identify.py) that the justext package has no list for.
+OTHER_LANGUAGES: dict[str, str] = {
+    "zh": "Chinese", "ja": "Japanese", "th": "Thai", "lo": "Lao", "km": "Khmer", "my": "Burmese",
+}
 # common aliases
-_ALIASES = {"no": "nb", "nob": "nb", "nno": "nn", "iw": "he", "in": "id", "tagalog": "tl", "fil": "tl"}
+_ALIASES = {"no": "nb", "nob": "nb", "nno": "nn", "iw": "he", "in": "id", "tagalog": "tl", "fil": "tl",
+            "zh-hans": "zh", "zh-hant": "zh", "jp": "ja"}
 
 REPO_STOPLIST_DIR = Path(__file__).resolve().parent.parent.parent / "stoplists"
+_CODE_FILE = re.compile(r"^[a-z]{2,3}(?:-[a-z]+)?$")
 
 
-def resolve_language(name: str) -> str:
-    """Map a language name or code ("German", "de", "de-AT", "deu") to our code."""
-    key = name.strip()
+@functools.lru_cache(maxsize=1)
+def _repo_lists() -> dict[str, Path]:
+    """Lists in ``stoplists/`` for codes the package does not cover."""
+    if not REPO_STOPLIST_DIR.is_dir():
+        return {}
+    out = {}
+    for path in sorted(REPO_STOPLIST_DIR.glob("*.txt")):
+        code = path.stem.lower()
+        if _CODE_FILE.match(code) and code not in ISO_TO_JUSTEXT:
+            out[code] = path
+    return out
+
+
+def _all_names() -> dict[str, str]:
+    names = dict(ISO_TO_JUSTEXT)
+    names.update(OTHER_LANGUAGES)
+    for code in _repo_lists():
+        names.setdefault(code, code)
+    return names
+
+
+def resolve_language(name: str, require_stoplist: bool = True) -> str:
+    """Map a language name or code ("German", "de", "de-AT", "deu") to our code.
+
+    With ``require_stoplist`` (the default) only languages with a stoplist are
+    accepted; otherwise also those identify.py recognises by script (zh, ja, th ...).
+    """
+    key = name.strip() if isinstance(name, str) else ""
     if not key:
         raise OptionError("empty language name")
+    names = _all_names()
     low = key.lower().replace("_", "-")
-    if low in ISO_TO_JUSTEXT:
-        return low
-    if low in _ALIASES:
-        return _ALIASES[low]
-    base = low.split("-")[0]
-    if base in ISO_TO_JUSTEXT:
-        return base
-    if base in _ALIASES:
-        return _ALIASES[base]
-    for jname, code in JUSTEXT_TO_ISO.items():
-        if jname.lower() == low.replace("-", "_") or jname.lower().replace("_", " ") == low.replace("-", " "):
-            return code
-    raise OptionError(f"unknown language {name!r}; use an ISO 639-1 code or a name such as 'German' "
-                      f"(see 'corpustool stoplist list')")
+    code = None
+    if low in names:
+        code = low
+    elif low in _ALIASES:
+        code = _ALIASES[low]
+    else:
+        base = low.split("-")[0]
+        if base in names:
+            code = base
+        elif base in _ALIASES:
+            code = _ALIASES[base]
+        else:
+            for c, lname in names.items():
+                if lname.lower() == low.replace("-", "_") or lname.lower().replace("_", " ") == low.replace("-", " "):
+                    code = c
+                    break
+    if code is None:
+        raise OptionError(f"unknown language {name!r}; use an ISO 639-1 code or a name such as 'German' "
+                          f"(see 'corpustool stoplist list')")
+    if require_stoplist and not has_stoplist(code):
+        raise OptionError(f"no stoplist for language {code!r} ({names.get(code, code)}); give one with "
+                          f"--stoplist FILE (build it with 'corpustool stoplist build')")
+    return code
+
+
+def has_stoplist(code: str) -> bool:
+    return code in ISO_TO_JUSTEXT or code in _repo_lists()
 
 
 def available_languages() -> dict[str, str]:
     """Codes with a stoplist -> language names."""
-    return dict(sorted(ISO_TO_JUSTEXT.items()))
+    out = dict(ISO_TO_JUSTEXT)
+    for code in _repo_lists():
+        out[code] = OTHER_LANGUAGES.get(code, code)
+    return dict(sorted(out.items()))
+
+
+def stoplist_source(code: str) -> str:
+    """Where the list for ``code`` comes from: "justext:Name.txt" or a file path."""
+    if code in ISO_TO_JUSTEXT:
+        return f"justext:{ISO_TO_JUSTEXT[code]}.txt"
+    path = _repo_lists().get(code)
+    if path is None:
+        raise OptionError(f"no stoplist for {code}")
+    return str(path)
 
 
 @functools.lru_cache(maxsize=256)
 def stoplist_words(code: str) -> tuple[str, ...]:
-    """The words of the stoplist for a language code, as written in the list."""
-    local = REPO_STOPLIST_DIR / f"{code}.txt"
-    if local.is_file():
-        return tuple(_read_words(local.read_text(encoding="utf-8")))
-    name = ISO_TO_JUSTEXT[code]
-    data = pkgutil.get_data("justext", os.path.join("stoplists", f"{name}.txt"))
-    if data is None:  # pragma: no cover - the package always ships them
-        raise OptionError(f"no stoplist for {code}")
-    return tuple(_read_words(data.decode("utf-8")))
+    """The words of the stoplist for a language code, as written in the list (in its order)."""
+    if code in ISO_TO_JUSTEXT:
+        data = pkgutil.get_data("justext", os.path.join("stoplists", f"{ISO_TO_JUSTEXT[code]}.txt"))
+        if data is None:  # pragma: no cover - the package always ships them
+            raise OptionError(f"no stoplist for {code}")
+        return tuple(_read_words(data.decode("utf-8")))
+    path = _repo_lists().get(code)
+    if path is None:
+        raise OptionError(f"no stoplist for language {code!r}")
+    return tuple(_read_words(path.read_text(encoding="utf-8")))
 
 
 def _read_words(text: str) -> list[str]:
@@ -94,6 +175,33 @@ def _read_words(text: str) -> list[str]:
 def stoplist(code_or_name: str) -> frozenset[str]:
     """Lower-cased stoplist (the justext package's convention) for a language."""
     return frozenset(w.lower() for w in stoplist_words(resolve_language(code_or_name)))
+
+
+def capitalised_variants(words) -> frozenset[str]:
+    """Each lower-case word and the word with its first letter capitalised (seed 003, Sect. 2.9.9)."""
+    out = set()
+    for w in words:
+        low = w.lower()
+        out.add(low)
+        out.add(low[:1].upper() + low[1:])
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=256)
+def stoplist_with_capitals(code_or_name: str) -> frozenset[str]:
+    """The thesis' case-sensitive form: lower-case words plus first-letter capitalised variants."""
+    return capitalised_variants(stoplist_words(resolve_language(code_or_name)))
+
+
+@functools.lru_cache(maxsize=256)
+def ranked_words(code: str, top: int | None = None) -> tuple[str, ...]:
+    """Distinct lower-case words of a list in its order (most frequent first for the package's lists)."""
+    seen: dict[str, None] = {}
+    for w in stoplist_words(code):
+        seen.setdefault(w.lower(), None)
+        if top is not None and len(seen) >= top:
+            break
+    return tuple(seen)
 
 
 def load_stoplist_file(path: str | os.PathLike) -> frozenset[str]:
@@ -108,3 +216,49 @@ def load_stoplist_file(path: str | os.PathLike) -> frozenset[str]:
     if not words:
         raise OptionError(f"stoplist {path} is empty")
     return words
+
+
+def build_stoplist(lines, top: int = 300) -> tuple[list[tuple[str, int]], int]:
+    """The ``top`` most frequent words of a text sample, lower-cased, with their counts.
+
+    Seed 003, Sect. 2.9.9 (Table 2.10): a list of the most frequent words of
+    any longish sample works for jusText as well as a hand-made list of
+    function words (about 300 words is the size of the default list). Words
+    are the tokenizer's tokens that contain a letter (numbers and punctuation
+    are not words); for scripts without spaces a token is a character (see
+    :mod:`corpustool.text.tokenizer`). Ties are broken alphabetically, so the
+    list is deterministic. Returns the list and the number of words read.
+    """
+    from collections import Counter
+
+    from ..text.tokenizer import tokenize
+
+    if isinstance(top, bool) or not isinstance(top, int) or top <= 0:
+        raise OptionError(f"top must be a positive integer, not {top!r}")
+    counts: Counter = Counter()
+    for line in lines:
+        counts.update(t.lower() for t in tokenize(line)[0] if _HAS_LETTER.search(t))
+    total = sum(counts.values())
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    return ranked, total
+
+
+def _has_letter_re():
+    from ..text.tokenizer import LETTER
+    return re.compile(LETTER)
+
+
+class _LazyRe:
+    """Compiled on first use: the tokenizer's letter class is built at its import."""
+
+    def __init__(self, factory):
+        self._factory = factory
+        self._rx = None
+
+    def search(self, s: str):
+        if self._rx is None:
+            self._rx = self._factory()
+        return self._rx.search(s)
+
+
+_HAS_LETTER = _LazyRe(_has_letter_re)

@@ -2,14 +2,60 @@
 
 Tokens: URLs, e-mail addresses, abbreviations (a short common list plus
 dotted sequences such as ``U.S.`` or ``z.B.``), numbers with inner separators,
-words with inner hyphens and apostrophes kept whole, single CJK characters
-(scripts without spaces must not collapse into one token per sentence) and
-punctuation. For every token we record whether whitespace preceded it, so
-the vertical writer can emit ``<g/>`` where it did not.
+words with inner hyphens and apostrophes kept whole, and punctuation. For
+every token we record whether whitespace preceded it, so the vertical writer
+can emit ``<g/>`` where it did not.
+
+Scripts written without spaces (seed 003, Sect. 2.9.9: splitting at white
+space "does not work for languages such as Chinese or Japanese") must not
+collapse into one token per sentence. Without a dictionary segmenter we use
+the units the scripts themselves give:
+
+* Chinese characters (Han) and Japanese hiragana: one token per character.
+  A Chinese word has 1.5-1.7 characters on average, so counts in characters
+  keep the order of magnitude of word counts; most Japanese function words
+  (particles, endings) are written in hiragana, one or two characters each.
+* Katakana runs stay whole: a run of katakana is nearly always one
+  (loan)word, the script-change boundary that character-type segmenters
+  such as TinySegmenter rely on.
+* Thai, Lao, Khmer, Burmese: one token per orthographic character cluster
+  (a base letter with its combining vowel and tone marks), never a mark alone.
+
+Korean (Hangul) writes spaces between words and is tokenized like any other
+script. :func:`justext_words` and :func:`count_words` give jusText's unit of
+counting: the justext package's ``text.split()`` unchanged for text without
+such scripts (so its decisions are reproduced exactly), the units above for
+text with them.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
+
+
+def _mark_ranges() -> str:
+    """Character-class body of all combining marks (Mn, Mc, Me) plus ZWNJ/ZWJ.
+
+    Python's ``\\w`` does not include combining marks, so without them a
+    Devanagari, Bengali, Tamil, Thai or Arabic word (vowel signs, viramas,
+    harakat) would fall apart into letters.
+    """
+    ranges: list[list[int]] = []
+    # Basic Multilingual Plane only: a class with any range beyond it makes the
+    # regex engine test ranges one by one (80x slower); marks outside the BMP
+    # belong to historic scripts
+    for cp in range(0x10000):
+        if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me") or cp in (0x200C, 0x200D):
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+
+
+MARKS = _mark_ranges()
+# a letter or a combining mark (not a digit, not "_")
+LETTER = rf"(?:[^\W\d_]|[{MARKS}])"
 
 ABBREVIATIONS = (
     # English
@@ -24,15 +70,31 @@ ABBREVIATIONS = (
     "Mme.", "Sra.", "Sr.", "pág.", "ecc.", "np.", "itd.", "tzw.", "godz.",
 )
 _ABBR = "|".join(re.escape(a) for a in sorted(set(ABBREVIATIONS), key=len, reverse=True))
-_CJK = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]"
+# characters of scripts written without spaces between words
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff\u3005\u3007"
+_HIRAGANA = "\u3040-\u309f"
+_KATAKANA = "\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+# Thai, Lao, Khmer, Burmese: base letters and their combining marks
+_SEA_MARKS = ("\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u0eb1\u0eb4-\u0ebc\u0ec8-\u0ecd"
+              "\u17b4-\u17d3\u17dd\u102b-\u103e\u1056-\u1059\u105e-\u1060\u1062-\u1064"
+              "\u1067-\u106d\u1071-\u1074\u1082-\u108d\u108f\u109a-\u109d")
+_SEA = "\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u19e0-\u19ff\u1000-\u109f"
+_NOSPACE = f"[{_HAN}{_HIRAGANA}{_KATAKANA}{_SEA}]"
+_NOSPACE_UNIT = (f"[{_KATAKANA}]+"                            # katakana run: one (loan)word
+                 f"|[{_HAN}{_HIRAGANA}]"                     # one Chinese character or hiragana
+                 f"|[{_SEA}](?:[{_SEA_MARKS}])*")            # one character cluster
+_CJK = _NOSPACE   # kept for modules that imported the old name
+# a run of word characters (not of a script without spaces) with combining marks inside
+_WORD_CHARS = f"[^\\W{_HAN}{_HIRAGANA}{_KATAKANA}{_SEA}]"
+_WORDPART = f"(?:{_WORD_CHARS}|[{MARKS}])(?:{_WORD_CHARS}+|[{MARKS}]+)*"
 _TOKEN = re.compile(
     r"(?:https?://|ftp://|www\.)[^\s<>\"']*[^\s<>\"'.,;:!?)\]}»“”]"   # URL
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                                    # e-mail
     rf"|(?<!\w)(?:{_ABBR})"                                            # known abbreviation
     r"|(?<!\w)(?:[^\W\d_]\.){2,}"                                        # U.S., z.B.
-    rf"|{_CJK}"                                                           # one CJK character
+    rf"|{_NOSPACE_UNIT}"                                                  # script without spaces
     r"|\d+(?:[.,:/]\d+)*"                                               # number
-    rf"|(?:(?!{_CJK})[\w])+(?:[-'’](?:(?!{_CJK})[\w])+)*"            # word, hyphenated word
+    rf"|{_WORDPART}(?:[-'’]{_WORDPART})*"                                # word, hyphenated word
     r"|\.{2,}|-{2,}"                                                    # ellipsis, dash
     r"|\S",                                                              # any other character
 )
@@ -52,6 +114,38 @@ def tokenize(text: str) -> tuple[list[str], list[bool]]:
     if glue:
         glue[0] = False
     return tokens, glue
+
+
+_NOSPACE_RE = re.compile(_NOSPACE)
+# inside a whitespace-separated chunk: a unit of a script without spaces, or a run of
+# anything else that is not CJK punctuation (ideographic space, 、。「」, full-width forms)
+_JUSTEXT_UNIT = re.compile(rf"{_NOSPACE_UNIT}|(?:(?!{_NOSPACE})[^\s\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65])+")
+
+
+def justext_words(text: str) -> list[str]:
+    """The words jusText counts (length in words, stop-word density).
+
+    Exactly ``text.split()`` (the justext package) when the text has no
+    character of a script written without spaces; otherwise each
+    whitespace-separated chunk with such characters is split into their units
+    (see the module doc), other runs kept whole, CJK punctuation dropped.
+    """
+    if not _NOSPACE_RE.search(text):
+        return text.split()
+    out: list[str] = []
+    for chunk in text.split():
+        if _NOSPACE_RE.search(chunk):
+            out.extend(_JUSTEXT_UNIT.findall(chunk))
+        else:
+            out.append(chunk)
+    return out
+
+
+def count_words(text: str) -> int:
+    """Number of :func:`justext_words`: words, or characters/units for scripts without spaces."""
+    if not _NOSPACE_RE.search(text):
+        return len(text.split())
+    return len(justext_words(text))
 
 
 def sentence_spans(tokens: list[str]) -> list[tuple[int, int]]:
