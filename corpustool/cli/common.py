@@ -71,6 +71,8 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-heading-distance", type=int)
     g.add_argument("--no-headings", action="store_true", default=None,
                    help="do not apply the headings rule")
+    g.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="an option of the chosen extractor (repeatable), e.g. --option tc=15 for tcsw")
     g.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
                    help="drop pages larger than this many bytes (default 10 MiB; the thesis used 1 MB)")
     g.add_argument("--min-bytes", type=int, default=0, help="drop pages smaller than this many bytes")
@@ -95,7 +97,25 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, name, None)
         if value is not None:
             kw[name] = value
+    for item in getattr(args, "option", None) or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise OptionError(f"--option needs NAME=VALUE, not {item!r}")
+        kw[name.strip().replace("-", "_")] = parse_value(value.strip())
     return kw
+
+
+def parse_value(value: str) -> Any:
+    """'3' -> 3, '0.5' -> 0.5, 'true' -> True; anything else stays a string."""
+    low = value.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        try:
+            return conv(value)
+        except ValueError:
+            pass
+    return value
 
 
 def split_langs(value: str | None) -> list[str]:
