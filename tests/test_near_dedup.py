@@ -1,0 +1,325 @@
+"""Near-duplicate documents with Broder's shingling (seed 003, Sect. 3.2.1, Eq. 3.1)."""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from corpustool.cli import main as cli_main
+from corpustool.dedup.near import NearDuplicates
+from corpustool.dedup.shingling import (Sketcher, acceptance_probability, binomial_tail, choose_params,
+                                        estimate_resemblance, resemblance, shingle_hashes, token_hashes,
+                                        word_tokens)
+from corpustool.document import BAD, Document, Paragraph
+from corpustool.extractors.base import OptionError
+
+_RNG = random.Random(11)
+VOCAB = sorted({"".join(_RNG.choice("abcdefghijklmnoprstuvz") for _ in range(_RNG.randint(3, 9))) for _ in range(4000)})
+
+
+def words(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [rng.choice(VOCAB) for _ in range(n)]
+
+
+def edited(ws: list[str], n_changes: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out = list(ws)
+    for i in rng.sample(range(len(out)), n_changes):
+        out[i] = rng.choice(VOCAB)
+    return out
+
+
+def doc(doc_id: str, ws: list[str], url: str | None = None) -> Document:
+    half = len(ws) // 2
+    return Document(id=doc_id, url=url or f"http://x.test/{doc_id}",
+                    paragraphs=[Paragraph(" ".join(ws[:half])), Paragraph(" ".join(ws[half:]))])
+
+
+def corpus() -> list[Document]:
+    """Originals, lightly edited copies (resemblance ~0.9), heavily edited ones (~0.3)."""
+    docs = []
+    for i in range(40):
+        ws = words(300, i)
+        docs.append(doc(f"o{i}", ws))
+        if i % 4 == 0:
+            docs.append(doc(f"near{i}", edited(ws, 3, 100 + i)))
+        if i % 5 == 0:
+            docs.append(doc(f"far{i}", edited(ws, 60, 200 + i)))
+    return docs
+
+
+# -- shingles and sketches -------------------------------------------------------
+
+def test_word_tokens_skip_punctuation_lowercase_and_bad_paragraphs():
+    d = Document(id="a", paragraphs=[Paragraph("Hello, World! It's 2024."), Paragraph("menu item", cls=BAD)])
+    assert word_tokens(d.good_paragraphs()) == ["hello", "world", "it's", "2024"]
+
+
+def test_token_hashes_do_not_depend_on_context_and_separate_tokens():
+    a = token_hashes(["x", "hello", "y"])
+    b = token_hashes(["hello"])
+    assert a[1] == b[0]
+    many = ["".join(random.Random(i).choice("abcäöü日本") for _ in range(1 + i % 12)) for i in range(5000)]
+    distinct = sorted(set(many))
+    assert len(set(token_hashes(distinct).tolist())) == len(distinct)
+    assert token_hashes(["\x00a"])[0] != token_hashes(["a"])[0]
+
+
+def test_shingles_are_word_ngrams():
+    ws = "a b c d e f g".split()
+    assert shingle_hashes(ws, 3).size == 5
+    twice = shingle_hashes(ws + ws, 7)
+    assert twice.size == 8 and twice[0] == twice[7] and len(set(twice.tolist())) == 7
+    assert shingle_hashes(["a", "b"], 5).size == 1                 # shorter than n: one shingle
+    assert shingle_hashes([], 5).size == 0
+    # the same n-gram anywhere hashes the same; different order does not
+    x = shingle_hashes("p q r s".split(), 3).tolist()
+    y = shingle_hashes("z q r s".split(), 3).tolist()
+    assert x[1] == y[1] and x[0] != y[0]
+    with pytest.raises(OptionError):
+        shingle_hashes(ws, 0)
+
+
+def test_sketch_estimates_resemblance_without_bias():
+    sk = Sketcher(256, seed=3)
+    rng = np.random.default_rng(5)
+    errors = []
+    for target in (0.3, 0.5, 0.8, 0.95):
+        for _ in range(40):
+            n = int(rng.integers(100, 1500))
+            common = int(round(n * 2 * target / (1 + target)))
+            u = rng.integers(0, 2 ** 63, size=2 * n - common, dtype=np.uint64)
+            a, b = u[:n], u[n - common:]
+            errors.append(estimate_resemblance(sk.sketch(a), sk.sketch(b)) - resemblance(a, b))
+    errors = np.array(errors)
+    assert abs(errors.mean()) < 0.01
+    assert errors.std() < 0.04            # binomial sd at t=256 is at most 0.031
+
+
+def test_sketch_properties():
+    sk = Sketcher(64)
+    x = shingle_hashes(words(200, 1), 5)
+    s1 = sk.sketch(x)
+    assert s1.shape == (64,) and s1.dtype == np.uint32
+    assert np.array_equal(s1, sk.sketch(x[::-1]))                     # a set: order does not matter
+    assert np.array_equal(s1, sk.sketch(np.concatenate((x, x))))      # nor repetition
+    assert np.array_equal(s1, Sketcher(64).sketch(x))                 # seeded: deterministic
+    assert not np.array_equal(s1, Sketcher(64, seed=9).sketch(x))
+    assert estimate_resemblance(s1, sk.sketch(shingle_hashes(words(200, 2), 5))) < 0.1
+    assert sk.sketch(np.empty(0, dtype=np.uint64)).size == 0
+    # a huge document is sketched in blocks with the same result
+    big = np.random.default_rng(1).integers(0, 2 ** 63, size=40000, dtype=np.uint64)
+    assert np.array_equal(Sketcher(64).sketch(big), np.minimum(Sketcher(64).sketch(big[:20000]),
+                                                               Sketcher(64).sketch(big[20000:])))
+
+
+def test_super_shingles():
+    sk = Sketcher(60)
+    a = sk.sketch(shingle_hashes(words(300, 1), 5))
+    ss = sk.super_shingles(a, 10, 6)
+    assert ss.shape == (10,) and ss.dtype == np.uint64 and len(set(ss.tolist())) == 10
+    b = a.copy()
+    b[7] ^= 1                                       # one value differs: only its group (1) changes
+    diff = sk.super_shingles(b, 10, 6) != ss
+    assert diff.tolist() == [i == 1 for i in range(10)]
+    # equal groups at different positions are different super-shingles
+    c = np.tile(a[:6], 10)
+    assert len(set(sk.super_shingles(c, 10, 6).tolist())) == 10
+    with pytest.raises(OptionError):
+        sk.super_shingles(a, 11, 6)
+
+
+# -- Eq. 3.1 and the parameters ----------------------------------------------------
+
+def test_eq_3_1_against_hand_computed_values():
+    # k=1, s=1, r=1: the probability is the resemblance itself
+    assert acceptance_probability(1, 1, 1, 0.37) == pytest.approx(0.37)
+    # k=2, s=2, r=1, ρ=0.5: q = 0.25, P = 1 - 0.75^2 = 0.4375
+    assert acceptance_probability(2, 2, 1, 0.5) == pytest.approx(0.4375)
+    # k=3, s=2, r=2, ρ=0.5: 3 q^2 (1-q) + q^3 = 3*0.0625*0.75 + 0.015625 = 0.15625
+    assert acceptance_probability(3, 2, 2, 0.5) == pytest.approx(0.15625)
+    # k=6, s=14, r=2 (a classic AltaVista-style setting) at ρ=0.95: q = 0.95^14
+    q = 0.95 ** 14
+    assert acceptance_probability(6, 14, 2, 0.95) == pytest.approx(1 - (1 - q) ** 6 - 6 * q * (1 - q) ** 5)
+    assert acceptance_probability(4, 3, 2, 0.0) == 0.0
+    assert acceptance_probability(4, 3, 2, 1.0) == 1.0
+    with pytest.raises(OptionError):
+        acceptance_probability(3, 1, 4, 0.5)
+
+
+def test_binomial_tail():
+    assert binomial_tail(4, 2, 0.5) == pytest.approx(11 / 16)
+    assert binomial_tail(10, 0, 0.3) == 1.0 and binomial_tail(10, 11, 0.3) == 0.0
+    assert binomial_tail(1000, 500, 0.5) == pytest.approx(0.5126, abs=1e-3)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.8, 0.9, 0.95])
+def test_parameter_choice_rises_sharply_around_the_threshold(threshold):
+    p = choose_params(threshold)
+    assert p.k * p.s <= p.t and 1 <= p.r <= p.k
+    assert p.filter_probability(threshold) >= 0.995
+    assert p.acceptance(min(1.0, threshold + 0.05)) >= 0.97
+    assert p.acceptance(threshold - 0.1) <= 0.005
+    assert p.acceptance(threshold / 3) < 1e-4
+    assert p.need == math.ceil(threshold * p.t - 1e-9)
+    # a higher threshold needs fewer sketch values for the same accuracy
+    if threshold < 0.95:
+        assert choose_params(threshold + 0.05).t <= p.t
+
+
+def test_parameter_choice_refuses_bad_values():
+    for bad in (0, -0.1, 1.5, True, "0.8"):
+        with pytest.raises(OptionError):
+            choose_params(bad)
+    with pytest.raises(OptionError):
+        choose_params(0.8, ngram=0)
+
+
+def test_shingle_params_command(capsys):
+    assert cli_main(["shingle-params", "--threshold", "0.8"]) == 0
+    out = capsys.readouterr().out
+    p = choose_params(0.8)
+    assert f"t = {p.t}" in out and f"k = {p.k}" in out and f"s = {p.s}" in out and f"r = {p.r}" in out
+    row = next(line for line in out.splitlines() if line.strip().startswith("0.80"))
+    assert float(row.split()[1]) == pytest.approx(p.filter_probability(0.8), abs=1e-4)
+
+
+# -- the stage --------------------------------------------------------------------
+
+def run_stage(docs, **kw):
+    stage = NearDuplicates(**kw)
+    dropped = []
+    stage.on_drop = lambda d, name: dropped.append(d)
+    kept = [d.id for d in stage.run(copy.deepcopy(docs))]
+    stage.close()
+    return kept, dropped, stage
+
+
+def test_stream_mode_drops_near_duplicates_only():
+    docs = corpus()
+    kept, dropped, stage = run_stage(docs, threshold=0.8)
+    assert {d.id for d in dropped} == {d.id for d in docs if d.id.startswith("near")}
+    assert all(d.drop_reason == "near-duplicate" for d in dropped)
+    assert all(d.meta["near_duplicate_of"] == "o" + d.id[4:] for d in dropped)
+    assert all(0.8 <= d.meta["resemblance"] <= 1.0 for d in dropped)
+    s = stage.stats
+    assert s.drops["near-duplicate"] == len(dropped) == 10
+    assert s.docs_in == len(docs) and s.docs_out == len(kept) == len(docs) - 10
+    assert s.extra["verified-pairs"] == 10 and s.extra["clusters"] == 10
+    # a low threshold also catches the heavy edits (20 % of words changed: resemblance ~0.2 at n=5)
+    kept_low, dropped_low, _ = run_stage(docs, threshold=0.12)
+    assert {d.id for d in dropped_low} >= {d.id for d in docs if d.id.startswith("far")}
+
+
+@pytest.mark.parametrize("budget", [256 * 1024 * 1024, 2048])
+def test_batch_mode_agrees_with_stream_mode(budget, tmp_path):
+    docs = corpus()
+    kept_s, dropped_s, _ = run_stage(docs, threshold=0.8)
+    kept_b, dropped_b, stage = run_stage(docs, threshold=0.8, mode="batch", memory_budget=budget,
+                                         tmpdir=str(tmp_path))
+    assert kept_b == kept_s
+    assert [d.id for d in dropped_b] == [d.id for d in dropped_s]
+    assert stage.stats.drops["near-duplicate"] == 10
+    assert (stage.stats.extra["spilled-runs"] > 1) == (budget == 2048)
+    assert list(tmp_path.iterdir()) == []             # temporary files are removed
+    # dropped documents come back whole from the spill file
+    orig = {d.id: d for d in docs}
+    assert all(d.paragraphs[0].text == orig[d.id].paragraphs[0].text for d in dropped_b)
+
+
+def test_batch_mode_finds_all_pairs_and_chains_clusters():
+    base = words(400, 7)
+    a = doc("a", base)
+    b = doc("b", edited(base, 2, 1))
+    c = doc("c", edited(base, 2, 2))
+    other = doc("z", words(400, 8))
+    kept, dropped, stage = run_stage([a, other, b, c], threshold=0.8, mode="batch")
+    assert kept == ["a", "z"]
+    pairs = {(x, y) for x, y, _ in stage.pairs}
+    assert pairs == {(0, 2), (0, 3), (2, 3)}              # every pair of the cluster, by input ordinal
+    assert stage.stats.extra["clusters"] == 1
+
+
+def test_keep_longest(tmp_path):
+    base = words(300, 3)
+    short = doc("short", base)
+    longer = doc("long", base + words(20, 4))
+    kept, dropped, _ = run_stage([short, longer], threshold=0.8, mode="batch", keep="longest")
+    assert kept == ["long"] and [d.id for d in dropped] == ["short"]
+    assert dropped[0].meta["near_duplicate_of"] == "long"
+    kept, _, _ = run_stage([short, longer], threshold=0.8, mode="batch")
+    assert kept == ["short"]
+    with pytest.raises(OptionError):
+        NearDuplicates(mode="stream", keep="longest")
+    with pytest.raises(OptionError):
+        NearDuplicates(mode="sideways")
+
+
+@pytest.mark.parametrize("mode", ["stream", "batch"])
+def test_clusters_file(mode, tmp_path):
+    path = tmp_path / "clusters.jsonl"
+    docs = corpus()
+    run_stage(docs, threshold=0.8, mode=mode, clusters=str(path))
+    clusters = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(clusters) == 10
+    first = clusters[0]
+    assert first["size"] == 2 and first["kept"] == "o0"
+    assert [m["id"] for m in first["members"]] == ["o0", "near0"]
+    assert first["members"][0]["url"] == "http://x.test/o0" and first["members"][0]["kept"] is True
+    assert first["members"][1]["kept"] is False and first["members"][1]["words"] == 300
+    (pair,) = first["pairs"]
+    assert pair["a"] == "o0" and pair["b"] == "near0" and 0.8 <= pair["resemblance"] <= 1.0
+    exact = resemblance(shingle_hashes(word_tokens(docs[0].paragraphs), 5),
+                        shingle_hashes(word_tokens(docs[1].paragraphs), 5))
+    assert abs(pair["resemblance"] - exact) < 0.1
+
+
+@pytest.mark.parametrize("mode", ["stream", "batch"])
+def test_empty_documents_pass_and_are_counted(mode):
+    empty = Document(id="e1")
+    only_bad = Document(id="e2", paragraphs=[Paragraph("Home | Contact", cls=BAD)])
+    punct = Document(id="e3", paragraphs=[Paragraph("... !!! ---")])
+    docs = [empty, only_bad, punct, doc("x", words(100, 1)), Document(id="e4")]
+    kept, dropped, stage = run_stage(docs, threshold=0.8, mode=mode)
+    assert kept == ["e1", "e2", "e3", "x", "e4"] and not dropped
+    assert stage.stats.extra["no-words"] == 4
+
+
+def test_short_documents_match_their_copies():
+    docs = [doc("a", ["hello", "world"]), doc("b", ["hello", "world"]), doc("c", ["hello", "there"])]
+    kept, dropped, _ = run_stage(docs, threshold=0.9)
+    assert kept == ["a", "c"]
+
+
+def test_deterministic_output():
+    docs = corpus()
+    runs = [run_stage(docs, threshold=0.7, mode=m)[0] for m in ("stream", "stream", "batch")]
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_cli_dedup_near(tmp_path):
+    docs = corpus()[:12]
+    inp = "".join(json.dumps(d.to_dict()) + "\n" for d in docs)
+    clusters = tmp_path / "c.jsonl"
+    stats = tmp_path / "s.json"
+    cmd = [sys.executable, "-m", "corpustool", "dedup-near", "--threshold", "0.8", "--mode", "batch",
+           "--clusters", str(clusters), "--stats", str(stats), "-q"]
+    res = subprocess.run(cmd, input=inp, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    out_ids = [json.loads(line)["id"] for line in res.stdout.splitlines()]
+    assert out_ids == [d.id for d in docs if not d.id.startswith("near")]
+    assert "near-duplicate" in stats.read_text()
+    assert clusters.read_text().count("\n") == sum(1 for d in docs if d.id.startswith("near"))
+    bad = subprocess.run([sys.executable, "-m", "corpustool", "dedup-near", "--keep", "longest"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "batch" in bad.stderr and bad.stderr.count("\n") == 1
+    bad = subprocess.run([sys.executable, "-m", "corpustool", "dedup-near", "--threshold", "2"],
+                         input="", capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2
