@@ -21,6 +21,9 @@ demo: $(STAMP)
 	$(VENV)/bin/corpustool build data/demo/crawl.warc.gz -o demo-out/corpus.vert --lang en,de,cs \
 		--stats demo-out/stats.json --rejects demo-out/rejects.jsonl
 
+eval: $(STAMP)
+	$(PY) scripts/run_eval.py
+
 bench: $(STAMP)
 	@for s in scripts/bench_*.py; do echo "== $$s"; $(PY) $$s || exit 1; done
 

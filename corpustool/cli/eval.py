@@ -1,0 +1,174 @@
+"""``corpustool eval``: score extractors against a gold standard, side by side."""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from typing import Any
+
+from ..extractors.base import OptionError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "eval", help="score extractors against a gold standard, side by side",
+        description="Run extractors (registry names with options, or peer:NAME) on gold-annotated pages "
+                    "and report word-level precision, recall, F1, F0.5, fallout, accuracy, shingle and "
+                    "snippet scores, fragmentation and pages per second.",
+        epilog="EXTRACTOR is [LABEL=]NAME[:key=value,...], e.g. 'justext-package:preset=A', "
+               "'B=justext-package:preset=B', 'peer:trafilatura'; 'all' = every registry extractor and "
+               "installed peer. GOLD is [FORMAT:]PATH with FORMAT snippets, articles, cleaneval or annotated. "
+               "A --filter expression uses LABEL.metric (label with non-word characters as _) or eN.metric "
+               "for the N-th extractor, e.g. 'e1.precision > 0.8 and e2.precision < 0.5'.")
+    p.add_argument("--gold", required=True, metavar="SPEC", help="gold standard: [FORMAT:]PATH")
+    p.add_argument("--extractor", action="append", default=[], metavar="EXTRACTOR",
+                   help="configuration to evaluate (repeatable; default: the clean stage's default)")
+    p.add_argument("--preset", help="preset for every registry extractor that sets none")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="option for every registry extractor that sets none (repeatable)")
+    p.add_argument("--lang", default="auto",
+                   help="stoplist language: auto (guess per page, as the pipeline does), html (the page's "
+                        "<html lang>, else auto) or codes such as de or de,en; default auto")
+    p.add_argument("--csv", metavar="FILE", help="per-file results: one row per page and extractor")
+    p.add_argument("--html", metavar="DIR", help="HTML report: pages worst first, with inspect pages")
+    p.add_argument("--filter", metavar="EXPR", help="keep only pages matching EXPR in the reports")
+    p.add_argument("--sweep", action="append", default=[], metavar="NAME=V1,V2,...",
+                   help="evaluate every registry extractor on the grid of these option values (repeatable)")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N pages of the gold")
+    p.add_argument("--min-agreement", type=int, default=0, metavar="AR",
+                   help="node-level gold: ignore nodes whose annotator agreement is below AR (0-100)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for the F1 confidence interval (0 = none; default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def build_configs(args: argparse.Namespace) -> list:
+    from ..extractors.base import available
+    from ..extractors.clean import DEFAULT_EXTRACTOR
+    from ..eval.peers import PEERS
+    from ..eval.runner import Config, parse_config
+
+    specs = args.extractor or [DEFAULT_EXTRACTOR]
+    configs: list[Config] = []
+    for spec in specs:
+        if spec.strip() == "all":
+            configs += [Config(label=n, extractor=n) for n in available()]
+            configs += [Config(label=f"peer:{n}", extractor=n, peer=True) for n in PEERS]
+        else:
+            cfg = parse_config(spec)
+            if not cfg.peer and cfg.extractor not in available():
+                raise OptionError(f"unknown extractor {cfg.extractor!r}; choose from: {', '.join(available())}"
+                                  f" or peer:{'|'.join(PEERS)}")
+            configs.append(cfg)
+    common: dict[str, Any] = {}
+    if args.preset:
+        common["preset"] = args.preset
+    from ..eval.runner import parse_options
+    for opt in args.option:
+        common.update(parse_options(opt, "--option"))
+    if common:
+        for cfg in configs:
+            if not cfg.peer:
+                for k, v in common.items():
+                    cfg.options.setdefault(k, v)
+    return configs
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..eval.filter import Filter
+    from ..eval.gold import annotation_stats, read_gold
+    from ..eval.report import fragmentation_line, format_table, summary_rows, write_csv, write_html
+    from ..eval.runner import METRIC_NAMES, Evaluation, expand_sweep, parse_sweep
+
+    if args.limit is not None and args.limit <= 0:
+        raise OptionError("--limit must be positive")
+    if not 0 <= args.min_agreement <= 100:
+        raise OptionError("--min-agreement must be in 0..100")
+    if args.bootstrap < 0:
+        raise OptionError("--bootstrap must be >= 0")
+    configs = expand_sweep(build_configs(args), parse_sweep(args.sweep))
+    pages = read_gold(args.gold, min_agreement=args.min_agreement)
+    if args.limit:
+        pages = pages[:args.limit]
+    if not pages:
+        raise OptionError(f"gold {args.gold!r} has no usable page")
+
+    def skip(msg: str) -> None:
+        print(f"corpustool eval: {msg}", file=sys.stderr)
+
+    ev = Evaluation(pages, configs, lang=args.lang, keep_output=bool(args.html), on_skip=skip)
+    flt = None
+    if args.filter:
+        names = [c.alias for c in ev.configs]
+        clashes = sorted({a for a in names if names.count(a) > 1})
+        if clashes:
+            raise OptionError(f"--filter: labels that differ only in punctuation ({', '.join(clashes)}); "
+                              "name the extractors with LABEL=... or use e1, e2, ...")
+        aliases = set(names) | {f"e{n}" for n in range(1, len(ev.configs) + 1)}
+        flt = Filter(args.filter, aliases, set(METRIC_NAMES))
+    if not ev.configs:
+        raise OptionError("nothing to evaluate: " + "; ".join(f"{l} {why}" for l, why in ev.skipped))
+
+    bar = None
+    if not args.quiet and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=len(pages), unit="page", file=sys.stderr)
+    ev.run(progress=(lambda n: bar.update(1)) if bar else None)
+    if bar:
+        bar.close()
+
+    selected = None
+    if flt is not None:
+        selected = []
+        for i in range(len(ev.pages)):
+            values = {}
+            for n, cfg in enumerate(ev.configs, 1):
+                m = ev.results[cfg.label][i].metrics()
+                values[cfg.alias] = m
+                values[f"e{n}"] = m
+            if flt(values):
+                selected.append(i)
+
+    summaries = [ev.summary(c.label, selected, resamples=args.bootstrap, seed=args.seed) for c in ev.configs]
+    header, rows = summary_rows(summaries)
+    out = sys.stdout
+    print(f"gold: {args.gold} ({len(ev.pages)} pages, {ev.pages[0].format}); lang: {args.lang}", file=out)
+    if selected is not None:
+        print(f"filter: {args.filter}: {len(selected)} of {len(ev.pages)} pages match", file=out)
+    print(format_table(header, rows), file=out)
+    if any(p.nodes is not None for p in ev.pages):
+        stats = annotation_stats(ev.pages)
+        print("gold annotations: " + ", ".join(f"{k} {v['nodes']} nodes / {v['chars']} chars"
+                                               for k, v in stats.items()), file=out)
+        line = fragmentation_line("perfect cleaning", ev.gold_fragmentation(selected))
+        if line:
+            print(line, file=out)
+    for label, why in ev.skipped:
+        print(f"skipped: {label} ({why})", file=out)
+    if ev.page_errors:
+        print(f"unreadable pages: {len(ev.page_errors)}", file=out)
+    if args.sweep:
+        for score, name in (("f1", "F1"), ("f05", "F0.5")):
+            best = ev.best(score, selected, swept_only=True)
+            if best:
+                print(f"best {name}: {best[0]} ({100 * best[1]:.2f})", file=out)
+    if selected is not None and selected:
+        print("matching pages:", file=out)
+        for i in selected[:20]:
+            cells = []
+            for cfg in ev.configs:
+                p = ev.results[cfg.label][i].primary
+                f1 = p.f1 if p is not None else math.nan
+                cells.append(f"{cfg.label}={'-' if math.isnan(f1) else f'{100 * f1:.1f}'}")
+            print(f"  {ev.pages[i].id}  F1: " + " ".join(cells), file=out)
+        if len(selected) > 20:
+            print(f"  ... and {len(selected) - 20} more (see --csv / --html)", file=out)
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8", newline="") as fh:
+            write_csv(ev, fh, selected)
+    if args.html:
+        index = write_html(ev, args.html, summaries, selected, filter_expr=args.filter)
+        print(f"HTML report: {index}", file=out)
+    return 0

@@ -1,0 +1,516 @@
+"""Run extractors side by side on gold pages and score them.
+
+A configuration is ``[LABEL=]NAME[:key=value,...]``: a registry extractor
+with its options (``justext-package:preset=A``), or ``peer:NAME[:...]`` for a
+peer (:mod:`.peers`). Registry extractors run inside the pipeline's clean
+stage (:class:`corpustool.extractors.clean.Clean`: decoding, stoplist choice,
+extraction, the same drops), so the evaluation measures exactly what a corpus
+build does. Every configuration sees the same pages in one run; the time
+spent in the stage is summed per configuration to give pages per second.
+
+Seed 004's framework (Sect. 2.1, Appendix C.4) is the model: pairs of page
+and gold, every extractor on every page, a confusion matrix per page and
+extractor, averages, filters, and an inspect view per page.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from .. import encoding
+from ..document import Document
+from ..extractors.base import OptionError, Page, parse_html
+from .align import labelled_confusion, text_confusion
+from .fragments import Fragmentation, fragment_lengths, fragmentation
+from .gold import BAD, GOOD, GoldPage
+from .metrics import NAN, SCORES, Confusion, bootstrap_ci, macro, micro
+from .peers import PEERS, Peer, is_installed
+from .shingles import shingle_confusion
+from .snippets import SnippetResult, match_snippets
+from .tokens import text_nodes, words
+
+PEER_PREFIX = "peer:"
+
+
+# -- configurations -------------------------------------------------------------
+
+@dataclass
+class Config:
+    label: str
+    extractor: str                  # registry name or peer name
+    options: dict[str, Any] = field(default_factory=dict)
+    peer: bool = False
+    swept: bool = False             # a grid point of --sweep: invalid combinations are skipped
+
+    @property
+    def alias(self) -> str:
+        """The label as an identifier, for --filter expressions."""
+        return identifier(self.label)
+
+
+def identifier(label: str) -> str:
+    name = re.sub(r"\W+", "_", label).strip("_") or "_"
+    return "_" + name if name[0].isdigit() else name
+
+
+def convert_value(value: str) -> Any:
+    """Option values from the command line: int, float, true/false, else the string."""
+    low = value.strip().lower()
+    if low in ("true", "yes"):
+        return True
+    if low in ("false", "no"):
+        return False
+    for conv in (int, float):
+        try:
+            return conv(value)
+        except ValueError:
+            pass
+    return value
+
+
+def parse_options(text: str, what: str) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise OptionError(f"{what}: option {item!r} is not key=value")
+        options[key.strip().replace("-", "_")] = convert_value(value.strip())
+    return options
+
+
+def _format_options(options: dict[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in options.items())
+
+
+def parse_config(spec: str) -> Config:
+    """``[LABEL=]NAME[:key=value,...]`` or ``[LABEL=]peer:NAME[:key=value,...]``."""
+    spec = spec.strip()
+    if not spec:
+        raise OptionError("empty --extractor")
+    label = None
+    head = spec.split(":", 1)[0]
+    if "=" in head:
+        label, spec = spec.split("=", 1)
+        label = label.strip()
+        if not label:
+            raise OptionError(f"--extractor {spec!r}: empty label")
+    peer = spec.startswith(PEER_PREFIX)
+    if peer:
+        spec = spec[len(PEER_PREFIX):]
+    name, _, opts = spec.partition(":")
+    name = name.strip()
+    if not name:
+        raise OptionError(f"--extractor {spec!r}: no extractor name")
+    options = parse_options(opts, f"--extractor {name}")
+    canonical = (PEER_PREFIX if peer else "") + name + (":" + _format_options(options) if options else "")
+    return Config(label=label or canonical, extractor=name, options=options, peer=peer)
+
+
+def parse_sweep(specs: Sequence[str]) -> list[dict[str, Any]]:
+    """``NAME=v1,v2,...`` per option -> the grid of option dicts (product, in the given order)."""
+    if not specs:
+        return []
+    axes: list[tuple[str, list[Any]]] = []
+    for spec in specs:
+        name, sep, values = spec.partition("=")
+        vals = [convert_value(v) for v in values.split(",") if v.strip()]
+        if not sep or not name.strip() or not vals:
+            raise OptionError(f"--sweep {spec!r}: expected NAME=VALUE[,VALUE...]")
+        axes.append((name.strip().replace("-", "_"), vals))
+    names = [a[0] for a in axes]
+    if len(set(names)) != len(names):
+        raise OptionError("--sweep: an option is swept twice")
+    return [dict(zip(names, combo)) for combo in itertools.product(*(a[1] for a in axes))]
+
+
+def expand_sweep(configs: list[Config], grid: list[dict[str, Any]]) -> list[Config]:
+    """Every registry configuration at every grid point (peers are not swept)."""
+    if not grid:
+        return configs
+    out: list[Config] = []
+    for cfg in configs:
+        if cfg.peer:
+            out.append(cfg)
+            continue
+        for point in grid:
+            options = {**cfg.options, **point}
+            sep = "," if ":" in cfg.label else ":"
+            out.append(Config(label=f"{cfg.label}{sep}{_format_options(point)}", extractor=cfg.extractor,
+                              options=options, swept=True))
+    return out
+
+
+# -- results ----------------------------------------------------------------------
+
+@dataclass
+class PageResult:
+    page: int                       # index into Evaluation.pages
+    lang: str | None = None
+    drop_reason: str | None = None
+    error: str | None = None
+    seconds: float = 0.0
+    out_words: int = 0
+    words: Confusion | None = None
+    chars: Confusion | None = None
+    shingles: Confusion | None = None
+    snippets: SnippetResult | None = None
+    fragments: list[int] | None = None
+    text: str | None = None                         # kept text (inspect view only)
+    blocks: list[tuple[str, bool]] | None = None    # (text, kept) in order (inspect view only)
+
+    @property
+    def primary(self) -> Confusion | None:
+        """Word counts when the gold has text, else snippet counts."""
+        if self.words is not None:
+            return self.words
+        if self.snippets is not None:
+            return self.snippets.confusion
+        return None
+
+    def metrics(self) -> dict[str, float]:
+        """Every per-page value by name (for --filter, the CSV and the report)."""
+        m: dict[str, float] = {"out_words": float(self.out_words)}
+        p = self.primary
+        for s in SCORES:
+            m[s] = p.score(s) if p is not None else NAN
+        for prefix, conf in (("word_", self.words), ("char_", self.chars)):
+            for s in SCORES:
+                m[prefix + s] = conf.score(s) if conf is not None else NAN
+        for key in ("tp", "fp", "fn", "tn"):
+            m[key] = float(getattr(self.words, key)) if self.words is not None else NAN
+        for s in ("precision", "recall", "f1"):
+            m["shingle_" + s] = self.shingles.score(s) if self.shingles is not None else NAN
+        sn = self.snippets
+        m["with_rate"] = sn.with_rate if sn is not None else NAN
+        m["without_rate"] = sn.without_rate if sn is not None else NAN
+        for s in ("precision", "recall", "f1", "f05", "accuracy"):
+            m["snippet_" + s] = sn.confusion.score(s) if sn is not None else NAN
+        m["fragments"] = float(len(self.fragments)) if self.fragments is not None else NAN
+        m["dropped"] = 1.0 if self.drop_reason else 0.0
+        return m
+
+
+METRIC_NAMES = tuple(PageResult(page=0).metrics())
+
+
+@dataclass
+class Summary:
+    label: str
+    pages: int
+    seconds: float
+    dropped: int
+    errors: int
+    words: Confusion | None
+    chars: Confusion | None
+    shingles: Confusion | None
+    snippets: Confusion | None
+    with_rate: float
+    without_rate: float
+    macro_f1: float
+    f1_ci: tuple[float, float]
+    fragmentation: Fragmentation | None
+
+    @property
+    def pages_per_second(self) -> float:
+        return self.pages / self.seconds if self.seconds > 0 else NAN
+
+    @property
+    def primary(self) -> Confusion | None:
+        return self.words if self.words is not None else self.snippets
+
+
+# -- the run ----------------------------------------------------------------------
+
+_HTML_LANG = re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?\s*([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)?)", re.IGNORECASE)
+
+
+def html_lang(html: str) -> str | None:
+    """The page's ``<html lang>`` as one of our stoplist codes, or None."""
+    from ..language.stoplists import resolve_language
+
+    m = _HTML_LANG.search(html[:20000])
+    if not m:
+        return None
+    try:
+        return resolve_language(m.group(1))
+    except OptionError:
+        return None
+
+
+class Evaluation:
+    """Every configuration on every page; results kept per configuration."""
+
+    def __init__(self, pages: list[GoldPage], configs: list[Config], lang: str = "auto",
+                 keep_output: bool = False, on_skip: Callable[[str], None] | None = None) -> None:
+        from ..extractors.clean import Clean
+
+        if not configs:
+            raise OptionError("no extractor to evaluate")
+        labels = [c.label for c in configs]
+        dupes = sorted({l for l in labels if labels.count(l) > 1})
+        if dupes:
+            raise OptionError(f"configuration label used twice: {', '.join(dupes)}")
+        self.pages = pages
+        self.keep_output = keep_output
+        self.lang_mode, self.languages = self._parse_lang(lang)
+        self.skipped: list[tuple[str, str]] = []
+        self.configs: list[Config] = []
+        self.peers: dict[str, Peer] = {}
+        self._stages: dict[tuple[str, str], Any] = {}
+        self._clean = Clean
+        for cfg in configs:
+            if cfg.peer:
+                if cfg.extractor not in PEERS:
+                    raise OptionError(f"unknown peer {cfg.extractor!r}; choose from: {', '.join(PEERS)}")
+                if not is_installed(cfg.extractor):
+                    self.skipped.append((cfg.label, "not installed"))
+                    if on_skip:
+                        on_skip(f"skipped {cfg.label}: {cfg.extractor} is not installed")
+                    continue
+                peer = Peer(cfg.extractor, **cfg.options)
+                peer.load()
+                self.peers[cfg.label] = peer
+            else:
+                # build the stage now: unknown extractors and bad options fail before any work
+                try:
+                    self._stage(cfg, self._default_lang_key())
+                except OptionError as exc:
+                    if not cfg.swept:
+                        raise
+                    self.skipped.append((cfg.label, f"invalid: {exc}"))
+                    if on_skip:
+                        on_skip(f"skipped {cfg.label}: {exc}")
+                    continue
+            self.configs.append(cfg)
+        self.results: dict[str, list[PageResult]] = {c.label: [] for c in self.configs}
+        self.seconds: dict[str, float] = {c.label: 0.0 for c in self.configs}
+        self.page_errors: list[tuple[str, str]] = []
+
+    # -- languages
+    @staticmethod
+    def _parse_lang(lang: str) -> tuple[str, list[str]]:
+        from ..language.stoplists import resolve_language
+
+        value = (lang or "auto").strip()
+        if value in ("auto", "html"):
+            return value, []
+        langs = [resolve_language(v) for v in value.split(",") if v.strip()]
+        if not langs:
+            raise OptionError("--lang needs a language, 'auto' or 'html'")
+        return "list", langs
+
+    def _default_lang_key(self) -> str:
+        return ",".join(self.languages) if self.lang_mode == "list" else "auto"
+
+    def _stage(self, cfg: Config, lang_key: str) -> Any:
+        key = (cfg.label, lang_key)
+        stage = self._stages.get(key)
+        if stage is None:
+            languages = ["auto"] if lang_key == "auto" else lang_key.split(",")
+            stage = self._clean(extractor=cfg.extractor, languages=languages, **cfg.options)
+            self._stages[key] = stage
+        return stage
+
+    def _lang_key(self, html_text: str | None, raw: bytes | None) -> str:
+        if self.lang_mode != "html":
+            return self._default_lang_key()
+        if html_text is None and raw is not None:
+            html_text = raw[:20000].decode("latin-1")
+        code = html_lang(html_text or "")
+        return code or "auto"
+
+    # -- running
+    def run(self, progress: Callable[[int], None] | None = None) -> None:
+        for index, page in enumerate(self.pages):
+            try:
+                raw, html_text = page.load()
+            except OSError as exc:
+                self.page_errors.append((page.id, f"cannot read {page.path}: {exc.strerror or exc}"))
+                print(f"corpustool eval: {page.id}: cannot read {page.path}: {exc}", file=sys.stderr)
+                for cfg in self.configs:
+                    self.results[cfg.label].append(PageResult(page=index, error="unreadable", drop_reason="unreadable"))
+                continue
+            context = _PageContext(page, raw, html_text)
+            lang_key = self._lang_key(html_text, raw)
+            for cfg in self.configs:
+                if cfg.peer:
+                    res = self._run_peer(cfg, index, context, lang_key)
+                else:
+                    res = self._run_stage(cfg, index, page, raw, html_text, lang_key)
+                context.score(res)
+                if not self.keep_output:
+                    res.text = None
+                    res.blocks = None
+                self.results[cfg.label].append(res)
+                self.seconds[cfg.label] += res.seconds
+            if progress:
+                progress(index + 1)
+
+    def _run_stage(self, cfg: Config, index: int, page: GoldPage, raw: bytes | None,
+                   html_text: str | None, lang_key: str) -> PageResult:
+        stage = self._stage(cfg, lang_key)
+        doc = Document(id=page.id, url=page.url, raw=raw, html=html_text, source=page.path)
+        res = PageResult(page=index)
+        start = time.perf_counter()
+        try:
+            stage.process(doc)
+        except Exception as exc:  # one bad page never stops an evaluation
+            res.error = f"{type(exc).__name__}: {exc}"
+            doc.drop_reason = f"error:{type(exc).__name__}"
+            print(f"corpustool eval: {cfg.label}: error in {page.id}: {res.error}", file=sys.stderr)
+        res.seconds = time.perf_counter() - start
+        res.drop_reason = doc.drop_reason
+        res.lang = doc.stoplist_lang
+        res.blocks = [(p.text, p.is_good) for p in doc.paragraphs]
+        res.text = doc.clean_text()
+        return res
+
+    def _chooser(self, lang_key: str) -> Any:
+        """A clean stage used only for its stoplist choice (Clean.choose_stoplist)."""
+        key = ("\0stoplist", lang_key)
+        if key not in self._stages:
+            languages = ["auto"] if lang_key == "auto" else lang_key.split(",")
+            self._stages[key] = self._clean(extractor="justext-package", languages=languages)
+        return self._stages[key]
+
+    def _run_peer(self, cfg: Config, index: int, context: "_PageContext", lang_key: str) -> PageResult:
+        peer = self.peers[cfg.label]
+        res = PageResult(page=index)
+        start = time.perf_counter()
+        try:
+            html_text = context.html()
+            stop = None
+            if peer.needs_stoplist:
+                # the clean stage's own language decision, so only the engine differs
+                chooser = self._chooser(lang_key)
+                doc = Document(id=context.page.id, url=context.page.url)
+                page = Page(html_text, url=context.page.url)
+                if page.tree is not None and chooser.choose_stoplist(doc, page):
+                    stop = page.stoplist
+                    res.lang = doc.stoplist_lang
+                else:
+                    stop = frozenset()      # the pipeline would drop the page: nothing is kept
+            text, paragraphs = peer.extract(html_text, context.page.url, stop)
+            res.text = text
+            res.blocks = [(p.text, p.is_good) for p in paragraphs] if paragraphs is not None else None
+        except Exception as exc:  # a peer's failure on one page is its score, not a crash
+            res.error = f"{type(exc).__name__}: {exc}"
+            res.drop_reason = f"error:{type(exc).__name__}"
+            res.text = ""
+            print(f"corpustool eval: {cfg.label}: error in {context.page.id}: {res.error}", file=sys.stderr)
+        res.seconds = time.perf_counter() - start
+        return res
+
+    # -- summaries
+    def summary(self, label: str, pages: Sequence[int] | None = None, resamples: int = 1000,
+                seed: int = 0) -> Summary:
+        results = self.results[label]
+        if pages is not None:
+            wanted = set(pages)
+            results = [r for r in results if r.page in wanted]
+        words = [r.words for r in results if r.words is not None]
+        chars = [r.chars for r in results if r.chars is not None]
+        shingles = [r.shingles for r in results if r.shingles is not None]
+        snippets = [r.snippets for r in results if r.snippets is not None]
+        primary = [r.primary for r in results if r.primary is not None]
+        frags = [r.fragments for r in results if r.fragments is not None]
+        found_with = [f for s in snippets for f in s.found_with]
+        found_without = [f for s in snippets for f in s.found_without]
+        seconds = sum(r.seconds for r in results)
+        return Summary(
+            label=label, pages=len(results), seconds=seconds,
+            dropped=sum(1 for r in results if r.drop_reason), errors=sum(1 for r in results if r.error),
+            words=micro(words) if words else None,
+            chars=micro(chars) if chars else None,
+            shingles=micro(shingles) if shingles else None,
+            snippets=micro(s.confusion for s in snippets) if snippets else None,
+            with_rate=sum(found_with) / len(found_with) if found_with else NAN,
+            without_rate=(len(found_without) - sum(found_without)) / len(found_without) if found_without else NAN,
+            macro_f1=macro(primary, "f1") if primary else NAN,
+            f1_ci=bootstrap_ci(primary, "f1", resamples=resamples, seed=seed) if primary else (NAN, NAN),
+            fragmentation=fragmentation(frags) if frags and len(frags) == len(results) else None,
+        )
+
+    def gold_fragmentation(self, pages: Sequence[int] | None = None) -> Fragmentation | None:
+        """Fragmentation of a perfect cleaning (Table 2.11, first row) for node-level gold:
+        the gold's good and undecided nodes kept, bad nodes removed."""
+        idx = range(len(self.pages)) if pages is None else pages
+        per_doc = []
+        for i in idx:
+            nodes = self.pages[i].nodes
+            if nodes is None:
+                return None
+            per_doc.append(fragment_lengths((n.text, n.label != BAD) for n in nodes))
+        return fragmentation(per_doc) if per_doc else None
+
+    def best(self, score: str, pages: Sequence[int] | None = None,
+             swept_only: bool = False) -> tuple[str, float] | None:
+        """The configuration with the highest micro-averaged primary score (the first on ties)."""
+        best: tuple[str, float] | None = None
+        for cfg in self.configs:
+            if swept_only and not cfg.swept:
+                continue
+            p = self.summary(cfg.label, pages, resamples=0).primary
+            value = p.score(score) if p is not None else NAN
+            if not math.isnan(value) and (best is None or value > best[1]):
+                best = (cfg.label, value)
+        return best
+
+
+class _PageContext:
+    """What every configuration's score needs of one page, computed once."""
+
+    def __init__(self, page: GoldPage, raw: bytes | None, html_text: str | None) -> None:
+        self.page = page
+        self.raw = raw
+        self._html = html_text
+        self._visible: str | None = None
+        self._page_words: list[str] | None = None
+        self.gold_words = words(page.text) if page.text is not None else None
+        self.labelled: tuple[list[str], list[str]] | None = None
+        if page.nodes is not None:
+            toks: list[str] = []
+            labels: list[str] = []
+            for node in page.nodes:
+                w = words(node.text)
+                toks.extend(w)
+                lab = node.label if node.label in (GOOD, BAD) else "ignored"
+                labels.extend([lab] * len(w))
+            self.labelled = (toks, labels)
+
+    def html(self) -> str:
+        if self._html is None:
+            self._html = encoding.decode(self.raw or b"").text
+        return self._html
+
+    def visible_text(self) -> str:
+        if self._visible is None:
+            root = parse_html(self.html())
+            self._visible = "\n".join(t for t, _ in text_nodes(root))
+        return self._visible
+
+    def page_words(self) -> list[str]:
+        if self._page_words is None:
+            self._page_words = words(self.visible_text())
+        return self._page_words
+
+    def score(self, res: PageResult) -> None:
+        out = words(res.text or "")
+        res.out_words = len(out)
+        page = self.page
+        if page.with_snippets is not None or page.without_snippets is not None:
+            res.snippets = match_snippets(res.text or "", page.with_snippets or [], page.without_snippets or [])
+        if self.labelled is not None:
+            res.words, res.chars = labelled_confusion(out, *self.labelled)
+        elif self.gold_words is not None:
+            pw = self.page_words()
+            res.words, res.chars = text_confusion(out, self.gold_words, len(pw), sum(len(w) for w in pw))
+        if self.gold_words is not None:
+            res.shingles = shingle_confusion(out, self.gold_words)
+        if res.blocks is not None:
+            res.fragments = fragment_lengths(res.blocks)

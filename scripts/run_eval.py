@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""``make eval``: our extractors and the installed peers on ../shared/data/snippets.
+
+Runs ``corpustool eval`` with the clean stage's default configuration, the
+thesis presets A-D (seed 003, Table 2.7), justext-package with the package
+defaults, and every installed peer (peer:justext, peer:trafilatura,
+peer:resiliparse), and prints the table: snippet hit rates (``with`` found,
+``without`` absent), snippet-level precision/recall/F1, fragmentation and
+pages per second. Without the data it says so and exits 0.
+
+Extra arguments are passed to ``corpustool eval`` (e.g. ``--limit 100``,
+``--lang html``, ``--csv out.csv``, ``--html report/``).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SNIPPETS = REPO.parent / "shared" / "data" / "snippets"
+sys.path.insert(0, str(REPO))
+
+
+def configurations() -> list[str]:
+    from corpustool.eval.peers import installed_peers
+    from corpustool.extractors.base import OptionError, get_extractor
+    from corpustool.extractors.clean import DEFAULT_EXTRACTOR
+
+    specs = [f"default={DEFAULT_EXTRACTOR}"]
+    # the presets belong to the default engine when it takes them, else to justext-package
+    preset_engine = DEFAULT_EXTRACTOR
+    try:
+        get_extractor(DEFAULT_EXTRACTOR, preset="A")
+    except OptionError:
+        preset_engine = "justext-package"
+    specs += [f"{p}={preset_engine}:preset={p}" for p in "ABCD"]
+    if DEFAULT_EXTRACTOR != "justext-package" or preset_engine != "justext-package":
+        specs.append("justext-package")
+    specs += [f"peer:{p}" for p in installed_peers()]
+    return specs
+
+
+def main(argv: list[str]) -> int:
+    if not (SNIPPETS / "evaldata.json").is_file():
+        print("skipped: ../shared/data/snippets not present")
+        return 0
+    from corpustool.cli import main as cli_main
+    from corpustool.eval.peers import PEERS, installed_peers
+
+    args = ["eval", "--gold", f"snippets:{SNIPPETS}", "-q"]
+    for spec in configurations():
+        args += ["--extractor", spec]
+    from corpustool.extractors.clean import DEFAULT_EXTRACTOR
+    print(f"default = {DEFAULT_EXTRACTOR} (the clean stage's default configuration)")
+    missing = [p for p in PEERS if p not in installed_peers()]
+    if missing:
+        print("peers not installed (skipped): " + ", ".join(f"peer:{p}" for p in missing))
+    return cli_main(args + argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
