@@ -35,7 +35,7 @@ class PipelineOptions:
     near_threshold: float = 0.8
     dedup_para: bool = True
     onion_options: dict[str, Any] = field(default_factory=dict)
-    template_evidence: bool = False
+    template_evidence: str | None = None     # a site-level method: urltree, ...
     sentences: bool = False
     workers: int = 1
 
@@ -46,6 +46,7 @@ class PipelineOptions:
 
 def build_stages(opts: PipelineOptions) -> list[Stage]:
     from .dedup.exact import ExactDuplicates
+    from .extractors.base import OptionError, get_extractor
     from .extractors.clean import DEFAULT_EXTRACTOR, Clean
     from .text.stage import Tokenize
 
@@ -58,8 +59,14 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
     if stream_stage is not None:
         stages.append(stream_stage(clean.extractor.params, reason="boilerplate"))
     elif opts.template_evidence:
-        from .sitelevel.urltree import UrlTreeStage
-        stages.append(UrlTreeStage(reason="template"))
+        # another extractor's paragraphs, re-examined with a site-level method's evidence
+        method = get_extractor(opts.template_evidence)
+        evidence_stage = getattr(method, "stream_stage", None)
+        if evidence_stage is None:
+            raise OptionError(f"--template-evidence needs a site-level method, not {opts.template_evidence!r}")
+        if getattr(method, "keep_html", False):
+            clean.keep_html = True
+        stages.append(evidence_stage(method.params, reason="template"))
     for enabled, factory in _OPTIONAL_STAGES:
         if getattr(opts, enabled):
             stage = factory(opts)

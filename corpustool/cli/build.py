@@ -21,8 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl"),
                    help="input format (default: from the file names / content)")
     add_clean_options(p)
-    p.add_argument("--template-evidence", action="store_true",
-                   help="mark as boilerplate the paragraphs repeated across a site's pages (URL Tree evidence)")
+    p.add_argument("--template-evidence", nargs="?", const="urltree", default=None, metavar="METHOD",
+                   help="mark as boilerplate the paragraphs that a site-level method (default urltree) finds "
+                        "repeated across a site's pages")
     g = p.add_argument_group("language filter")
     g.add_argument("--no-langfilter", action="store_true", help="keep documents in any language")
     g.add_argument("--min-lang-confidence", type=float, default=0.5,

@@ -15,7 +15,7 @@ from ..document import Document
 from ..stage import DocumentStage
 from .base import OptionError, Page, get_extractor
 
-DEFAULT_EXTRACTOR = "justext-package"
+DEFAULT_EXTRACTOR = "justext"
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 
 
@@ -40,7 +40,8 @@ class Clean(DocumentStage):
         self.user_stoplist = load_stoplist_file(stoplist_file) if stoplist_file else None
         self.max_bytes = max_bytes
         self.min_bytes = min_bytes
-        self.keep_html = keep_html
+        # site-level methods that look at the DOM of many pages need the markup later
+        self.keep_html = keep_html or bool(getattr(self.extractor, "keep_html", False))
 
     def apply(self, doc: Document) -> Document | None:
         stats = self.stats
