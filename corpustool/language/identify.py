@@ -63,6 +63,15 @@ _DIGRAPHIC = {"sr", "sh", "uz"}
 # variants of another language's list that would only split its votes
 _NOT_AUTO = {"simple", "sh", "be-tarask"}
 
+# Regional languages whose Wikipedia lists overlap a far more common neighbour's
+# (Asturian/Aragonese ~ Spanish, Sicilian/Neapolitan/Lombard/Piedmontese ~
+# Italian, Low Saxon/Luxembourgish ~ German, Walloon ~ French, ...): their lists
+# also hold content words ("país", "millones") the neighbour's short list lacks.
+# A prior of REGIONAL_PRIOR against 1 for every other language (pages in them
+# are rarer on the web by far more than that) keeps a Spanish paragraph Spanish.
+REGIONAL = frozenset(("an", "ast", "scn", "nap", "lmo", "pms", "nds", "lb", "wa", "rup", "sgs", "bpy", "new",
+                      "war", "ceb", "io", "vo", "fy", "oc"))
+REGIONAL_PRIOR = 0.1
 TOP_WORDS = 200          # words per language used for identification
 MASS = 0.4               # share of running text covered by the top stop words (Zipf model)
 VOCABULARY = 100_000     # size of the rest of the vocabulary in the model
@@ -130,6 +139,7 @@ def _resolved(candidates: tuple[str, ...], require_stoplist: bool) -> tuple[str,
 class _Model(NamedTuple):
     langs: tuple[str, ...]
     index: dict[str, tuple[tuple[int, float], ...]]
+    base: tuple[float, ...]      # log prior per language: regional languages are rarer on the web
 
 
 @functools.lru_cache(maxsize=64)
@@ -146,7 +156,8 @@ def _model(candidates: tuple[str, ...]) -> _Model:
             forms = {word} if len(word) == 1 else {word, word[:1].upper() + word[1:]}
             for form in forms:
                 index.setdefault(form, []).append((i, weight))
-    return _Model(langs, {w: tuple(v) for w, v in index.items()})
+    base = tuple(math.log(REGIONAL_PRIOR) if c in REGIONAL else 0.0 for c in langs)
+    return _Model(langs, {w: tuple(v) for w, v in index.items()}, base)
 
 
 def _script_of(word: str) -> str:
@@ -192,8 +203,15 @@ def _script_language(text: str, letters: int, candidates: tuple[str, ...] | None
     return code, share
 
 
-def identify(text: str, candidates: Iterable[str] | None = None) -> Identification:
-    """Language of ``text`` with confidence, method and runner-up (see the module doc)."""
+def identify(text: str, candidates: Iterable[str] | None = None, *,
+             prior: dict[str, float] | None = None) -> Identification:
+    """Language of ``text`` with confidence, method and runner-up (see the module doc).
+
+    ``prior`` gives some languages a prior probability (the rest share what is
+    left equally): a paragraph of a German document is German unless its
+    stop words clearly say otherwise. Without it all languages are equally
+    likely a priori.
+    """
     explicit = bool(candidates)
     cands = _candidates(candidates)
     words = _WORD.findall(text)
@@ -215,16 +233,45 @@ def identify(text: str, candidates: Iterable[str] | None = None) -> Identificati
     if not scores:
         return _unique_script(text, letters, n_words, cands if explicit else None)
     langs = model.langs
-    # best score first; equal scores: alphabetical by code, so the answer never depends on set order
-    order = sorted(scores, key=lambda i: (-scores[i], langs[i]))
+    log_prior = _log_prior(prior, langs)
+    if log_prior:
+        for i in log_prior:   # a language with a prior competes even without stop words found
+            scores.setdefault(i, 0.0)
+            hits.setdefault(i, 0)
+    # posterior logits: scores in nats / TEMPERATURE plus the log prior (the same for all without one)
+    base = model.base
+    logit = {i: sc / TEMPERATURE + base[i] + log_prior.get(i, log_prior.get(-1, 0.0))
+             for i, sc in scores.items()}
+    # best first; equal logits: alphabetical by code, so the answer never depends on set order
+    order = sorted(logit, key=lambda i: (-logit[i], langs[i]))
     best = order[0]
-    top = scores[best]
-    # posterior among the languages with evidence (softmax of the scores, in nats / TEMPERATURE)
-    posterior = 1.0 / sum(math.exp((scores[i] - top) / TEMPERATURE) for i in order)
+    top = logit[best]
+    # posterior among the languages with evidence (or a prior)
+    posterior = 1.0 / sum(math.exp(logit[i] - top) for i in order)
     support = 1.0 - math.exp(-hits[best] / SUPPORT_WORDS)
+    if hits[best] == 0:
+        # only the prior speaks for it: the text itself says nothing
+        return Identification(langs[best], 0.0, "prior", None, n_words, 0)
     runner = langs[order[1]] if len(order) > 1 else None
     return Identification(langs[best], round(posterior * support, 4), "stopwords", runner,
                           n_words, hits[best])
+
+
+def _log_prior(prior: dict[str, float] | None, langs: tuple[str, ...]) -> dict[int, float]:
+    """Log prior per language index; key -1 holds the value of every language not named."""
+    if not prior:
+        return {}
+    named = {langs.index(c): p for c, p in prior.items() if c in langs and p > 0}
+    if not named:
+        return {}
+    total = sum(named.values())
+    if total >= 1.0:
+        named = {i: p / total * 0.999 for i, p in named.items()}
+        total = 0.999
+    rest = (1.0 - total) / max(1, len(langs) - len(named))
+    out = {i: math.log(p) for i, p in named.items()}
+    out[-1] = math.log(rest)
+    return out
 
 
 def _unique_script(text: str, letters: int, n_words: int, candidates: tuple[str, ...] | None) -> Identification:

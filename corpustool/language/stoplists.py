@@ -160,7 +160,9 @@ def stoplist_words(code: str) -> tuple[str, ...]:
         data = pkgutil.get_data("justext", os.path.join("stoplists", f"{ISO_TO_JUSTEXT[code]}.txt"))
         if data is None:  # pragma: no cover - the package always ships them
             raise OptionError(f"no stoplist for {code}")
-        return tuple(_read_words(data.decode("utf-8")))
+        # exactly as justext.get_stoplist reads them (no comments: the Korean list has a
+        # "#f9f9c9;" line that is a word there)
+        return tuple(w for w in data.decode("utf-8").splitlines() if w)
     path = _repo_lists().get(code)
     if path is None:
         raise OptionError(f"no stoplist for language {code!r}")

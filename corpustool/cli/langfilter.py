@@ -1,0 +1,52 @@
+"""``corpustool langfilter``: keep documents in the wanted languages (JSON Lines in and out)."""
+from __future__ import annotations
+
+import argparse
+
+from .common import add_stats_options, run_stream_command
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "langfilter", help="keep documents (and paragraphs) in the wanted languages",
+        description="Identify the language of each document's clean text and drop documents in other "
+                    "languages (reason unwanted-language), below the confidence threshold "
+                    "(uncertain-language) or in no identifiable language (unknown-language). The language "
+                    "and its confidence are recorded in the document (and in each paragraph with "
+                    "--paragraph-lang).")
+    p.add_argument("--lang", default="auto",
+                   help="wanted language(s): ISO 639-1 codes or names, comma-separated, or 'auto' "
+                        "(keep every identified language); default auto")
+    p.add_argument("--min-confidence", type=float, default=0.5,
+                   help="drop documents whose language confidence is below this (0-1, default 0.5)")
+    p.add_argument("--method", choices=("fast", "langdetect"), default="fast",
+                   help="fast: stop words in one pass plus script detection (default); "
+                        "langdetect: the langdetect package, seeded")
+    p.add_argument("--no-second-opinion", action="store_true",
+                   help="with --method fast, never ask langdetect about uncertain documents")
+    p.add_argument("--second-opinion-below", type=float, default=0.75,
+                   help="ask langdetect when the fast method's confidence is below this (default 0.75)")
+    p.add_argument("--paragraph-lang", action="store_true",
+                   help="also mark paragraphs in other languages as bad (reason foreign-language)")
+    p.add_argument("--min-paragraph-words", type=int, default=5,
+                   help="with --paragraph-lang, paragraphs shorter than this keep the document's language "
+                        "(default 5)")
+    p.add_argument("--paragraph-min-confidence", type=float, default=0.8,
+                   help="with --paragraph-lang, mark a paragraph foreign only from this confidence (default 0.8)")
+    p.add_argument("--detail", action="store_true",
+                   help="emit every paragraph with its DOM path, tag, features and classes")
+    add_stats_options(p)
+    p.set_defaults(func=run_langfilter)
+
+
+def run_langfilter(args: argparse.Namespace) -> int:
+    from ..language.filter import LanguageFilter
+    from .common import split_langs
+
+    stage = LanguageFilter(languages=split_langs(args.lang), min_confidence=args.min_confidence,
+                           method=args.method, paragraph_level=args.paragraph_lang,
+                           second_opinion=not args.no_second_opinion,
+                           second_opinion_below=args.second_opinion_below,
+                           min_paragraph_words=args.min_paragraph_words,
+                           paragraph_min_confidence=args.paragraph_min_confidence)
+    return run_stream_command(args, stage, detail=args.detail)

@@ -1,0 +1,171 @@
+"""The language filter: keep documents (and paragraphs) in the wanted languages.
+
+Runs after cleaning, on the clean text (good paragraphs) of each document:
+
+* ``method="fast"`` (default): :func:`corpustool.language.identify.identify`,
+  stop words in one pass plus script detection, ~20x langdetect's speed
+  (``scripts/bench_language.py``);
+* ``method="langdetect"``: the langdetect package, seeded
+  (``DetectorFactory.seed = 0``) so its answers are reproducible;
+* with ``second_opinion`` (default on), the fast method asks langdetect when
+  its own confidence is below ``second_opinion_below`` and takes langdetect's
+  answer when langdetect is more confident.
+
+Outcomes, each counted under its reason in the stage's statistics:
+
+* ``unknown-language``: nothing to identify (no stop word of any list, no
+  known script) or a language nobody can name;
+* ``uncertain-language``: the best language's confidence is below
+  ``min_confidence``;
+* ``unwanted-language``: identified, but not among ``languages`` (when given).
+
+The language and its confidence are recorded in ``doc.lang``/``doc.lang_score``.
+With ``paragraph_level``, every good paragraph of a kept document is
+identified too (``Paragraph.lang``/``lang_score``); a paragraph confidently
+in another language than the wanted ones (the document's language when none
+are given) becomes ``bad`` with reason ``foreign-language``. The paragraph's
+identification starts from a prior of :data:`PARAGRAPH_PRIOR` for the
+document's language: a paragraph is foreign when its own stop words outweigh
+that (about two distinctive stop words of another language) with confidence
+``paragraph_min_confidence`` (default 0.8). Paragraphs with
+fewer than ``min_paragraph_words`` words (headings, "Impressum") are too short
+to judge and keep the document's language.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..document import BAD, Document
+from ..extractors.base import OptionError
+from ..stage import DocumentStage
+from .identify import UNDETERMINED, identify
+from .stoplists import resolve_language
+
+METHODS = ("fast", "langdetect")
+# prior probability that a paragraph is in the document's language (or one of the wanted ones)
+PARAGRAPH_PRIOR = 0.9
+# langdetect's codes -> ours
+_LANGDETECT_CODES = {"zh-cn": "zh", "zh-tw": "zh", "no": "nb"}
+
+
+def _langdetect():
+    """langdetect's detector factory, loaded once per process and seeded."""
+    from langdetect import DetectorFactory, detector_factory
+
+    DetectorFactory.seed = 0
+    if detector_factory._factory is None:
+        detector_factory.init_factory()
+    factory = detector_factory._factory
+    factory.seed = 0
+    return factory
+
+
+def langdetect_language(text: str) -> tuple[str, float]:
+    """(code, probability) by langdetect (seeded: same text, same answer), or ("und", 0.0)."""
+    from langdetect.lang_detect_exception import LangDetectException
+
+    factory = _langdetect()
+    try:
+        detector = factory.create()
+        detector.append(text)
+        probs = detector.get_probabilities()
+    except LangDetectException:
+        return UNDETERMINED, 0.0
+    if not probs:
+        return UNDETERMINED, 0.0
+    best = probs[0]
+    code = _LANGDETECT_CODES.get(best.lang, best.lang)
+    return code, round(float(best.prob), 4)
+
+
+class LanguageFilter(DocumentStage):
+    name = "langfilter"
+
+    def __init__(self, languages: Iterable[str] | str | None = None, min_confidence: float = 0.5,
+                 method: str = "fast", paragraph_level: bool = False, second_opinion: bool = True,
+                 second_opinion_below: float = 0.75, min_paragraph_words: int = 5,
+                 paragraph_min_confidence: float = 0.8) -> None:
+        super().__init__()
+        if isinstance(languages, str):
+            languages = [l for l in languages.split(",") if l.strip()]
+        langs = [l.strip() for l in (languages or []) if l and l.strip()]
+        if "auto" in langs:
+            if len(langs) > 1:
+                raise OptionError("language 'auto' cannot be combined with other languages")
+            langs = []
+        self.languages: frozenset[str] | None = (
+            frozenset(resolve_language(l, require_stoplist=False) for l in langs) or None)
+        for name, value in (("min_confidence", min_confidence), ("second_opinion_below", second_opinion_below),
+                            ("paragraph_min_confidence", paragraph_min_confidence)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+                raise OptionError(f"{name} must be a number in [0, 1], not {value!r}")
+        if method not in METHODS:
+            raise OptionError(f"unknown language identification method {method!r}; choose from: "
+                              f"{', '.join(METHODS)}")
+        if isinstance(min_paragraph_words, bool) or not isinstance(min_paragraph_words, int) \
+                or min_paragraph_words < 0:
+            raise OptionError(f"min_paragraph_words must be a non-negative integer, not {min_paragraph_words!r}")
+        self.min_confidence = float(min_confidence)
+        self.method = method
+        self.paragraph_level = paragraph_level
+        self.second_opinion = second_opinion and method == "fast"
+        self.second_opinion_below = float(second_opinion_below)
+        self.min_paragraph_words = min_paragraph_words
+        self.paragraph_min_confidence = float(paragraph_min_confidence)
+
+    # -- identification -----------------------------------------------------
+    def identify_text(self, text: str) -> tuple[str, float, str]:
+        """(code or "und", confidence, method used) for one text."""
+        if self.method == "langdetect":
+            code, prob = langdetect_language(text)
+            return code, prob, "langdetect"
+        result = identify(text)
+        code, conf = result.lang, result.confidence
+        if self.second_opinion and conf < self.second_opinion_below:
+            other, prob = langdetect_language(text)
+            if other != UNDETERMINED and prob > conf:
+                return other, prob, "langdetect"
+        return code, conf, "fast"
+
+    # -- the stage ------------------------------------------------------------
+    def process(self, doc: Document) -> Document:
+        text = doc.clean_text()
+        code, conf, used = self.identify_text(text) if text.strip() else (UNDETERMINED, 0.0, "none")
+        doc.lang, doc.lang_score = code, conf
+        if used == "langdetect" and self.method == "fast":
+            self.stats.extra["second-opinion-used"] += 1
+        if code == UNDETERMINED:
+            return doc.drop("unknown-language")
+        if conf < self.min_confidence:
+            return doc.drop("uncertain-language")
+        if self.languages is not None and code not in self.languages:
+            return doc.drop("unwanted-language")
+        if self.paragraph_level:
+            self._filter_paragraphs(doc)
+            if not doc.good_paragraphs():
+                return doc.drop("unwanted-language")
+        self.stats.extra[f"lang:{code}"] += 1
+        return doc
+
+    def _filter_paragraphs(self, doc: Document) -> None:
+        allowed = self.languages or frozenset((doc.lang,))
+        # a paragraph is a priori in the document's (or a wanted) language; short paragraphs
+        # share stop words with many languages, and langdetect guesses wildly on them, so the
+        # second opinion is not asked here
+        prior = {code: PARAGRAPH_PRIOR / len(allowed) for code in allowed}
+        for p in doc.paragraphs:
+            if not p.is_good:
+                continue
+            if len(p.text.split()) < self.min_paragraph_words:
+                p.lang, p.lang_score = doc.lang, None
+                continue
+            if self.method == "langdetect":
+                code, conf = langdetect_language(p.text)
+            else:
+                result = identify(p.text, prior=prior)
+                code, conf = result.lang, result.confidence
+            p.lang, p.lang_score = code, conf
+            if code != UNDETERMINED and code not in allowed and conf >= self.paragraph_min_confidence:
+                p.cls = BAD
+                p.reason = "foreign-language"
+                self.stats.extra["foreign-paragraphs"] += 1
