@@ -40,8 +40,9 @@ class Paragraph:
         return self.cls == GOOD
 
     def word_count(self) -> int:
-        """Space-separated words (the unit of jusText and of the statistics)."""
-        return len(self.text.split())
+        """Words as jusText counts them: space-separated, or characters in scripts without spaces."""
+        from .text.tokenizer import count_words
+        return count_words(self.text)
 
     def to_dict(self, detail: bool = True) -> dict[str, Any]:
         d: dict[str, Any] = {"text": self.text, "class": self.cls}
