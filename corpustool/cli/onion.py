@@ -1,0 +1,395 @@
+"""``corpustool onion``, ``corpustool dupngrams`` and ``corpustool dedup-para``.
+
+``onion`` is a drop-in for the onion program (corpus.tools): it reads a
+vertical file and writes it with every line prefixed ``0<TAB>`` (kept) or
+``1<TAB>`` (duplicate), or only the kept lines with ``-s``. Its short options
+and defaults are onion's: ``-n 7 -t 0.5 -d doc -p p``, ``-m`` no smoothing,
+``-l`` maximum stub length, ``-f`` precomputed duplicate n-grams, ``-q``.
+``-p ''`` de-duplicates whole documents. ``dupngrams`` writes the ``-f`` file
+(pass 1 of the two-pass form; it replaces onion's ``hashgen | hashdup``).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import json
+import sys
+import time
+from collections import Counter
+from typing import IO, Iterator
+
+from ..extractors.base import OptionError
+
+
+def _size(value: str) -> int:
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    v = value.strip().lower().rstrip("b")
+    try:
+        if v and v[-1] in units:
+            return int(float(v[:-1]) * units[v[-1]])
+        return int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid size {value!r} (e.g. 512M, 4G)") from None
+
+
+def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> None:
+    p.add_argument("-n", "--ngram", type=int, default=7, metavar="N", help="n-gram length (default 7)")
+    p.add_argument("--skip-punct", action="store_true", help="leave punctuation out of n-grams")
+    p.add_argument("--skip-stopwords", action="store_true",
+                   help="leave stop words out of n-grams (stoplist from --stoplist, else the document's language)")
+    p.add_argument("--stoplist", metavar="LANG|FILE", help="stoplist for --skip-stopwords: language or file")
+    p.add_argument("--hash-bits", type=int, default=64, help="keep this many bits of each n-gram hash (16-64)")
+    p.add_argument("--no-whole-paragraphs", action="store_true",
+                   help="do not also match each paragraph as a whole (then paragraphs shorter than n "
+                        "are never duplicates on their own)")
+    if vertical:
+        p.add_argument("-d", "--doc-tag", default="doc", help="document tag (default doc)")
+        p.add_argument("-p", "--par-tag", default="p",
+                       help="paragraph tag (default p); empty: de-duplicate whole documents")
+        p.add_argument("--max-doc-tokens", type=int, default=5_000_000,
+                       help="cut documents longer than this many tokens (default 5,000,000)")
+
+
+def _onion_options(args: argparse.Namespace, **extra):
+    from ..dedup.onion import OnionOptions
+
+    if args.skip_stopwords and not args.stoplist and getattr(args, "par_tag", None) is not None:
+        raise OptionError("--skip-stopwords on vertical input needs --stoplist LANG|FILE")
+    return OnionOptions(n=args.ngram, skip_punct=args.skip_punct, skip_stopwords=args.skip_stopwords,
+                        stoplist=args.stoplist, hash_bits=args.hash_bits,
+                        whole_paragraphs=not args.no_whole_paragraphs, **_within(args), **extra).validate()
+
+
+def _within(args: argparse.Namespace) -> dict:
+    mode = getattr(args, "within_document", None)
+    if mode is None:
+        mode = "paragraphs" if not args.no_whole_paragraphs else "none"
+    return {"within_document": mode}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("onion", help="mark or strip duplicate paragraphs of a vertical file (onion-compatible)",
+                       description="De-duplicate a vertical file by n-grams (seed 003 Algorithm 3.1, block "
+                                   "level with context smoothing). Every line is written prefixed with 0<TAB> "
+                                   "(kept) or 1<TAB> (duplicate), or only kept lines with -s.")
+    p.add_argument("input", nargs="?", default="-", metavar="FILE", help="vertical file (default stdin; .gz ok)")
+    _add_ngram_options(p)
+    p.add_argument("-t", "--threshold", type=float, default=0.5,
+                   help="a paragraph is a duplicate when more than this share of its tokens is covered by "
+                        "duplicate n-grams (default 0.5)")
+    p.add_argument("-s", "--strip", action="store_true", help="write only the kept lines, unmarked")
+    p.add_argument("-m", "--no-smoothing", action="store_true", help="do not remove stubs between duplicates")
+    p.add_argument("-l", "--max-stub-length", type=int, default=10,
+                   help="smoothing: remove paragraphs of at most this many tokens between duplicates (default 10)")
+    p.add_argument("-f", "--dup-ngrams", metavar="FILE",
+                   help="duplicate n-gram hashes from 'corpustool dupngrams' (two-pass mode, pass 2)")
+    p.add_argument("--document-level", action="store_true", help="remove whole duplicate documents")
+    p.add_argument("--within-document", choices=("paragraphs", "ngrams", "none"), default=None,
+                   help="repeats inside one document: exact repeats of a paragraph (default), any n-gram "
+                        "seen earlier in the document, or none")
+    p.add_argument("--two-pass", action="store_true",
+                   help="find duplicate n-grams first (reads FILE twice; memory for duplicates only)")
+    p.add_argument("--reorder", action="store_true",
+                   help="with --two-pass: decide documents in order of increasing share of duplicate n-grams")
+    p.add_argument("--memory", type=_size, default=1 << 30, help="pass 1 memory budget (default 1G)")
+    p.add_argument("--tmpdir", help="directory for pass 1 temporary files")
+    p.add_argument("-o", "--output", default="-", help="output file (default stdout)")
+    p.add_argument("--stats", metavar="FILE", help="write statistics as JSON to FILE")
+    p.add_argument("-q", "--quiet", action="store_true", help="no warnings summary or statistics on stderr")
+    p.set_defaults(func=run_onion)
+
+    p = sub.add_parser("dupngrams", help="write the hashes of n-grams occurring at least twice (for onion -f)",
+                       description="Pass 1 of two-pass de-duplication: find the n-grams occurring at least "
+                                   "twice in the input with bounded memory and write their hashes.")
+    p.add_argument("input", nargs="?", default="-", metavar="FILE",
+                   help="vertical file, or JSON Lines documents with --jsonl (default stdin)")
+    _add_ngram_options(p)
+    p.add_argument("--jsonl", action="store_true", help="the input is a JSON Lines document stream")
+    p.add_argument("--memory", type=_size, default=1 << 30, help="memory budget (default 1G)")
+    p.add_argument("--tmpdir", help="directory for temporary files")
+    p.add_argument("-o", "--output", required=True, help="file to write")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=run_dupngrams)
+
+    p = sub.add_parser("dedup-para", help="remove duplicate paragraphs by n-grams (JSON Lines in and out)",
+                       description="Block-level n-gram de-duplication of a JSON Lines document stream "
+                                   "(single pass; with --dup-ngrams, pass 2 of the two-pass form).")
+    _add_ngram_options(p, vertical=False)
+    p.add_argument("-t", "--threshold", type=float, default=0.5)
+    p.add_argument("--no-smoothing", action="store_true")
+    p.add_argument("--max-stub-length", type=int, default=10)
+    p.add_argument("--max-heading-distance", type=int, default=200)
+    p.add_argument("--document-level", action="store_true")
+    p.add_argument("--within-document", choices=("paragraphs", "ngrams", "none"), default=None,
+                   help="repeats inside one document: exact repeats of a paragraph (default), any n-gram "
+                        "seen earlier in the document, or none")
+    p.add_argument("--dup-ngrams", metavar="FILE", help="duplicate n-grams from 'corpustool dupngrams --jsonl'")
+    p.add_argument("--detail", action="store_true", help="emit all paragraphs with their classes")
+    from .common import add_stats_options
+    add_stats_options(p)
+    p.set_defaults(func=run_dedup_para)
+
+
+# ---------------------------------------------------------------------------
+
+def _make_unit_class():
+    """The adapter of a vertical item (document or outside lines) to the onion engine."""
+    from ..dedup.onion import Unit
+    from ..readers.vertical import VerticalDocument
+
+    class VUnit(Unit):
+        __slots__ = ("item",)
+
+        def __init__(self, item) -> None:
+            if isinstance(item, VerticalDocument):
+                # blocks without tokens (bare structure lines) take no part
+                super().__init__([b.tokens if b.tokens else None for b in item.blocks])
+            else:
+                super().__init__([])
+            self.item = item
+
+    return VUnit
+
+
+def _open_text(path: str) -> IO[str]:
+    if path == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+    try:
+        if path.endswith(".gz"):
+            return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape")
+        return open(path, encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise OptionError(f"cannot open {path}: {exc.strerror}") from None
+
+
+def _open_out(path: str) -> IO[str]:
+    if path == "-":
+        return io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="surrogateescape",
+                                newline="\n", write_through=False)
+    try:
+        if path.endswith(".gz"):
+            return gzip.open(path, "wt", encoding="utf-8", errors="surrogateescape", newline="\n")
+        return open(path, "w", encoding="utf-8", errors="surrogateescape", newline="\n")
+    except OSError as exc:
+        raise OptionError(f"cannot write {path}: {exc.strerror}") from None
+
+
+class _Warnings:
+    """Collects reader problems; prints each (up to a limit) unless quiet."""
+
+    LIMIT = 50
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.count = 0
+
+    def __call__(self, message: str) -> None:
+        self.count += 1
+        if self.quiet:
+            return
+        if self.count <= self.LIMIT:
+            print(f"corpustool onion: {message}", file=sys.stderr)
+        elif self.count == self.LIMIT + 1:
+            print("corpustool onion: further warnings suppressed (see the summary)", file=sys.stderr)
+
+
+def write_item(out: IO[str], unit, strip: bool, counts: Counter) -> None:
+    """Write one decided vertical item, marked or stripped."""
+    from ..readers.vertical import VerticalDocument
+
+    item = unit.item
+    if not isinstance(item, VerticalDocument):
+        if item.lines:
+            if strip:
+                out.write("\n".join(item.lines) + "\n")
+            else:
+                out.write("0\t" + "\n0\t".join(item.lines) + "\n")
+        return
+    removed = unit.removed
+    has_tokens = [bool(b.tokens) for b in item.blocks]
+    any_tokens = any(has_tokens)
+    doc_removed = bool(any_tokens and removed is not None and item.whole
+                       and all(removed[i] for i in range(len(has_tokens)) if has_tokens[i]))
+    counts["documents"] += 1
+    if doc_removed:
+        counts["documents_removed"] += 1
+    parts: list[str] = []
+    for edge in (item.header,):
+        if edge is not None and not (strip and doc_removed):
+            parts.append(edge if strip else ("1\t" if doc_removed else "0\t") + edge)
+    for i, b in enumerate(item.blocks):
+        gone = doc_removed or bool(removed is not None and removed[i])
+        if b.tokens:
+            counts["paragraphs"] += 1
+            counts["tokens"] += len(b.tokens)
+            if gone:
+                counts["paragraphs_removed"] += 1
+                counts["tokens_removed"] += len(b.tokens)
+        if not b.lines:
+            continue
+        if strip:
+            if not gone:
+                parts.append("\n".join(b.lines))
+        else:
+            prefix = "1\t" if gone else "0\t"
+            parts.append(prefix + ("\n" + prefix).join(b.lines))
+    if item.footer is not None and not (strip and doc_removed):
+        parts.append(item.footer if strip else ("1\t" if doc_removed else "0\t") + item.footer)
+    if parts:
+        out.write("\n".join(parts) + "\n")
+
+
+def run_onion(args: argparse.Namespace) -> int:
+    from ..dedup.onion import (DEFAULT_BATCH_TOKENS, FlaggedHashSet, OnionEngine, batches,
+                               deduplicate_two_pass, read_dup_ngrams)
+    from ..readers.vertical import VerticalReader
+
+    document_level = args.document_level or args.par_tag == ""
+    opts = _onion_options(args, threshold=args.threshold, document_level=document_level,
+                          smoothing=not args.no_smoothing, max_stub_length=args.max_stub_length)
+    if not args.doc_tag:
+        raise OptionError("the document tag (-d) must not be empty")
+    if args.two_pass and args.input == "-":
+        raise OptionError("--two-pass reads the input twice: give a FILE, not stdin")
+    if args.reorder and not (args.two_pass or args.dup_ngrams):
+        raise OptionError("--reorder needs --two-pass or -f")
+    if args.two_pass and args.dup_ngrams:
+        raise OptionError("--two-pass and -f exclude each other (-f already is pass 1's result)")
+    if args.reorder and args.input == "-":
+        raise OptionError("--reorder reads the input several times: give a FILE, not stdin")
+    if args.max_doc_tokens < 1:
+        raise OptionError("--max-doc-tokens must be positive")
+    VUnit = _make_unit_class()
+    warnings = _Warnings(args.quiet)
+    readers: list[VerticalReader] = []
+
+    def units(warn=True) -> Iterator:
+        fh = _open_text(args.input)
+        reader = VerticalReader(fh, name=args.input if args.input != "-" else "<stdin>", doc_tag=args.doc_tag,
+                                par_tag=args.par_tag, max_doc_tokens=args.max_doc_tokens,
+                                warn=warnings if warn else (lambda m: None))
+        readers.append(reader)
+        try:
+            for item in reader:
+                yield VUnit(item)
+        finally:
+            if fh is not sys.stdin:
+                fh.close()
+
+    dup_hashes = read_dup_ngrams(args.dup_ngrams, opts)[0] if args.dup_ngrams else None
+    t0 = time.perf_counter()
+    passes: dict[str, tuple[float, int]] = {}
+    counts: Counter = Counter()
+    out = _open_out(args.output)
+    try:
+        if args.two_pass or (args.dup_ngrams and args.reorder):
+            dup = dup_hashes
+            state = {"first": True}
+
+            def open_units():
+                warn = state["first"]
+                state["first"] = False
+                return units(warn)
+
+            decided = deduplicate_two_pass(open_units, opts, dup_ngrams=dup, reorder=args.reorder,
+                                           memory_budget=args.memory, tmpdir=args.tmpdir,
+                                           on_pass=lambda name, secs, toks: passes.__setitem__(name, (secs, toks)))
+            for u in decided:
+                write_item(out, u, args.strip, counts)
+        else:
+            out_set = None
+            if args.dup_ngrams:
+                out_set = FlaggedHashSet(dup_hashes, opts.hash_bits)
+            engine = OnionEngine(opts, out_set=out_set)
+            for batch in batches(units(), lambda u: sum(len(t) for t in u.tokens if t), DEFAULT_BATCH_TOKENS):
+                engine.process(batch)
+                for u in batch:
+                    write_item(out, u, args.strip, counts)
+        out.flush()
+    finally:
+        if args.output == "-":
+            try:
+                out.flush()
+            finally:
+                out.detach()   # never close the process's stdout
+        else:
+            out.close()
+    elapsed = time.perf_counter() - t0
+    problems: Counter = Counter()
+    if readers:
+        problems.update(readers[0].problems)
+    stats = {"documents": counts["documents"], "documents_removed": counts["documents_removed"],
+             "paragraphs": counts["paragraphs"], "paragraphs_removed": counts["paragraphs_removed"],
+             "tokens": counts["tokens"], "tokens_removed": counts["tokens_removed"],
+             "problems": dict(sorted(problems.items())), "seconds": round(elapsed, 3),
+             "tokens_per_second": round(counts["tokens"] / elapsed) if elapsed > 0 else None}
+    for name, (secs, toks) in passes.items():
+        stats[f"{name}_tokens_per_second"] = round(toks / secs) if secs > 0 else None
+    if args.stats:
+        with open(args.stats, "w", encoding="utf-8") as fh:
+            json.dump(stats, fh, indent=2)
+    if not args.quiet:
+        kept = stats["tokens"] - stats["tokens_removed"]
+        print(f"corpustool onion: {stats['documents']} documents ({stats['documents_removed']} removed), "
+              f"{stats['paragraphs']} paragraphs ({stats['paragraphs_removed']} removed), "
+              f"{stats['tokens']} tokens ({kept} kept) in {elapsed:.1f} s"
+              + (f"; input problems: {', '.join(f'{k} {v}' for k, v in stats['problems'].items())}"
+                 if stats["problems"] else ""), file=sys.stderr)
+    return 0
+
+
+def run_dupngrams(args: argparse.Namespace) -> int:
+    from ..dedup.onion import DocumentUnit, DuplicateNgramFinder, batches, write_dup_ngrams
+
+    opts = _onion_options(args) if not args.jsonl else _onion_options_jsonl(args)
+    finder = DuplicateNgramFinder(opts, args.memory, args.tmpdir)
+    t0 = time.perf_counter()
+    if args.jsonl:
+        from .common import read_stream
+
+        fh = None if args.input == "-" else _open_text(args.input)
+        source = (DocumentUnit(d) for d in read_stream(fh, name=args.input))
+    else:
+        from ..readers.vertical import VerticalReader
+
+        VUnit = _make_unit_class()
+        fh = _open_text(args.input)
+        warnings = _Warnings(args.quiet)
+        reader = VerticalReader(fh, name=args.input, doc_tag=args.doc_tag, par_tag=args.par_tag,
+                                max_doc_tokens=args.max_doc_tokens, warn=warnings)
+        source = (VUnit(item) for item in reader)
+    try:
+        for batch in batches(source, lambda u: sum(len(t) for t in u.tokens if t)):
+            finder.feed(batch)
+        hashes = finder.finish()
+    finally:
+        if fh is not None:
+            fh.close()
+    write_dup_ngrams(args.output, hashes, opts)
+    if not args.quiet:
+        secs = time.perf_counter() - t0
+        print(f"corpustool dupngrams: {finder.tokens_seen} tokens, {finder.ngrams_seen} n-grams, "
+              f"{hashes.size} occurring at least twice, {finder.spills} spills, {secs:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _onion_options_jsonl(args: argparse.Namespace):
+    from ..dedup.onion import OnionOptions
+
+    return OnionOptions(n=args.ngram, skip_punct=args.skip_punct, skip_stopwords=args.skip_stopwords,
+                        stoplist=args.stoplist, hash_bits=args.hash_bits,
+                        whole_paragraphs=not args.no_whole_paragraphs, **_within(args)).validate()
+
+
+def run_dedup_para(args: argparse.Namespace) -> int:
+    from ..dedup.onion import Onion
+    from .common import run_stream_command
+
+    stage = Onion(n=args.ngram, threshold=args.threshold, skip_punct=args.skip_punct,
+                  skip_stopwords=args.skip_stopwords, stoplist=args.stoplist,
+                  document_level=args.document_level, smoothing=not args.no_smoothing,
+                  max_stub_length=args.max_stub_length, max_heading_distance=args.max_heading_distance,
+                  hash_bits=args.hash_bits, whole_paragraphs=not args.no_whole_paragraphs,
+                  dup_ngrams=args.dup_ngrams, **_within(args))
+    return run_stream_command(args, stage, detail=args.detail)

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Benchmark: our jusText engine ("justext") against the justext package ("justext-package").
+
+Both extractors get the same pages with the same options and stoplist, one
+page at a time, alternating which goes first, pinned to one core. Times are
+CPU times of this process (``time.process_time``), so other work on a shared
+machine does not count against either side.
+
+Headline: both start from the decoded string and parse it themselves (the
+package through ``Page.tree``, i.e. ``parse_html``; our engine with its own
+parse), then extract. Two more ratios: from the raw bytes (the same
+``corpustool.encoding.decode`` added to both sides), and on an already parsed
+tree (the clean stage parses each page once for everyone, so this is the
+saving inside the pipeline).
+
+Pages: ../shared/data/snippets/pages, else data/demo/crawl.warc.gz, else
+generated pages (seeded). Prints pages/s for both and the ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from corpustool.encoding import decode  # noqa: E402
+from corpustool.extractors.base import OptionError, Page, get_extractor  # noqa: E402
+from corpustool.language.stoplists import resolve_language, stoplist  # noqa: E402
+
+SNIPPETS = REPO.parent / "shared" / "data" / "snippets" / "pages"
+DEMO_WARC = REPO / "data" / "demo" / "crawl.warc.gz"
+_HTML_LANG = re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z_-]+)", re.IGNORECASE)
+
+
+def load_snippets(limit: int | None) -> list[bytes]:
+    files = sorted(SNIPPETS.glob("*.html"))
+    return [f.read_bytes() for f in files[:limit]]
+
+
+def load_warc(path: Path, limit: int | None) -> list[bytes]:
+    from warcio.archiveiterator import ArchiveIterator
+
+    pages = []
+    with open(path, "rb") as fh:
+        for record in ArchiveIterator(fh):
+            if record.rec_type != "response" or record.http_headers is None:
+                continue
+            ctype = (record.http_headers.get_header("Content-Type") or "").lower()
+            if "html" not in ctype:
+                continue
+            body = record.content_stream().read()
+            if body.strip():
+                pages.append(body)
+            if limit and len(pages) >= limit:
+                break
+    return pages
+
+
+def generated_pages(n: int) -> list[bytes]:
+    """Pages shaped like news articles: menus, link lists, a story, a footer."""
+    rng = random.Random(42)
+    words = ("the of and to in is that it was for on are with as his they be at one have this from "
+             "report council city water energy market school river project people year government "
+             "plan new local said week public data research family museum").split()
+
+    def sentence(k: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(k)).capitalize() + "."
+
+    pages = []
+    for i in range(n):
+        menu = "".join(f'<li><a href="/s{j}">{sentence(2)}</a></li>' for j in range(rng.randint(5, 25)))
+        story = "".join(f"<p>{' '.join(sentence(rng.randint(6, 20)) for _ in range(rng.randint(1, 6)))}</p>"
+                        for _ in range(rng.randint(3, 20)))
+        side = "".join(f'<div class="teaser"><h3><a href="/t{j}">{sentence(4)}</a></h3>'
+                       f"<span>{sentence(3)}</span><br><br>{sentence(5)}</div>" for j in range(rng.randint(2, 10)))
+        pages.append(
+            f"<!DOCTYPE html><html lang='en'><head><title>Page {i}</title><script>var x = {i};</script>"
+            f"<style>p {{ margin: 0 }}</style></head><body><div id='nav'><ul>{menu}</ul></div>"
+            f"<form><input name=q><select><option>a</option></select></form>"
+            f"<div id='main'><h1>{sentence(6)}</h1>{story}</div><aside>{side}</aside>"
+            f"<div id='footer'>&copy; 2024 {sentence(3)} <a href='/imprint'>Imprint</a></div>"
+            f"</body></html>".encode("utf-8"))
+    return pages
+
+
+def page_stoplist(html: str) -> frozenset[str]:
+    m = _HTML_LANG.search(html[:5000])
+    code = "en"
+    if m:
+        try:
+            code = resolve_language(m.group(1))
+        except OptionError:
+            pass
+    return stoplist(code)
+
+
+def pin_one_core() -> None:
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[0]})
+    except (AttributeError, OSError):
+        pass
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", type=int, default=None, help="at most this many pages (default: all)")
+    ap.add_argument("--quick", action="store_true", help="100 pages")
+    ap.add_argument("--preset", default="justext", help="jusText preset for both (default justext)")
+    ap.add_argument("--warc", type=Path, default=DEMO_WARC, help="WARC to use when the snippets are absent")
+    ap.add_argument("--source", choices=("auto", "snippets", "warc", "generated"), default="auto",
+                    help="where the pages come from (default: snippets, else the WARC, else generated)")
+    args = ap.parse_args()
+    limit = 100 if args.quick and not args.limit else args.limit
+
+    have_snippets = SNIPPETS.is_dir() and any(SNIPPETS.glob("*.html"))
+    if args.source == "snippets" or (args.source == "auto" and have_snippets):
+        source, raws = str(SNIPPETS), load_snippets(limit)
+    elif args.source == "warc" or (args.source == "auto" and args.warc.is_file()):
+        source, raws = str(args.warc), load_warc(args.warc, limit)
+    else:
+        source, raws = "generated pages (seed 42)", generated_pages(limit or 300)
+    if not raws:
+        print("no pages to benchmark", file=sys.stderr)
+        return 1
+
+    pin_one_core()
+    ours = get_extractor("justext", preset=args.preset)
+    theirs = get_extractor("justext-package", preset=args.preset)
+    htmls = [decode(raw).text for raw in raws]
+    stoplists = [page_stoplist(h) for h in htmls]
+    sizes = sum(len(raw) for raw in raws)
+
+    clock = time.process_time
+    t_ours = t_theirs = 0.0           # from raw bytes
+    d_ours = d_theirs = 0.0           # decoding part (same function, timed on each side)
+    tree_ours = tree_theirs = 0.0     # on a parsed tree
+    same = total = 0
+    for i, (raw, sl) in enumerate(zip(raws, stoplists)):
+        order = ((ours, "ours"), (theirs, "theirs")) if i % 2 == 0 else ((theirs, "theirs"), (ours, "ours"))
+        results = {}
+        for extractor, who in order:
+            t0 = clock()
+            html = decode(raw).text
+            t1 = clock()
+            paragraphs = extractor.extract(Page(html, stoplist=sl))
+            t2 = clock()
+            results[who] = paragraphs
+            if who == "ours":
+                t_ours += t2 - t0
+                d_ours += t1 - t0
+            else:
+                t_theirs += t2 - t0
+                d_theirs += t1 - t0
+        # the pipeline's situation: the page is parsed (by parse_html) before extraction
+        for extractor, who in order:
+            page = Page(htmls[i], stoplist=sl)
+            page.tree
+            t0 = clock()
+            extractor.extract(page)
+            dt = clock() - t0
+            if who == "ours":
+                tree_ours += dt
+            else:
+                tree_theirs += dt
+        a, b = results["theirs"], results["ours"]
+        total += len(a)
+        if [p.text for p in a] == [p.text for p in b]:
+            same += sum(x.cls == y.cls for x, y in zip(a, b))
+
+    n = len(raws)
+    s_theirs, s_ours = t_theirs - d_theirs, t_ours - d_ours
+    print(f"pages: {n} from {source} ({sizes / 1e6:.1f} MB), preset {args.preset}, one core, CPU time")
+    print(f"justext package : {n / s_theirs:8.1f} pages/s  ({sizes / s_theirs / 1e6:.1f} MB/s)  from the decoded string")
+    print(f"our engine      : {n / s_ours:8.1f} pages/s  ({sizes / s_ours / 1e6:.1f} MB/s)  from the decoded string")
+    print(f"ratio (parse + extract, from the decoded string): {s_theirs / s_ours:.2f}")
+    print(f"ratio from the raw bytes (decode + parse + extract): {t_theirs / t_ours:.2f}")
+    print(f"ratio on a parsed tree (inside the clean stage):     {tree_theirs / tree_ours:.2f}")
+    print(f"same final class: {same}/{total} paragraphs ({same / max(total, 1):.4%})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
