@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 test: $(STAMP)
+	-@bash scripts/install_chromium.sh   # for the browser tests; they skip when it cannot be installed
 	$(PY) -m pytest
 
 demo: $(STAMP)
