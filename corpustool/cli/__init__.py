@@ -27,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"corpustool {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     from . import __path__ as pkg_path
-    for info in sorted(pkgutil.iter_modules(pkg_path), key=lambda m: m.name):
+    # the pipeline's own commands first, the rest alphabetically
+    first = {"build": 0, "stages": 1}
+    for info in sorted(pkgutil.iter_modules(pkg_path), key=lambda m: (first.get(m.name, 2), m.name)):
         if info.name in ("common",):
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
