@@ -9,13 +9,14 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,bench]'
+	$(PY) -m pip install --quiet -e '.[test,bench,spark]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
 test: $(STAMP)
-	-@bash scripts/install_chromium.sh   # for the browser tests; they skip when it cannot be installed
+	-@sh scripts/install_chromium.sh   # for the browser tests; they skip when it cannot be installed
+	-@sh scripts/install_java.sh       # for the Spark tests; they skip without Java
 	$(PY) -m pytest
 
 demo: $(STAMP)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from .document import Document
+from .corpus_profile import CorpusProfile
 from .executors.local import LocalExecutor
 from .stage import Stage, StageStats
 
@@ -38,6 +39,8 @@ class PipelineOptions:
     template_evidence: str | None = None     # a site-level method: urltree, ...
     sentences: bool = False
     workers: int = 1
+    engine: str = "local"                   # local | spark
+    spark_master: str | None = None
 
     def wanted_languages(self) -> list[str] | None:
         langs = [l for l in self.languages if l != "auto"]
@@ -113,6 +116,17 @@ for _flag, _factory, _module in (("langfilter", _langfilter, "corpustool.languag
         _OPTIONAL_STAGES.append((_flag, _factory))
 
 
+def make_executor(opts: PipelineOptions):
+    """The executor for ``opts.engine``: local processes or Apache Spark."""
+    if opts.engine == "spark":
+        from .executors.spark import SparkExecutor
+        return SparkExecutor(master=opts.spark_master, workers=opts.workers)
+    if opts.engine != "local":
+        from .extractors.base import OptionError
+        raise OptionError(f"unknown engine {opts.engine!r}; choose local or spark")
+    return LocalExecutor(workers=opts.workers)
+
+
 class Pipeline:
     """Inputs -> stages -> writer, with statistics for every stage."""
 
@@ -127,7 +141,8 @@ class Pipeline:
         self.stages = build_stages(self.options)
         for st in [self.reader, *self.stages]:
             st.on_drop = on_drop
-        self.executor = LocalExecutor(workers=self.options.workers)
+        self.executor = make_executor(self.options)
+        self.profile = CorpusProfile()
         self.output = output
         self.output_format = output_format
         self.progress = progress
@@ -146,6 +161,7 @@ class Pipeline:
         try:
             for doc in self.documents():
                 writer.write(doc)
+                self.profile.add(doc)
         except BaseException:
             writer.abort()
             raise

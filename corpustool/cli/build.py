@@ -40,6 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = p.add_argument_group("output and execution")
     g.add_argument("--sentences", action="store_true", help="mark sentences with <s> in vertical output")
     g.add_argument("--workers", type=int, default=1, help="worker processes for per-document stages")
+    g.add_argument("--engine", choices=("local", "spark"), default="local",
+                   help="run on this machine (default) or on Apache Spark (needs pyspark)")
+    g.add_argument("--master", default=None, help="Spark master URL (default: local[WORKERS])")
+    g.add_argument("--report", metavar="FILE", help="also write an HTML report with plots of the statistics")
     add_stats_options(p)
     p.set_defaults(func=run)
 
@@ -62,6 +66,7 @@ def options_from_args(args: argparse.Namespace):
         dedup_exact=not args.no_dedup_exact, dedup_near=not args.no_dedup_near,
         near_threshold=args.near_threshold, dedup_para=not args.no_dedup_para,
         template_evidence=args.template_evidence, sentences=args.sentences, workers=args.workers,
+        engine=args.engine, spark_master=args.master,
     )
 
 
@@ -78,8 +83,13 @@ def run(args: argparse.Namespace) -> int:
         stats = pipeline.run()
     finally:
         rejects.close()
+    extra = {"options": _jsonable(vars(args)), "corpus": pipeline.profile.to_dict()}
     if args.stats:
-        write_stats(args.stats, stats, options=_jsonable(vars(args)))
+        write_stats(args.stats, stats, **extra)
+    if args.report:
+        from ..report import write_report
+        from ..stats import stats_dict
+        write_report(stats_dict(stats, **extra), args.report)
     if not args.quiet:
         print_table(stats, file=sys.stderr)
     return 0

@@ -28,12 +28,15 @@ def _init_worker(segments: list[list[Stage]]) -> None:
 
 
 def _run_batch(seg_index: int, docs: list[Document]):
-    """In a worker: run one segment's stages on a batch; return kept, dropped and counters."""
+    """In a worker: run one segment's stages on a batch.
+
+    Returns, in input order, (document, index of the stage that dropped it or
+    -1 when kept), and the batch's counters per stage.
+    """
     stages = _WORKER_SEGMENTS[seg_index]
     for stage in stages:
         stage.stats = StageStats(stage.name)
-    kept: list[Document] = []
-    dropped: list[tuple[int, Document]] = []
+    results: list[tuple[Document, int]] = []
     for doc in docs:
         out: Document | None = doc
         for i, stage in enumerate(stages):
@@ -41,11 +44,11 @@ def _run_batch(seg_index: int, docs: list[Document]):
             if out is None:
                 doc.raw = None   # the rejects file needs metadata only
                 doc.html = None
-                dropped.append((i, doc))
+                results.append((doc, i))
                 break
         if out is not None:
-            kept.append(out)
-    return kept, dropped, [s.stats for s in stages]
+            results.append((out, -1))
+    return results, [s.stats for s in stages]
 
 
 def _segments(stages: list[Stage]) -> list[tuple[bool, list[Stage]]]:
@@ -105,12 +108,15 @@ class LocalExecutor:
         while more and len(pending) < self.window:
             more = submit()
         while pending:
-            kept, dropped, stats = pending.popleft().get()
+            results, stats = pending.popleft().get()
             if more:
                 more = submit()
             for stage, st in zip(seg, stats):
                 stage.stats.merge(st)
-            for i, doc in dropped:
-                if seg[i].on_drop is not None:
+            # drops and kept documents interleaved as in a one-process run, so the
+            # rejects file is the same for any number of workers
+            for doc, i in results:
+                if i < 0:
+                    yield doc
+                elif seg[i].on_drop is not None:
                     seg[i].on_drop(doc, seg[i].name)
-            yield from kept

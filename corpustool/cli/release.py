@@ -1,0 +1,109 @@
+"""``corpustool release``: reproducible corpus releases (init, build, manifest, verify)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..extractors.base import OptionError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("release", help="reproducible corpus releases: a Makefile, a config and a manifest",
+                       description="Set up and build a corpus release: 'init' writes release.json and a "
+                                   "Makefile; 'make' in that directory builds the corpus and manifest.json "
+                                   "(versions, options, input and output checksums, per-stage statistics).")
+    rs = p.add_subparsers(dest="release_command", metavar="SUBCOMMAND", parser_class=type(p))
+    p.set_defaults(func=lambda args: _missing_subcommand(p))
+
+    q = rs.add_parser("init", help="write release.json and a Makefile into DIR")
+    q.add_argument("directory", metavar="DIR")
+    q.add_argument("--input", dest="inputs", nargs="+", action="extend", required=True, metavar="PATH",
+                   help="crawl files or directories (repeatable)")
+    q.add_argument("--lang", help="language(s) of the corpus, as for 'corpustool build' (default auto)")
+    q.add_argument("--workers", type=int, help="worker processes (the output is the same for any number)")
+    q.add_argument("--extractor", help="extraction method (default: that of 'corpustool build')")
+    q.add_argument("--name", help="release name (default: the directory's name)")
+    q.add_argument("--output", default="corpus.vert.gz",
+                   help="corpus file name inside DIR (default corpus.vert.gz; .vert/.txt/.jsonl, optional .gz)")
+    q.add_argument("--set", dest="settings", action="append", default=[], metavar="OPTION=VALUE",
+                   help="any other build option, e.g. --set near_threshold=0.9 --set no_dedup_para=true")
+    q.add_argument("--force", action="store_true", help="overwrite an existing release.json and Makefile")
+    q.set_defaults(func=run_init)
+
+    q = rs.add_parser("build", help="run 'corpustool build' with the options of a release config")
+    q.add_argument("config", metavar="CONFIG", help="the release's release.json")
+    q.set_defaults(func=run_build)
+
+    q = rs.add_parser("manifest", help="write manifest.json of a built release")
+    q.add_argument("config", metavar="CONFIG", help="the release's release.json")
+    q.add_argument("-o", "--output", help="manifest file (default: manifest.json next to CONFIG)")
+    q.set_defaults(func=run_manifest)
+
+    q = rs.add_parser("verify", help="check inputs and outputs against a manifest.json")
+    q.add_argument("manifest", metavar="MANIFEST")
+    q.set_defaults(func=run_verify)
+
+
+def _missing_subcommand(p: argparse.ArgumentParser) -> int:
+    p.print_help(sys.stderr)
+    return 2
+
+
+def _parse_setting(text: str) -> tuple[str, object]:
+    import json
+
+    key, sep, value = text.partition("=")
+    key = key.strip().lstrip("-").replace("-", "_")
+    if not sep or not key:
+        raise OptionError(f"--set needs OPTION=VALUE, got {text!r}")
+    try:
+        parsed = json.loads(value)        # numbers, true/false, null
+    except ValueError:
+        parsed = value                    # anything else is a string
+    return key, parsed
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from ..release import init_release
+
+    options: dict[str, object] = dict(_parse_setting(s) for s in args.settings)
+    for key in ("lang", "workers", "extractor"):
+        value = getattr(args, key)
+        if value is not None:
+            options[key] = value
+    written = init_release(args.directory, args.inputs, options, name=args.name, output=args.output,
+                           force=args.force)
+    for path in written:
+        print(f"corpustool release: wrote {path}", file=sys.stderr)
+    print(f"corpustool release: run 'make -C {args.directory}' to build the corpus and its manifest",
+          file=sys.stderr)
+    return 0
+
+
+def run_build(args: argparse.Namespace) -> int:
+    from ..release import run_build as build
+
+    return build(args.config)
+
+
+def run_manifest(args: argparse.Namespace) -> int:
+    from ..release import write_manifest
+
+    manifest = write_manifest(args.config, args.output)
+    print(f"corpustool release: manifest of {len(manifest['inputs'])} input and {len(manifest['outputs'])} "
+          f"output files written", file=sys.stderr)
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from ..release import verify_manifest
+
+    try:
+        problems = verify_manifest(args.manifest)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise OptionError(f"cannot read manifest {args.manifest}: {exc}") from None
+    for line in problems:
+        print(f"corpustool release verify: {line}", file=sys.stderr)
+    if not problems:
+        print("corpustool release verify: all files match the manifest", file=sys.stderr)
+    return 1 if problems else 0

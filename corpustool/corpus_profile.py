@@ -1,0 +1,144 @@
+"""A profile of the kept corpus: languages, document lengths, top domains.
+
+The pipeline calls :meth:`CorpusProfile.add` for every document it writes; the
+result goes into the ``corpus`` section of the statistics JSON, which
+``corpustool report`` turns into plots. Memory stays bounded whatever the
+corpus size: document lengths go into a fixed histogram, languages are few,
+and domains are counted with the Space-Saving algorithm (Metwally, Agrawal
+and El Abbadi, 2005), which keeps at most ``max_domains`` counters and is
+exact as long as fewer distinct domains are seen.
+"""
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from typing import Any
+
+from .document import Document
+
+# Upper bin edges of the document length histogram, in words (roughly 1-2-5
+# steps, so a log-scaled plot has even bars); the last bin is open-ended.
+LENGTH_EDGES: tuple[int, ...] = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
+
+
+class SpaceSaving:
+    """Approximate top-k counts in bounded memory (Metwally et al. 2005, "Space-Saving").
+
+    With at most ``capacity`` distinct keys the counts are exact. Beyond, a new
+    key replaces the key with the smallest count and inherits that count as
+    its possible over-estimate (``error``), so every reported count is an
+    upper bound and ``count - error`` a lower bound. Ties are broken by key,
+    so the result depends only on the input order.
+    """
+
+    def __init__(self, capacity: int = 50_000) -> None:
+        if capacity < 1:
+            raise ValueError("capacity must be at least 1")
+        self.capacity = capacity
+        self.counts: dict[str, int] = {}
+        self.errors: dict[str, int] = {}
+        self.total = 0
+        self.evictions = 0
+
+    def add(self, key: str, n: int = 1) -> None:
+        self.total += n
+        if key in self.counts:
+            self.counts[key] += n
+            return
+        if len(self.counts) < self.capacity:
+            self.counts[key] = n
+            return
+        # O(capacity) eviction; only reached once the domain count exceeds capacity
+        victim = min(self.counts, key=lambda k: (self.counts[k], k))
+        floor = self.counts.pop(victim)
+        self.errors.pop(victim, None)
+        self.counts[key] = floor + n
+        self.errors[key] = floor
+        self.evictions += 1
+
+    @property
+    def exact(self) -> bool:
+        return self.evictions == 0
+
+    def top(self, k: int) -> list[tuple[str, int]]:
+        return sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+
+
+class CorpusProfile:
+    """Counts over the documents that make it into the corpus."""
+
+    def __init__(self, top_domains: int = 100, max_domains: int = 50_000) -> None:
+        self.top_domains = top_domains
+        self.docs = 0
+        self.words = 0
+        self.paragraphs = 0
+        self.languages: Counter = Counter()
+        self.language_words: Counter = Counter()
+        self.length_counts = [0] * (len(LENGTH_EDGES) + 1)
+        self.min_words: int | None = None
+        self.max_words = 0
+        self.domains = SpaceSaving(max_domains)
+        self.no_domain = 0
+
+    def add(self, doc: Document) -> None:
+        good = doc.good_paragraphs()
+        words = sum(p.word_count() for p in good)
+        self.docs += 1
+        self.words += words
+        self.paragraphs += len(good)
+        lang = doc.lang or doc.stoplist_lang or "unknown"
+        self.languages[lang] += 1
+        self.language_words[lang] += words
+        # bin i holds lengths in [edge[i-1], edge[i]); bisect_right puts 10 in the 10-20 bin
+        self.length_counts[bisect.bisect_right(LENGTH_EDGES, words)] += 1
+        self.min_words = words if self.min_words is None else min(self.min_words, words)
+        self.max_words = max(self.max_words, words)
+        domain = doc.domain
+        if domain:
+            self.domains.add(domain.lower())
+        else:
+            self.no_domain += 1
+
+    def merge(self, other: "CorpusProfile") -> None:
+        """Add another profile's counts (e.g. from another shard)."""
+        self.docs += other.docs
+        self.words += other.words
+        self.paragraphs += other.paragraphs
+        self.languages.update(other.languages)
+        self.language_words.update(other.language_words)
+        self.length_counts = [a + b for a, b in zip(self.length_counts, other.length_counts)]
+        if other.min_words is not None:
+            self.min_words = other.min_words if self.min_words is None else min(self.min_words, other.min_words)
+        self.max_words = max(self.max_words, other.max_words)
+        for key, n in sorted(other.domains.counts.items()):
+            self.domains.add(key, n)
+        self.domains.evictions += other.domains.evictions
+        self.no_domain += other.no_domain
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``corpus`` section of the statistics JSON."""
+        bins = []
+        lower = 0
+        for i, count in enumerate(self.length_counts):
+            upper = LENGTH_EDGES[i] if i < len(LENGTH_EDGES) else None
+            bins.append({"min": lower, "max": None if upper is None else upper - 1, "docs": count})
+            lower = upper if upper is not None else lower
+        return {
+            "docs": self.docs,
+            "words": self.words,
+            "paragraphs": self.paragraphs,
+            "languages": dict(sorted(self.languages.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "language_words": dict(sorted(self.language_words.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "doc_lengths": {
+                "unit": "words",
+                "bins": bins,
+                "count": self.docs,
+                "sum": self.words,
+                "min": self.min_words or 0,
+                "max": self.max_words,
+            },
+            "domains": dict(self.domains.top(self.top_domains)),
+            "domains_distinct": len(self.domains.counts) if self.domains.exact else None,
+            "domains_exact": self.domains.exact,
+            "docs_without_domain": self.no_domain,
+        }

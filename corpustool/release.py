@@ -1,0 +1,384 @@
+"""Reproducible corpus releases: a config file, a Makefile and a manifest.
+
+``corpustool release init DIR`` writes ``DIR/release.json`` (inputs, output
+names and every option of ``corpustool build``, defaults spelled out, so a
+later change of a default cannot silently change the release) and a
+``DIR/Makefile``. ``make`` in DIR runs ``corpustool build`` with exactly those
+options (through ``corpustool release build``) and then ``corpustool release
+manifest``, which writes ``manifest.json``: tool, Python and dependency
+versions, the resolved options, the build command, the size and SHA-256 of
+every input file and output file, and the per-stage statistics.
+
+Nothing in the outputs or the manifest depends on the time or the machine's
+paths inside DIR (the gzip writer fixes the mtime, the manifest has no
+timestamp), so building the same release twice gives byte-identical files.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import re
+import shlex
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from .extractors.base import OptionError
+
+CONFIG_NAME = "release.json"
+MANIFEST_NAME = "manifest.json"
+CONFIG_VERSION = 1
+MANIFEST_VERSION = 1
+
+# build options that the release itself sets (file names) or that do not affect the result
+_NOT_OPTIONS = {"inputs", "output", "stats", "rejects", "quiet", "func", "command", "help"}
+
+
+# -- the build command's options -------------------------------------------------
+
+def _build_parser() -> argparse.ArgumentParser:
+    from .cli import build_parser
+
+    parser = build_parser()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices["build"]
+    raise RuntimeError("the CLI has no build command")
+
+
+def _option_actions() -> dict[str, argparse.Action]:
+    """dest -> argparse action of every option of ``corpustool build`` a release records."""
+    return {a.dest: a for a in _build_parser()._actions
+            if a.option_strings and a.dest not in _NOT_OPTIONS}
+
+
+def default_build_options() -> dict[str, Any]:
+    """Every option of ``corpustool build`` with its default value."""
+    return {dest: action.default for dest, action in sorted(_option_actions().items())}
+
+
+def option_argv(options: dict[str, Any]) -> list[str]:
+    """Command-line arguments of ``corpustool build`` that set ``options``."""
+    actions = _option_actions()
+    argv: list[str] = []
+    for dest, value in sorted(options.items()):
+        action = actions.get(dest)
+        if action is None:
+            raise OptionError(f"unknown build option {dest!r} (options are the long names of "
+                              f"'corpustool build' with '_' for '-', e.g. 'min_lang_confidence')")
+        flag = max(action.option_strings, key=len)
+        if action.nargs == 0:                      # a switch such as --no-dedup-near
+            if value not in (True, False, None):
+                raise OptionError(f"build option {dest!r} is a switch: use true or false, not {value!r}")
+            if value is not None and value == action.const and value != action.default:
+                argv.append(flag)
+            continue
+        if value is None:
+            continue
+        if isinstance(action, argparse._AppendAction):      # repeatable, e.g. --option NAME=VALUE
+            items = value if isinstance(value, list) else [value]
+            argv.extend(f"{flag}={_scalar(dest, v)}" for v in items)
+        elif action.nargs in ("+", "*") or isinstance(action.nargs, int):
+            items = value if isinstance(value, list) else [value]
+            if items:
+                argv.extend([flag, *(_scalar(dest, v) for v in items)])
+        else:
+            argv.append(f"{flag}={_scalar(dest, value)}")
+    return argv
+
+
+def _scalar(dest: str, value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        raise OptionError(f"build option {dest!r} takes single values, not {type(value).__name__}")
+    return str(value)
+
+
+# -- the config file -----------------------------------------------------------
+
+def load_config(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            config = json.load(fh)
+    except OSError as exc:
+        raise OptionError(f"cannot read release config {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise OptionError(f"release config {path} is not valid JSON: {exc}") from None
+    if not isinstance(config, dict):
+        raise OptionError(f"release config {path} must be a JSON object")
+    inputs = config.get("inputs")
+    if not isinstance(inputs, list) or not inputs or not all(isinstance(i, str) and i for i in inputs):
+        raise OptionError(f"{path}: 'inputs' must be a non-empty list of paths")
+    if "-" in inputs:
+        raise OptionError(f"{path}: standard input cannot be a release input (it cannot be checksummed)")
+    for key in ("output", "stats", "rejects"):
+        if not isinstance(config.get(key), str) or not config[key] or config[key] == "-":
+            raise OptionError(f"{path}: {key!r} must be a file name")
+    if not isinstance(config.get("options", {}), dict):
+        raise OptionError(f"{path}: 'options' must be an object")
+    return config
+
+
+def resolved_options(config: dict[str, Any]) -> dict[str, Any]:
+    """The config's options over the defaults of the installed ``corpustool build``."""
+    options = default_build_options()
+    unknown = sorted(set(config.get("options", {})) - set(options))
+    if unknown:
+        raise OptionError(f"unknown build option(s) in the release config: {', '.join(unknown)}")
+    options.update(config.get("options", {}))
+    return options
+
+
+def build_argv(config: dict[str, Any]) -> list[str]:
+    """``corpustool build`` arguments of a release (paths relative to the release directory)."""
+    return ["build", *config["inputs"], "-o", config["output"], "--stats", config["stats"],
+            "--rejects", config["rejects"], *option_argv(resolved_options(config))]
+
+
+def _release_path(path: str, directory: str) -> str:
+    """An input as the config records it: relative when inside the release directory, else absolute."""
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, os.path.abspath(directory))
+    return rel if not rel.startswith(os.pardir) else absolute
+
+
+_MAKEFILE = """\
+# Corpus release {name!s}, written by `corpustool release init`.
+#
+#   make         build the corpus ({output}) and {manifest}
+#   make clean   remove what make built
+#
+# Inputs and every option of `corpustool build` are in {config}; edit them
+# there. {manifest} records tool and dependency versions, options, input and
+# output checksums and the per-stage statistics.
+
+PYTHON ?= {python}
+CORPUSTOOL ?= $(PYTHON) -m corpustool
+CONFIG := {config}
+
+.PHONY: all clean
+.DELETE_ON_ERROR:
+
+all: {manifest}
+
+{stats}: $(CONFIG)
+\t$(CORPUSTOOL) release build $(CONFIG)
+
+{manifest}: {stats}
+\t$(CORPUSTOOL) release manifest $(CONFIG) -o {manifest}
+
+clean:
+\trm -f {output} {stats} {rejects} {manifest}
+"""
+
+
+def init_release(directory: str, inputs: list[str], options: dict[str, Any] | None = None,
+                 name: str | None = None, output: str = "corpus.vert.gz", force: bool = False) -> list[str]:
+    """Write ``release.json`` and ``Makefile`` into ``directory``; return the paths written."""
+    if not inputs:
+        raise OptionError("a release needs at least one --input")
+    for path in inputs:
+        if path == "-":
+            raise OptionError("standard input cannot be a release input (it cannot be checksummed)")
+        if not os.path.exists(path):
+            raise OptionError(f"input {path} does not exist")
+    if os.path.basename(output) != output or output in ("", ".", ".."):
+        raise OptionError("--output must be a plain file name inside the release directory")
+    if any(c in output for c in " \t$#%:\\\"'"):
+        raise OptionError("--output must not contain spaces or any of $#%:\\\"' (it goes into a Makefile)")
+    os.makedirs(directory, exist_ok=True)
+    config_path = os.path.join(directory, CONFIG_NAME)
+    makefile_path = os.path.join(directory, "Makefile")
+    if not force:
+        for path in (config_path, makefile_path):
+            if os.path.exists(path):
+                raise OptionError(f"{path} exists; use --force to overwrite it")
+    opts = default_build_options()
+    unknown = sorted(set(options or {}) - set(opts))
+    if unknown:
+        raise OptionError(f"unknown build option(s): {', '.join(unknown)}")
+    opts.update(options or {})
+    config = {
+        "config_version": CONFIG_VERSION,
+        "name": name or os.path.basename(os.path.abspath(directory)),
+        "inputs": [_release_path(p, directory) for p in inputs],
+        "output": output,
+        "stats": "stats.json",
+        "rejects": "rejects.jsonl",
+        "options": opts,
+    }
+    # refuse options that `corpustool build` would refuse, now rather than at `make` time
+    check_build_options(config)
+    _write_json(config_path, config)
+    with open(makefile_path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(_MAKEFILE.format(name=json.dumps(config["name"]), python=shlex.quote(sys.executable),
+                                  config=CONFIG_NAME, manifest=MANIFEST_NAME, output=output,
+                                  stats=config["stats"], rejects=config["rejects"]))
+    return [config_path, makefile_path]
+
+
+def check_build_options(config: dict[str, Any]) -> None:
+    """Parse the release's build command as ``corpustool build`` would and validate its options."""
+    from .cli.build import options_from_args
+
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(build_argv(config)[1:])
+    except SystemExit:
+        raise OptionError("the release's build options were refused (see the message above)") from None
+    options_from_args(args)
+
+
+# -- building ------------------------------------------------------------------
+
+@contextmanager
+def _in_directory(directory: str) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(directory)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def run_build(config_path: str) -> int:
+    """Run ``corpustool build`` with the release's options, in the release directory."""
+    from .cli import main
+
+    config = load_config(config_path)
+    argv = build_argv(config)
+    print("+ corpustool " + shlex.join(argv), file=sys.stderr)
+    with _in_directory(os.path.dirname(os.path.abspath(config_path))):
+        return main(argv)
+
+
+# -- the manifest --------------------------------------------------------------
+
+def sha256_file(path: str, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while True:
+            block = fh.read(chunk)
+            if not block:
+                break
+            h.update(block)
+    return h.hexdigest()
+
+
+def file_entries(paths: list[str]) -> list[dict[str, Any]]:
+    """Size and SHA-256 of every file, directories walked recursively in sorted order."""
+    entries = []
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                for name in sorted(files):
+                    full = os.path.join(root, name)
+                    rel = os.path.relpath(full, path).replace(os.sep, "/")
+                    entries.append(_entry(full, f"{path.rstrip('/')}/{rel}"))
+        elif os.path.isfile(path):
+            entries.append(_entry(path, path))
+        else:
+            raise OptionError(f"{path} does not exist")
+    return entries
+
+
+def _entry(full: str, shown: str) -> dict[str, Any]:
+    return {"path": shown, "bytes": os.path.getsize(full), "sha256": sha256_file(full)}
+
+
+_REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def dependency_versions() -> dict[str, str | None]:
+    """Installed versions of corpustool's runtime dependencies (importlib.metadata)."""
+    from importlib import metadata
+
+    try:
+        requires = metadata.requires("corpustool") or []
+    except metadata.PackageNotFoundError:
+        requires = []
+    versions: dict[str, str | None] = {}
+    for req in requires:
+        if "extra ==" in req.replace('"', "").replace("'", ""):
+            continue
+        m = _REQ_NAME.match(req)
+        if not m:
+            continue
+        name = m.group(1)
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return dict(sorted(versions.items(), key=lambda kv: kv[0].lower()))
+
+
+def tool_version() -> str:
+    from importlib import metadata
+
+    from . import __version__
+    try:
+        return metadata.version("corpustool")
+    except metadata.PackageNotFoundError:
+        return __version__
+
+
+def make_manifest(config_path: str) -> dict[str, Any]:
+    config = load_config(config_path)
+    directory = os.path.dirname(os.path.abspath(config_path))
+    with _in_directory(directory):
+        for key in ("output", "stats"):
+            if not os.path.isfile(config[key]):
+                raise OptionError(f"{config[key]} is missing: build the release first ('make' or "
+                                  f"'corpustool release build {CONFIG_NAME}')")
+        with open(config["stats"], encoding="utf-8") as fh:
+            stats = json.load(fh)
+        outputs = [config["output"], config["rejects"], config["stats"]]
+        manifest = {
+            "manifest_version": MANIFEST_VERSION,
+            "name": config.get("name"),
+            "tool": {"name": "corpustool", "version": tool_version()},
+            "python": {"implementation": platform.python_implementation(),
+                       "version": platform.python_version()},
+            "dependencies": dependency_versions(),
+            "command": "corpustool " + shlex.join(build_argv(config)),
+            "options": resolved_options(config),
+            "config": {"file": CONFIG_NAME, "sha256": sha256_file(CONFIG_NAME)},
+            "inputs": file_entries(config["inputs"]),
+            "outputs": file_entries([p for p in outputs if os.path.exists(p)]),
+            "statistics": {k: stats[k] for k in ("stages", "corpus_sizes", "corpus") if k in stats},
+        }
+    return manifest
+
+
+def write_manifest(config_path: str, output: str | None = None) -> dict[str, Any]:
+    manifest = make_manifest(config_path)
+    if output is None:
+        output = os.path.join(os.path.dirname(os.path.abspath(config_path)), MANIFEST_NAME)
+    _write_json(output, manifest)
+    return manifest
+
+
+def verify_manifest(manifest_path: str) -> list[str]:
+    """Files whose size or checksum no longer match the manifest (paths relative to its directory)."""
+    with open(manifest_path, encoding="utf-8") as fh:
+        manifest = json.load(fh)
+    problems = []
+    with _in_directory(os.path.dirname(os.path.abspath(manifest_path))):
+        for entry in manifest.get("inputs", []) + manifest.get("outputs", []):
+            path = entry["path"]
+            if not os.path.isfile(path):
+                problems.append(f"{path}: missing")
+            elif os.path.getsize(path) != entry["bytes"] or sha256_file(path) != entry["sha256"]:
+                problems.append(f"{path}: changed")
+    return problems
+
+
+def _write_json(path: str, data: Any) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        json.dump(data, fh, indent=2, ensure_ascii=False)
+        fh.write("\n")
+    os.replace(tmp, path)
