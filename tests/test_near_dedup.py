@@ -14,8 +14,8 @@ import pytest
 from corpustool.cli import main as cli_main
 from corpustool.dedup.near import NearDuplicates
 from corpustool.dedup.shingling import (Sketcher, acceptance_probability, binomial_tail, choose_params,
-                                        estimate_resemblance, resemblance, shingle_hashes, token_hashes,
-                                        word_tokens)
+                                        estimate_resemblance, resemblance, shingle_hashes, shingle_hashes_batch,
+                                        token_hashes, word_tokens)
 from corpustool.document import BAD, Document, Paragraph
 from corpustool.extractors.base import OptionError
 
@@ -60,6 +60,12 @@ def corpus() -> list[Document]:
 def test_word_tokens_skip_punctuation_lowercase_and_bad_paragraphs():
     d = Document(id="a", paragraphs=[Paragraph("Hello, World! It's 2024."), Paragraph("menu item", cls=BAD)])
     assert word_tokens(d.good_paragraphs()) == ["hello", "world", "it's", "2024"]
+    # tokens given in the input are used as they are, but never hold whitespace or nothing
+    given = Paragraph("ignored")
+    given.tokens = ["New York", "", "_x", "Ünïcode", "!", "a\u00a0b"]
+    assert word_tokens([given]) == ["new", "york", "ünïcode", "a", "b"]
+    sketch, _ = NearDuplicates(threshold=0.8).fingerprint(Document(id="g", paragraphs=[given]))
+    assert sketch.size == NearDuplicates(threshold=0.8).params.t
 
 
 def test_token_hashes_do_not_depend_on_context_and_separate_tokens():
@@ -115,9 +121,32 @@ def test_sketch_properties():
     assert estimate_resemblance(s1, sk.sketch(shingle_hashes(words(200, 2), 5))) < 0.1
     assert sk.sketch(np.empty(0, dtype=np.uint64)).size == 0
     # a huge document is sketched in blocks with the same result
-    big = np.random.default_rng(1).integers(0, 2 ** 63, size=40000, dtype=np.uint64)
+    big = np.random.default_rng(1).integers(0, 2 ** 63, size=150000, dtype=np.uint64)
     assert np.array_equal(Sketcher(64).sketch(big), np.minimum(Sketcher(64).sketch(big[:20000]),
                                                                Sketcher(64).sketch(big[20000:])))
+    # ... also between small ones in a batch
+    small = x[:50]
+    rows = Sketcher(64).sketch_batch(np.concatenate((small, big, small)),
+                                     np.array([0, 50, 150050, 150100]))
+    assert np.array_equal(rows[1], Sketcher(64).sketch(big)) and np.array_equal(rows[0], rows[2])
+    assert np.array_equal(rows[0], Sketcher(64).sketch(small))
+
+
+def test_batch_fingerprints_equal_single_ones():
+    lists = [words(300, 1), [], ["one"], ["a", "b", "c"], words(40, 2), words(5, 3), words(1200, 4)]
+    shingles, offsets = shingle_hashes_batch(lists, 5)
+    for i, toks in enumerate(lists):
+        assert np.array_equal(shingles[offsets[i]:offsets[i + 1]], shingle_hashes(toks, 5))
+    stage = NearDuplicates(threshold=0.8)
+    sketches, features, valid = stage.fingerprint_batch(lists)
+    assert valid.tolist() == [True, False, True, True, True, True, True]
+    sk = Sketcher(stage.params.t, stage.params.seed)
+    for i, toks in enumerate(lists):
+        if toks:
+            # the direct formulation: (shingles × t) products, minimum per permutation
+            hi = (shingle_hashes(toks, 5) >> np.uint64(32)).astype(np.uint32) | np.uint32(1)
+            assert np.array_equal(sketches[i], np.multiply.outer(hi, sk._mult).min(axis=0))
+            assert np.array_equal(features[i], sk.super_shingles(sketches[i], stage.params.k, stage.params.s))
 
 
 def test_super_shingles():
@@ -218,7 +247,7 @@ def test_stream_mode_drops_near_duplicates_only():
     assert {d.id for d in dropped_low} >= {d.id for d in docs if d.id.startswith("far")}
 
 
-@pytest.mark.parametrize("budget", [256 * 1024 * 1024, 2048])
+@pytest.mark.parametrize("budget", [256 * 1024 * 1024, 1024])
 def test_batch_mode_agrees_with_stream_mode(budget, tmp_path):
     docs = corpus()
     kept_s, dropped_s, _ = run_stage(docs, threshold=0.8)
@@ -226,12 +255,90 @@ def test_batch_mode_agrees_with_stream_mode(budget, tmp_path):
                                          tmpdir=str(tmp_path))
     assert kept_b == kept_s
     assert [d.id for d in dropped_b] == [d.id for d in dropped_s]
+    assert [d.meta for d in dropped_b] == [d.meta for d in dropped_s]
     assert stage.stats.drops["near-duplicate"] == 10
-    assert (stage.stats.extra["spilled-runs"] > 1) == (budget == 2048)
+    spilled = budget == 1024
+    assert (stage.stats.extra["spilled-runs"] > 1) == spilled
+    assert (stage.stats.extra["spilled-pair-runs"] > 1) == spilled
     assert list(tmp_path.iterdir()) == []             # temporary files are removed
     # dropped documents come back whole from the spill file
     orig = {d.id: d for d in docs}
     assert all(d.paragraphs[0].text == orig[d.id].paragraphs[0].text for d in dropped_b)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.8])
+def test_spilling_to_disk_gives_the_in_memory_result(threshold, tmp_path):
+    """(feature, doc) and (doc, doc) lists in sorted runs on disk, merged: same pairs, same decisions."""
+    docs = corpus()
+    results = []
+    for budget in (256 * 1024 * 1024, 1024, 1600):
+        kept, dropped, stage = run_stage(docs, threshold=threshold, mode="batch", memory_budget=budget,
+                                         tmpdir=str(tmp_path))
+        results.append((kept, [(d.id, d.meta) for d in dropped], sorted(stage.pairs),
+                        stage.stats.extra["candidate-pairs"]))
+        if budget == 1024:
+            assert stage.stats.extra["spilled-runs"] > 1 and stage.stats.extra["spilled-pair-runs"] > 1
+    assert results[0] == results[1] == results[2]
+    assert results[0][2]                    # there are pairs to find
+
+
+def chain_docs() -> list[Document]:
+    """A ~ B ~ C above 0.8, but A and C below it: 15 words changed per step in 1000."""
+    rng = random.Random(5)
+    a = words(1000, 21)
+    spots = rng.sample(range(0, 1000, 6), 30)           # 6 apart: the broken 5-grams do not overlap
+    b, c = list(a), list(a)
+    for i in spots[:15]:
+        b[i] = c[i] = "bb" + a[i]
+    for i in spots[15:]:
+        c[i] = "cc" + a[i]
+    return [doc("A", a), doc("x", words(500, 22)), doc("B", b), doc("C", c), doc("y", words(500, 23))]
+
+
+def test_chain_is_decided_like_stream_mode(tmp_path):
+    docs = chain_docs()
+    stage = NearDuplicates(threshold=0.8)
+    sk = {d.id: stage.fingerprint(d)[0].astype(np.uint16) for d in docs}
+    est = lambda x, y: estimate_resemblance(sk[x], sk[y])   # noqa: E731
+    exact = lambda x, y: resemblance(*(shingle_hashes(word_tokens(d.paragraphs), 5)   # noqa: E731
+                                       for d in docs if d.id in (x, y)))
+    assert est("A", "B") >= 0.8 and est("B", "C") >= 0.8 and est("A", "C") < 0.8     # the chain
+    assert exact("A", "C") < 0.78 < 0.84 < exact("A", "B")
+    kept_s, dropped_s, _ = run_stage(docs, threshold=0.8)
+    path = tmp_path / "clusters.jsonl"
+    kept_b, dropped_b, stage_b = run_stage(docs, threshold=0.8, mode="batch", clusters=str(path))
+    # C only resembles B, which was dropped: it is kept, in both modes
+    assert kept_s == kept_b == ["A", "x", "C", "y"]
+    assert [(d.id, d.meta["near_duplicate_of"]) for d in dropped_b] == [("B", "A")]
+    assert [d.meta for d in dropped_b] == [d.meta for d in dropped_s]
+    # the cluster is still the connected component, with each member's fate
+    (cluster,) = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [m["id"] for m in cluster["members"]] == ["A", "B", "C"]
+    assert cluster["kept"] == ["A", "C"]
+    assert [m.get("near_duplicate_of") for m in cluster["members"]] == [None, "A", None]
+    assert {(p["a"], p["b"]) for p in cluster["pairs"]} == {("A", "B"), ("A", "C"), ("B", "C")}
+    assert stage_b.stats.extra["clusters"] == 1 and stage_b.stats.extra["verified-pairs"] == 2
+
+
+def test_keep_longest_in_a_chain():
+    a, x, b, c, y = chain_docs()
+    b.paragraphs.append(Paragraph(" ".join(words(30, 99))))     # B is the longest; A and C resemble it
+    kept, dropped, _ = run_stage([a, x, b, c, y], threshold=0.75, mode="batch", keep="longest")
+    assert kept == ["x", "B", "y"]
+    assert {d.id: d.meta["near_duplicate_of"] for d in dropped} == {"A": "B", "C": "B"}
+
+
+@pytest.mark.parametrize("mode", ["stream", "batch"])
+def test_mass_copies(mode):
+    """Hundreds of copies share every super-shingle: the pair list stays linear, all copies go."""
+    base = words(200, 31)
+    docs = [doc(f"c{i}", base) for i in range(260)] + [doc("other", words(200, 32))]
+    kept, dropped, stage = run_stage(docs, threshold=0.8, mode=mode)
+    assert kept == ["c0", "other"]
+    assert all(d.meta["near_duplicate_of"] == "c0" for d in dropped)
+    if mode == "batch":
+        assert stage.stats.extra["large-feature-groups"] > 0
+        assert len(stage.pairs) < 260 * 2 * 201
 
 
 def test_batch_mode_finds_all_pairs_and_chains_clusters():
@@ -270,10 +377,11 @@ def test_clusters_file(mode, tmp_path):
     clusters = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(clusters) == 10
     first = clusters[0]
-    assert first["size"] == 2 and first["kept"] == "o0"
+    assert first["size"] == 2 and first["kept"] == ["o0"]
     assert [m["id"] for m in first["members"]] == ["o0", "near0"]
     assert first["members"][0]["url"] == "http://x.test/o0" and first["members"][0]["kept"] is True
     assert first["members"][1]["kept"] is False and first["members"][1]["words"] == 300
+    assert first["members"][1]["near_duplicate_of"] == "o0" and "near_duplicate_of" not in first["members"][0]
     (pair,) = first["pairs"]
     assert pair["a"] == "o0" and pair["b"] == "near0" and 0.8 <= pair["resemblance"] <= 1.0
     exact = resemblance(shingle_hashes(word_tokens(docs[0].paragraphs), 5),
@@ -290,6 +398,31 @@ def test_empty_documents_pass_and_are_counted(mode):
     kept, dropped, stage = run_stage(docs, threshold=0.8, mode=mode)
     assert kept == ["e1", "e2", "e3", "x", "e4"] and not dropped
     assert stage.stats.extra["no-words"] == 4
+
+
+def test_tokens_are_kept_for_later_stages():
+    from corpustool.text.stage import Tokenize
+    from corpustool.text.tokenizer import tokenize
+
+    d = Document(id="t", paragraphs=[Paragraph("Hello, World! It's here."), Paragraph("menu", cls=BAD)])
+    (out,) = NearDuplicates(threshold=0.8).run([d])
+    assert out.paragraphs[0].tokens == tokenize("Hello, World! It's here.")[0]
+    assert out.paragraphs[0].glue == tokenize("Hello, World! It's here.")[1]
+    assert out.paragraphs[1].tokens is None                      # bad paragraphs are not tokenised
+    assert Tokenize().process(copy.deepcopy(out)).paragraphs[0].tokens == out.paragraphs[0].tokens
+    (plain,) = NearDuplicates(threshold=0.8, keep_tokens=False).run([Document(id="u", paragraphs=[Paragraph("a b")])])
+    assert plain.paragraphs[0].tokens is None
+
+
+@pytest.mark.parametrize("mode", ["stream", "batch"])
+def test_documents_dropped_upstream_stay_dropped_with_their_reason(mode):
+    ws = words(200, 5)
+    gone = doc("gone", ws)
+    gone.drop_reason = "too-short"
+    kept, dropped, stage = run_stage([gone, doc("a", ws), doc("b", ws)], threshold=0.8, mode=mode)
+    assert kept == ["a"]                  # "a" is not a near-duplicate of the dropped "gone"
+    assert [(d.id, d.drop_reason) for d in dropped] == [("gone", "too-short"), ("b", "near-duplicate")]
+    assert stage.stats.drops == {"too-short": 1, "near-duplicate": 1} and stage.stats.docs_in == 3
 
 
 def test_short_documents_match_their_copies():
@@ -323,3 +456,38 @@ def test_cli_dedup_near(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "corpustool", "dedup-near", "--threshold", "2"],
                          input="", capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
+
+
+# -- the benchmark corpus (quick, generated version) --------------------------------
+
+@pytest.fixture(scope="module")
+def quick_bench(tmp_path_factory):
+    """scripts/make_dedup_bench.py's corpus from generated text: planted near-duplicates of every kind."""
+    from pathlib import Path
+    scripts = Path(__file__).resolve().parent.parent / "scripts"
+    sys.path.insert(0, str(scripts))
+    try:
+        import make_dedup_bench
+    finally:
+        sys.path.remove(str(scripts))
+    out = tmp_path_factory.mktemp("dedup-bench")
+    assert make_dedup_bench.main(["--out", str(out), "--generated", "--size", "150", "--quiet"]) == 0
+    docs = [Document.from_dict(json.loads(line)) for line in (out / "corpus.jsonl").read_text().splitlines()]
+    truth = json.loads((out / "truth.json").read_text())
+    return docs, truth
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.8, 0.9])
+def test_stream_and_batch_agree_on_the_benchmark_corpus(quick_bench, threshold):
+    docs, truth = quick_bench
+    kept_s, dropped_s, stage_s = run_stage(docs, threshold=threshold)
+    kept_b, dropped_b, stage_b = run_stage(docs, threshold=threshold, mode="batch", memory_budget=4096)
+    assert kept_s == kept_b
+    assert [(d.id, d.meta) for d in dropped_s] == [(d.id, d.meta) for d in dropped_b]
+    assert stage_b.stats.extra["spilled-pair-runs"] > 1
+    # and the decisions are right: the later document of every planted pair well above the
+    # threshold is gone, every original without near-duplicates above it stays
+    gone = {d.id for d in dropped_s}
+    high = [p for p in truth["near_pairs"] if p["resemblance"] >= threshold + 0.05]
+    assert high and all(p["b"] in gone for p in high)
+    assert stage_s.stats.drops["near-duplicate"] == len(gone) > 0

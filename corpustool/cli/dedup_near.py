@@ -40,9 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"resemblance threshold in (0, 1] (default {DEFAULT_THRESHOLD})")
     p.add_argument("--mode", choices=("stream", "batch"), default="stream",
                    help="stream: decide each document at once against those kept so far (default); "
-                        "batch: all pairs, union-find clusters, one kept per cluster")
+                        "batch: all candidate pairs of the whole input (spilled to disk above the memory "
+                        "budget), clusters = connected components of verified pairs; with --keep first it "
+                        "keeps exactly what stream mode keeps")
     p.add_argument("--keep", choices=("first", "longest"), default="first",
-                   help="which member of a cluster to keep (longest needs --mode batch)")
+                   help="first: a document is dropped iff it resembles an earlier kept one; longest: "
+                        "the longest member of a cluster is kept first, then members that resemble no kept "
+                        "one (needs --mode batch)")
     p.add_argument("--clusters", metavar="FILE", help="write clusters (member ids, urls, pairwise resemblance) "
                                                       "as JSON Lines to FILE")
     p.add_argument("--ngram", type=_positive_int, default=DEFAULT_NGRAM,
@@ -50,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sketch-size", type=_positive_int, default=None, metavar="T",
                    help="min-wise values per document (default: chosen from the threshold)")
     p.add_argument("--memory-budget", type=_positive_int, default=256, metavar="MB",
-                   help="batch mode: MB of (feature, document) pairs held before spilling sorted runs (default 256)")
+                   help="batch mode: MB of (feature, document) and of (document, document) pairs held in "
+                        "memory before they are spilled to disk in sorted runs (default 256)")
     p.add_argument("--tmpdir", help="directory for batch mode's temporary files")
     add_stats_options(p)
     p.set_defaults(func=_run_dedup_near)

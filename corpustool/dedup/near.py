@@ -4,20 +4,37 @@ Seed 003, Sect. 3.2.1. Every document gets a min-wise sketch of t values and
 k super-shingles (:mod:`corpustool.dedup.shingling`). Two documents that share
 at least r super-shingles are a *candidate pair*; a candidate pair is a
 near-duplicate pair when the estimate from the full sketches reaches the
-threshold. Two modes:
+threshold (``need`` of the t values equal). Two modes:
 
 * ``stream``: each document is checked against the documents kept so far
   and kept or dropped at once (drop reason ``near-duplicate``). Memory: the
   kept documents' sketches (16 bits per value) and super-shingle index.
 * ``batch``: all candidate pairs of the whole input, found the way the thesis
-  describes: (feature, doc) pairs sorted so that documents sharing a feature
-  are adjacent, expanded to (doc, doc) pairs whose shared features are
-  counted. Above a memory budget the (feature, doc) pairs are spilled to disk
-  in sorted runs and merged. Candidates are verified, clusters formed with
-  union-find, and one document per cluster kept: the first in input order,
-  or with ``keep="longest"`` the one with most words. Batch mode must see
-  the whole input before it emits anything, so documents wait in a temporary
+  describes ("Finding near-duplicate document pairs"): (feature, doc) pairs
+  sorted so that documents sharing a feature are adjacent, expanded to
+  (doc, doc) pairs, which are sorted and counted. Above a memory budget both
+  lists are spilled to disk in sorted runs and merged. Candidates are
+  verified; clusters (connected components of verified pairs, union-find)
+  are reported. Which documents are kept is decided greedily in an order of
+  preference: a document is dropped iff it resembles (verified pair) a
+  document kept before it in that order. With ``keep="first"`` the order is
+  the input order, so batch mode keeps exactly what stream mode keeps (a
+  document that resembles only a *dropped* member of its cluster, A~B~C with
+  r(A, C) below the threshold, is kept in both); with ``keep="longest"`` the
+  longest documents come first (ties: input order). (The one exception to
+  the equality: a super-shingle shared by more than MAX_GROUP_PAIRS + 1
+  documents, mass copies, pairs each of them only with its predecessors
+  within that distance and with the first ones of the run; see
+  :func:`_group_pairs`.) Batch mode must see the
+  whole input before it emits anything, so documents wait in a temporary
   file, not in memory.
+
+Both modes work on batches of documents (BATCH_DOCS): tokens, shingles,
+sketches and super-shingles of a batch are computed in a few numpy passes
+(:func:`shingle_hashes_batch`, :meth:`Sketcher.sketch_batch`), the index is
+searched for the whole batch at once, and only the keep/drop decisions run
+in input order, document by document. A stream decision still depends only
+on the documents before it.
 
 Stored sketches keep only the low 16 bits of each value (b-bit minwise
 hashing, Li & König 2010): two different minima agree by chance with
@@ -39,89 +56,87 @@ from ..document import Document
 from ..extractors.base import OptionError
 from ..stage import StreamStage
 from .shingling import (DEFAULT_NGRAM, DEFAULT_THRESHOLD, ShingleParams, Sketcher, choose_params,
-                        document_tokens, shingle_hashes)
+                        document_tokens, shingle_hashes_batch)
 
 MODES = ("stream", "batch")
 KEEP = ("first", "longest")
 DROP_REASON = "near-duplicate"
-DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024      # bytes of (feature, doc) pairs held before a sorted run is spilled
-MAX_GROUP_PAIRS = 200                          # a feature shared by more documents pairs each only with its next 200
-_PAIR_BYTES = 12                               # uint64 feature + uint32 document
+DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024      # bytes of (feature, doc) or (doc, doc) pairs held before a sorted run is spilled
+MAX_GROUP_PAIRS = 200                          # see _group_pairs
+BATCH_DOCS = 128                               # documents fingerprinted together
+BATCH_TOKENS = 1 << 17                         # ... or fewer, when they are long
+_ENTRY_BYTES = 12                              # uint64 key + uint32 value, in the sorted runs
 _STORE = np.uint16
+_U64 = np.uint64
+_EMPTY_I = np.empty(0, dtype=np.int64)
+
+
+def _ragged_arange(counts: np.ndarray) -> np.ndarray:
+    """[0..c0-1, 0..c1-1, ...] for an array of counts."""
+    total = int(counts.sum())
+    if total == 0:
+        return _EMPTY_I
+    ends = np.cumsum(counts)
+    return np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
+
+
+def _count_pairs(a: np.ndarray, b: np.ndarray, min_count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct (a, b) pairs (a, b < 2^32) occurring at least min_count times, and their counts."""
+    if a.size == 0:
+        return _EMPTY_I, _EMPTY_I, _EMPTY_I
+    keys = (a.astype(_U64) << _U64(32)) | b.astype(_U64)
+    keys, counts = np.unique(keys, return_counts=True)
+    ok = counts >= min_count
+    keys, counts = keys[ok], counts[ok]
+    return (keys >> _U64(32)).astype(np.int64), (keys & _U64(0xFFFFFFFF)).astype(np.int64), counts
 
 
 class FeatureIndex:
-    """Super-shingle -> ordinals of the documents that have it (stream mode).
+    """Super-shingle -> ordinals of the stored documents that have it.
 
-    New entries go to a small dict; when it is full they are merged into
-    sorted numpy runs (12 bytes per entry instead of ~100 in a dict); runs
-    of similar size are merged, so there are O(log n) of them to search.
+    Sorted numpy runs (12 bytes per entry); a batch of documents is one new
+    run, and runs of similar size are merged, so there are O(log n) of them
+    to search, each with one vectorised ``searchsorted`` per batch.
     """
 
-    def __init__(self, buffer_entries: int = 1 << 14) -> None:
-        self.buffer_entries = buffer_entries
-        self._buf: dict[int, Any] = {}          # feature -> ordinal, or list of ordinals
-        self._buf_count = 0
+    def __init__(self) -> None:
         self._runs: list[tuple[np.ndarray, np.ndarray]] = []
 
     def __len__(self) -> int:
-        return self._buf_count + sum(r[0].size for r in self._runs)
+        return sum(r[0].size for r in self._runs)
 
-    def add(self, features: np.ndarray, ordinal: int) -> None:
-        buf = self._buf
-        for f in features.tolist():
-            old = buf.get(f)
-            if old is None:
-                buf[f] = ordinal
-            elif isinstance(old, list):
-                old.append(ordinal)
-            else:
-                buf[f] = [old, ordinal]
-        self._buf_count += features.size
-        if self._buf_count >= self.buffer_entries:
-            self._flush()
-
-    def lookup(self, features: np.ndarray) -> list[int]:
-        """Ordinals holding each feature, once per shared feature."""
-        out: list[int] = []
-        buf = self._buf
-        if buf:
-            for f in features.tolist():
-                v = buf.get(f)
-                if v is not None:
-                    if isinstance(v, list):
-                        out.extend(v)
-                    else:
-                        out.append(v)
-        for keys, vals in self._runs:
-            lo = np.searchsorted(keys, features, "left")
-            hi = np.searchsorted(keys, features, "right")
-            for i in np.flatnonzero(hi > lo).tolist():
-                out.extend(vals[lo[i]:hi[i]].tolist())
-        return out
-
-    def _flush(self) -> None:
-        feats: list[int] = []
-        ords: list[int] = []
-        for f, v in self._buf.items():
-            if isinstance(v, list):
-                feats.extend([f] * len(v))
-                ords.extend(v)
-            else:
-                feats.append(f)
-                ords.append(v)
-        keys = np.array(feats, dtype=np.uint64)
-        vals = np.array(ords, dtype=np.uint32)
+    def add(self, features: np.ndarray, ordinals: np.ndarray) -> None:
+        """Index rows of features (documents × k), row i belonging to ordinals[i]."""
+        if features.size == 0:
+            return
+        keys = features.ravel()
+        vals = np.repeat(np.asarray(ordinals, dtype=np.uint32), features.shape[1])
         order = np.argsort(keys, kind="stable")
         self._runs.append((keys[order], vals[order]))
-        self._buf = {}
-        self._buf_count = 0
         while len(self._runs) > 1 and self._runs[-2][0].size <= 2 * self._runs[-1][0].size:
             (k2, v2), (k1, v1) = self._runs.pop(), self._runs.pop()
             keys = np.concatenate((k1, k2))
             vals = np.concatenate((v1, v2))
             order = np.argsort(keys, kind="stable")
             self._runs.append((keys[order], vals[order]))
+
+    def lookup(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(row, ordinal) for every feature of every row that a stored document shares."""
+        flat = features.ravel()
+        k = features.shape[1] if features.ndim == 2 else 1
+        rows, ords = [], []
+        for keys, vals in self._runs:
+            lo = np.searchsorted(keys, flat, "left")
+            cnt = np.searchsorted(keys, flat, "right") - lo
+            hit = np.flatnonzero(cnt)
+            if hit.size == 0:
+                continue
+            cnt = cnt[hit]
+            rows.append(np.repeat(hit // k, cnt))
+            ords.append(vals[np.repeat(lo[hit], cnt) + _ragged_arange(cnt)])
+        if not rows:
+            return _EMPTY_I, _EMPTY_I
+        return np.concatenate(rows).astype(np.int64), np.concatenate(ords).astype(np.int64)
 
     def nbytes(self) -> int:
         return sum(k.nbytes + v.nbytes for k, v in self._runs)
@@ -135,14 +150,68 @@ class _SketchStore:
         self.rows = np.empty((64, t), dtype=_STORE)
         self.n = 0
 
-    def append(self, sketch16: np.ndarray) -> int:
-        if self.n == self.rows.shape[0]:
-            grown = np.empty((self.rows.shape[0] * 2, self.t), dtype=_STORE)
+    def extend(self, sketches16: np.ndarray) -> np.ndarray:
+        """Append rows; returns their ordinals."""
+        m = sketches16.shape[0]
+        if self.n + m > self.rows.shape[0]:
+            grown = np.empty((max(2 * self.rows.shape[0], self.n + m), self.t), dtype=_STORE)
             grown[:self.n] = self.rows[:self.n]
             self.rows = grown
-        self.rows[self.n] = sketch16
-        self.n += 1
-        return self.n - 1
+        self.rows[self.n:self.n + m] = sketches16
+        self.n += m
+        return np.arange(self.n - m, self.n, dtype=np.int64)
+
+
+class SketchIndex:
+    """Stored sketches and their super-shingle index, queried a batch at a time."""
+
+    def __init__(self, params: ShingleParams) -> None:
+        self.params = params
+        self.store = _SketchStore(params.t)
+        self.features = FeatureIndex()
+
+    @property
+    def n(self) -> int:
+        return self.store.n
+
+    def add(self, sketches16: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """Store documents (rows); returns their ordinals."""
+        ordinals = self.store.extend(sketches16)
+        self.features.add(features, ordinals)
+        return ordinals
+
+    def query(self, sketches16: np.ndarray, features: np.ndarray, valid: np.ndarray
+              ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Candidate pairs of a batch, with the number of equal sketch values of each.
+
+        Returns ((row, ordinal, matches) against stored documents, (i, j,
+        matches) with i < j within the batch); candidates share at least r
+        super-shingles. Rows that are not ``valid`` (no words) take no part.
+        """
+        r = self.params.r
+        rows = np.flatnonzero(valid)
+        feats = features[rows]
+        q, o = self.features.lookup(feats)
+        q, o, _ = _count_pairs(rows[q], o, r)
+        ext_matches = (np.count_nonzero(self.store.rows[o] == sketches16[q], axis=1) if q.size
+                       else _EMPTY_I)
+        # within the batch: (feature, row) sorted, equal features adjacent (the thesis's grouping)
+        if rows.size > 1:
+            keys = feats.ravel()
+            owner = np.repeat(rows, feats.shape[1])
+            order = np.argsort(keys, kind="stable")
+            out: list[np.ndarray] = []
+            _group_pairs(keys[order], owner[order].astype(_U64), out, None, limit=False)
+            if out:
+                pairs = np.concatenate(out)
+                i, j, _ = _count_pairs((pairs >> _U64(32)).astype(np.int64),
+                                       (pairs & _U64(0xFFFFFFFF)).astype(np.int64), r)
+                in_matches = np.count_nonzero(sketches16[i] == sketches16[j], axis=1) if i.size else _EMPTY_I
+                return (q, o, ext_matches), (i, j, in_matches)
+        return (q, o, ext_matches), (_EMPTY_I, _EMPTY_I, _EMPTY_I)
+
+    def nbytes(self) -> int:
+        return self.store.rows[:self.store.n].nbytes + self.features.nbytes()
 
 
 class _UnionFind:
@@ -174,7 +243,8 @@ class NearDuplicates(StreamStage):
     def __init__(self, threshold: float = DEFAULT_THRESHOLD, mode: str = "stream", keep: str = "first",
                  clusters: str | None = None, ngram: int = DEFAULT_NGRAM, t: int | None = None,
                  memory_budget: int = DEFAULT_MEMORY_BUDGET, tmpdir: str | None = None,
-                 params: ShingleParams | None = None) -> None:
+                 params: ShingleParams | None = None, batch_docs: int = BATCH_DOCS,
+                 keep_tokens: bool = True) -> None:
         super().__init__()
         if mode not in MODES:
             raise OptionError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -184,100 +254,154 @@ class NearDuplicates(StreamStage):
             raise OptionError("keep 'longest' needs batch mode: a streaming decision cannot wait for a longer copy")
         if isinstance(memory_budget, bool) or not isinstance(memory_budget, int) or memory_budget < 1024:
             raise OptionError(f"memory budget must be at least 1024 bytes, not {memory_budget!r}")
+        if isinstance(batch_docs, bool) or not isinstance(batch_docs, int) or batch_docs < 1:
+            raise OptionError(f"batch size must be a positive integer, not {batch_docs!r}")
         self.params = params or choose_params(threshold, ngram=ngram, t=t)
         self.mode = mode
         self.keep = keep
         self.clusters_path = clusters
         self.memory_budget = memory_budget
         self.tmpdir = tmpdir
+        self.batch_docs = batch_docs
+        self.keep_tokens = keep_tokens      # store tokens in the paragraphs: later stages need not tokenise again
         self.sketcher = Sketcher(self.params.t, self.params.seed)
         self.need = self.params.need
         # stream mode state
-        self.index = FeatureIndex()
-        self.store = _SketchStore(self.params.t)
+        self.index = SketchIndex(self.params)
         self._kept_ids: list[str] = []                         # id per kept ordinal
         self._kept_info: dict[int, tuple[str | None, int]] = {}  # (url, words), only with a clusters file
         self._absorbing: set[int] = set()                      # kept ordinals that near-duplicates were dropped against
-        self._members: dict[int, list[tuple[str, str | None, int, np.ndarray]]] = {}   # only with a clusters file
+        self._members: dict[int, list[tuple[str, str | None, int, np.ndarray, float]]] = {}  # only with a clusters file
         self._clusters_fh: IO[str] | None = open(clusters, "w", encoding="utf-8") if clusters else None
         self.pairs: list[tuple[int, int, float]] = []         # batch mode: verified pairs (ordinals, estimate)
 
-    # -- per document --------------------------------------------------------
+    # -- fingerprints -----------------------------------------------------------
+    def fingerprint_batch(self, token_lists: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(sketches, super-shingles, valid) of many documents: (m × t) uint32, (m × k) uint64,
+        and which documents have words (the rows of the others are meaningless)."""
+        p = self.params
+        shingles, offsets = shingle_hashes_batch(token_lists, p.ngram)
+        sketches = self.sketcher.sketch_batch(shingles, offsets)
+        return sketches, self.sketcher.super_shingles(sketches, p.k, p.s), np.diff(offsets) > 0
+
     def fingerprint(self, doc: Document) -> tuple[np.ndarray, np.ndarray]:
         """(sketch, super-shingles) of a document; both empty when it has no words."""
         return self.fingerprint_tokens(document_tokens(doc))
 
     def fingerprint_tokens(self, tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        shingles = shingle_hashes(tokens, self.params.ngram)
-        if shingles.size == 0:
-            return shingles, shingles
-        sketch = self.sketcher.sketch(shingles)
-        p = self.params
-        return sketch, self.sketcher.super_shingles(sketch, p.k, p.s)
+        sketches, features, valid = self.fingerprint_batch([tokens])
+        if not valid[0]:
+            return np.empty(0, dtype=np.uint32), np.empty(0, dtype=_U64)
+        return sketches[0], features[0]
 
-    def _candidates(self, hits: list[int]) -> np.ndarray:
-        if not hits:
-            return np.empty(0, dtype=np.int64)
-        arr = np.asarray(hits, dtype=np.int64)
-        if self.params.r == 1:
-            return np.unique(arr)
-        values, counts = np.unique(arr, return_counts=True)
-        return values[counts >= self.params.r]
+    def _batches(self, docs: Iterable[Document]) -> Iterator[tuple[list[Document], list[list[str]]]]:
+        """Documents in batches, with the word tokens of their clean text."""
+        batch: list[Document] = []
+        tokens: list[list[str]] = []
+        n_tokens = 0
+        for doc in docs:
+            toks = [] if doc.drop_reason else document_tokens(doc, keep=self.keep_tokens)
+            batch.append(doc)
+            tokens.append(toks)
+            n_tokens += len(toks)
+            if len(batch) >= self.batch_docs or n_tokens >= BATCH_TOKENS:
+                yield batch, tokens
+                batch, tokens, n_tokens = [], [], 0
+        if batch:
+            yield batch, tokens
 
     # -- stream mode ----------------------------------------------------------
-    def match(self, sk16: np.ndarray, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Stored ordinals that share >= r super-shingles with a sketch, and their equal-value counts."""
-        cands = self._candidates(self.index.lookup(features))
-        if not cands.size:
-            return cands, cands
-        self.stats.extra["candidate-pairs"] += int(cands.size)
-        return cands, np.count_nonzero(self.store.rows[cands] == sk16, axis=1)
-
-    def add(self, sk16: np.ndarray, features: np.ndarray) -> int:
-        """Store a sketch and index its super-shingles; returns its ordinal."""
-        ordinal = self.store.append(sk16)
-        self.index.add(features, ordinal)
-        return ordinal
+    def run(self, docs: Iterable[Document]) -> Iterator[Document]:
+        if self.mode == "stream":
+            return self._run_stream(docs)
+        return self._run_batch(docs)
 
     def accept(self, doc: Document) -> bool:
-        sketch, features = self.fingerprint(doc)
-        if sketch.size == 0:
-            self.stats.extra["no-words"] += 1
-            return True
-        sk16 = sketch.astype(_STORE)
-        cands, matches = self.match(sk16, features)
-        if cands.size:
-            best = int(np.argmax(matches))
-            if matches[best] >= self.need:
-                kept = int(cands[best])
-                est = float(matches[best]) / self.params.t
-                self.stats.extra["verified-pairs"] += int(np.count_nonzero(matches >= self.need))
-                doc.meta["near_duplicate_of"] = self._kept_ids[kept]
+        """Decide on one document (the batch path with a batch of one)."""
+        if doc.drop_reason:
+            return False
+        (decision,) = self._decide([doc], [document_tokens(doc, keep=self.keep_tokens)])
+        return decision
+
+    def _run_stream(self, docs: Iterable[Document]) -> Iterator[Document]:
+        stats = self.stats
+        for batch, tokens in self._batches(docs):
+            for doc in batch:
+                stats.count_in(doc)
+            decisions = self._decide(batch, tokens)
+            for doc, keep in zip(batch, decisions):
+                if keep and not doc.drop_reason:
+                    stats.count_out(doc)
+                    yield doc
+                else:
+                    self._dropped(doc, doc.drop_reason or self.name)
+
+    def _decide(self, batch: list[Document], tokens: list[list[str]]) -> list[bool]:
+        """Keep or drop each document of a batch, in order, against the kept ones before it."""
+        stats = self.stats
+        need, t = self.need, self.params.t
+        sketches, features, valid = self.fingerprint_batch(tokens)
+        sk16 = sketches.astype(_STORE)
+        for doc, ok in zip(batch, valid.tolist()):
+            if not ok and not doc.drop_reason:
+                stats.extra["no-words"] += 1
+        (q, o, m_ext), (i_in, j_in, m_in) = self.index.query(sk16, features, valid)
+        stats.extra["candidate-pairs"] += int(q.size)
+        # per row: candidates among stored (all kept) documents and among earlier rows of the batch
+        ext: dict[int, list[tuple[int, int]]] = {}
+        for row, ordinal, mt in zip(q.tolist(), o.tolist(), m_ext.tolist()):
+            ext.setdefault(row, []).append((mt, ordinal))
+        inner: dict[int, list[tuple[int, int]]] = {}
+        for a, b, mt in zip(i_in.tolist(), j_in.tolist(), m_in.tolist()):
+            inner.setdefault(b, []).append((mt, a))
+        ordinal_of: dict[int, int] = {}          # batch row -> ordinal, for rows kept
+        next_ordinal = self.index.n
+        decisions: list[bool] = []
+        kept_rows: list[int] = []
+        for row, doc in enumerate(batch):
+            if doc.drop_reason or not valid[row]:
+                decisions.append(not doc.drop_reason)
+                continue
+            cands = list(ext.get(row, ()))
+            for mt, a in inner.get(row, ()):
+                if a in ordinal_of:              # only documents kept so far count
+                    cands.append((mt, ordinal_of[a]))
+                    stats.extra["candidate-pairs"] += 1
+            verified = [c for c in cands if c[0] >= need]
+            if verified:
+                # the most similar kept document; ties go to the earliest
+                mt, kept = min(verified, key=lambda c: (-c[0], c[1]))
+                stats.extra["verified-pairs"] += len(verified)
+                est = mt / t
+                doc.meta["near_duplicate_of"] = self._kept_ids[kept]     # (kept rows of this batch are in it too)
                 doc.meta["resemblance"] = round(est, 4)
                 self._absorbing.add(kept)
                 if self._clusters_fh is not None:
-                    self._members.setdefault(kept, []).append((doc.id, doc.url, doc.word_count(), sk16))
+                    self._members.setdefault(kept, []).append(
+                        (doc.id, doc.url, doc.word_count(), sk16[row].copy(), est))
                 doc.drop(DROP_REASON)
-                return False
-        ordinal = self.add(sk16, features)
-        self._kept_ids.append(doc.id)
-        if self._clusters_fh is not None:
-            self._kept_info[ordinal] = (doc.url, doc.word_count())
-        return True
+                decisions.append(False)
+            else:
+                ordinal_of[row] = next_ordinal
+                next_ordinal += 1
+                kept_rows.append(row)
+                self._kept_ids.append(doc.id)
+                if self._clusters_fh is not None:
+                    self._kept_info[ordinal_of[row]] = (doc.url, doc.word_count())
+                decisions.append(True)
+        if kept_rows:
+            self.index.add(sk16[kept_rows], features[kept_rows])
+        return decisions
 
     def _write_stream_clusters(self) -> None:
         for number, kept in enumerate(sorted(self._members)):
             kurl, kwords = self._kept_info[kept]
-            members = [(self._kept_ids[kept], kurl, kwords, self.store.rows[kept])] + self._members[kept]
-            self._write_cluster(number, members, kept_index=0)
+            kid = self._kept_ids[kept]
+            members = [(kid, kurl, kwords, self.index.store.rows[kept], None)]
+            members += [(mid, url, words, sk, kid) for mid, url, words, sk, _ in self._members[kept]]
+            self._write_cluster(number, members)
 
     # -- batch mode -----------------------------------------------------------
-    def run(self, docs: Iterable[Document]) -> Iterator[Document]:
-        if self.mode == "stream":
-            yield from super().run(docs)
-            return
-        yield from self._run_batch(docs)
-
     def _run_batch(self, docs: Iterable[Document]) -> Iterator[Document]:
         stats = self.stats
         p = self.params
@@ -290,102 +414,160 @@ class NearDuplicates(StreamStage):
             words = array("q")
             ids: list[str] = []
             urls: list[str | None] = []
-            runs = _RunWriter(tmp, self.memory_budget)
+            feature_runs = _SortedRuns(tmp, "features", self.memory_budget)
             rows = 0
-            ordinal = 0
-            for doc in docs:
-                stats.count_in(doc)
-                sketch, features = self.fingerprint(doc)
-                offsets.append(doc_fh.tell())
-                pickle.dump(doc, doc_fh, protocol=pickle.HIGHEST_PROTOCOL)
-                words.append(doc.word_count())
-                ids.append(doc.id)
-                urls.append(doc.url)
-                if sketch.size == 0:
-                    stats.extra["no-words"] += 1
-                    sketch_row.append(-1)
-                else:
-                    sketch_fh.write(sketch.astype(_STORE).tobytes())
-                    sketch_row.append(rows)
-                    rows += 1
-                    runs.add(features, ordinal)
-                ordinal += 1
+            n_docs = 0
+            for batch, tokens in self._batches(docs):
+                sketches, features, valid = self.fingerprint_batch(tokens)
+                valid &= np.array([not d.drop_reason for d in batch], dtype=bool)
+                for doc, ok in zip(batch, valid.tolist()):
+                    stats.count_in(doc)
+                    offsets.append(doc_fh.tell())
+                    pickle.dump(doc, doc_fh, protocol=pickle.HIGHEST_PROTOCOL)
+                    words.append(doc.word_count())
+                    ids.append(doc.id)
+                    urls.append(doc.url)
+                    if ok:
+                        sketch_row.append(rows)
+                        rows += 1
+                    else:
+                        if not doc.drop_reason:
+                            stats.extra["no-words"] += 1
+                        sketch_row.append(-1)
+                live = np.flatnonzero(valid)
+                if live.size:
+                    sketch_fh.write(sketches[live].astype(_STORE).tobytes())
+                    feature_runs.add(features[live].ravel(),
+                                     np.repeat((live + n_docs).astype(np.uint32), p.k))
+                n_docs += len(batch)
             sketch_fh.close()
-            n_docs = ordinal
-            stats.extra["spilled-runs"] += runs.spilled
-            pairs, counts = _candidate_pairs(runs.sorted_chunks(), stats)
-            runs.close()
-            if p.r > 1:
-                pairs = pairs[counts >= p.r]
-            stats.extra["candidate-pairs"] += int(pairs.size)
             sketches = (np.memmap(sketch_path, dtype=_STORE, mode="r", shape=(rows, p.t)) if rows
                         else np.empty((0, p.t), dtype=_STORE))
-            row_of = np.frombuffer(sketch_row, dtype=np.int64) if n_docs else np.empty(0, dtype=np.int64)
-            a = (pairs >> np.uint64(32)).astype(np.int64)
-            b = (pairs & np.uint64(0xFFFFFFFF)).astype(np.int64)
-            verified_a, verified_b, estimates = [], [], []
-            step = max(1, (1 << 22) // max(1, p.t))
-            for i in range(0, a.size, step):
-                ca, cb = a[i:i + step], b[i:i + step]
-                matches = np.count_nonzero(sketches[row_of[ca]] == sketches[row_of[cb]], axis=1)
-                ok = matches >= self.need
-                verified_a.append(ca[ok])
-                verified_b.append(cb[ok])
-                estimates.append(matches[ok] / p.t)
-            va = np.concatenate(verified_a) if verified_a else np.empty(0, dtype=np.int64)
-            vb = np.concatenate(verified_b) if verified_b else np.empty(0, dtype=np.int64)
-            ve = np.concatenate(estimates) if estimates else np.empty(0)
+            row_of = np.frombuffer(sketch_row, dtype=np.int64) if n_docs else _EMPTY_I
+            va, vb, vm = self._verified_pairs(feature_runs, sketches, row_of, tmp)
+            ve = vm / p.t
             stats.extra["verified-pairs"] += int(va.size)
             self.pairs = list(zip(va.tolist(), vb.tolist(), ve.tolist()))
+
+            # keep/drop: greedily in the order of preference, a document is dropped iff it
+            # resembles one kept before it in that order
+            partners: dict[int, list[tuple[int, int]]] = {}       # doc -> [(matches, other)]
+            for x, y, mt in zip(va.tolist(), vb.tolist(), vm.tolist()):
+                partners.setdefault(x, []).append((mt, y))
+                partners.setdefault(y, []).append((mt, x))
+            if self.keep == "longest":
+                order = sorted(partners, key=lambda d: (-words[d], d))
+                rank = {d: i for i, d in enumerate(order)}
+            else:
+                order = sorted(partners)
+                rank = {d: d for d in order}
+            kept: set[int] = set()
+            dropped: dict[int, tuple[int, int]] = {}               # doc -> (kept doc it resembles, matches)
+            for d in order:
+                prior = [(mt, o) for mt, o in partners[d] if o in kept]
+                if prior:
+                    mt, o = min(prior, key=lambda c: (-c[0], rank[c[1]]))
+                    dropped[d] = (o, mt)
+                else:
+                    kept.add(d)
 
             uf = _UnionFind()
             for x, y in zip(va.tolist(), vb.tolist()):
                 uf.union(x, y)
             clusters: dict[int, list[int]] = {}
-            for x in np.unique(np.concatenate((va, vb))).tolist():      # ascending: members in input order
+            for x in sorted(partners):                 # ascending: members in input order
                 clusters.setdefault(uf.find(x), []).append(x)
-            dropped: dict[int, int] = {}           # ordinal -> the kept ordinal of its cluster
-            for members in clusters.values():
-                if self.keep == "longest":
-                    keeper = max(members, key=lambda m: (words[m], -m))
-                else:
-                    keeper = members[0]
-                for m in members:
-                    if m != keeper:
-                        dropped[m] = keeper
             stats.extra["clusters"] += len(clusters)
             if self._clusters_fh is not None:
                 for number, root in enumerate(sorted(clusters, key=lambda c: clusters[c][0])):
-                    members = clusters[root]
-                    keeper = next(m for m in members if m not in dropped)
-                    self._write_cluster(number, [(ids[m], urls[m], words[m], sketches[row_of[m]]) for m in members],
-                                        kept_index=members.index(keeper))
-            best_est: dict[int, float] = {}
-            for x, y, e in self.pairs:
-                for m, other in ((x, y), (y, x)):
-                    if dropped.get(m) == other:
-                        best_est[m] = e
+                    self._write_cluster(number, [
+                        (ids[m], urls[m], words[m], sketches[row_of[m]],
+                         ids[dropped[m][0]] if m in dropped else None) for m in clusters[root]])
             del sketches
             doc_fh.flush()
-            doc_fh.seek(0)
             for i in range(n_docs):
                 doc_fh.seek(offsets[i])
                 doc = pickle.load(doc_fh)
-                keeper = dropped.get(i)
-                if keeper is None:
+                if doc.drop_reason:
+                    self._dropped(doc, doc.drop_reason)
+                elif i not in dropped:
                     stats.count_out(doc)
                     yield doc
                 else:
-                    doc.meta["near_duplicate_of"] = ids[keeper]
-                    if i in best_est:
-                        doc.meta["resemblance"] = round(best_est[i], 4)
+                    other, mt = dropped[i]
+                    doc.meta["near_duplicate_of"] = ids[other]
+                    doc.meta["resemblance"] = round(mt / p.t, 4)
                     doc.drop(DROP_REASON)
                     self._dropped(doc, DROP_REASON)
             doc_fh.close()
 
+    def _verified_pairs(self, feature_runs: "_SortedRuns", sketches: np.ndarray, row_of: np.ndarray,
+                        tmp: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(a, b, matches) of all candidate pairs whose sketches have >= need equal values."""
+        stats = self.stats
+        p = self.params
+        # 1. (feature, doc) pairs, sorted -> (doc, doc) pairs of every shared feature, into sorted runs
+        pair_runs = _SortedRuns(tmp, "pairs", self.memory_budget, combine=True)
+        carry_f = np.empty(0, dtype=_U64)
+        carry_d = np.empty(0, dtype=np.uint32)
+        for feats, docs in feature_runs.sorted_chunks():
+            if carry_f.size:
+                feats = np.concatenate((carry_f, feats))
+                docs = np.concatenate((carry_d, docs))
+            # the last feature of a chunk may continue in the next one: hold it back
+            cut = int(np.searchsorted(feats, feats[-1], "left"))
+            carry_f, carry_d = feats[cut:], docs[cut:]
+            out: list[np.ndarray] = []
+            _group_pairs(feats[:cut], docs[:cut].astype(_U64), out, stats)
+            for o in out:
+                pair_runs.add(o, np.ones(o.size, dtype=np.uint32))
+        out = []
+        _group_pairs(carry_f, carry_d.astype(_U64), out, stats)
+        for o in out:
+            pair_runs.add(o, np.ones(o.size, dtype=np.uint32))
+        stats.extra["spilled-runs"] += feature_runs.spilled
+        feature_runs.close()
+        # 2. pairs sorted and counted (a pair split across chunks is carried to the next),
+        #    kept when they share >= r features, verified on the full sketches
+        va, vb, vm = [], [], []
+        carry_k = np.empty(0, dtype=_U64)
+        carry_c = np.empty(0, dtype=np.uint32)
+
+        def verify(keys: np.ndarray, counts: np.ndarray) -> None:
+            if keys.size == 0:
+                return
+            starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+            keys, counts = keys[starts], np.add.reduceat(counts.astype(np.int64), starts)
+            keys = keys[counts >= p.r]
+            stats.extra["candidate-pairs"] += int(keys.size)
+            a = (keys >> _U64(32)).astype(np.int64)
+            b = (keys & _U64(0xFFFFFFFF)).astype(np.int64)
+            step = max(1, (1 << 22) // max(1, p.t))
+            for i in range(0, a.size, step):
+                ca, cb = a[i:i + step], b[i:i + step]
+                matches = np.count_nonzero(sketches[row_of[ca]] == sketches[row_of[cb]], axis=1)
+                ok = matches >= self.need
+                va.append(ca[ok])
+                vb.append(cb[ok])
+                vm.append(matches[ok])
+
+        for keys, counts in pair_runs.sorted_chunks():
+            if carry_k.size:
+                keys = np.concatenate((carry_k, keys))
+                counts = np.concatenate((carry_c, counts))
+            cut = int(np.searchsorted(keys, keys[-1], "left"))
+            carry_k, carry_c = keys[cut:], counts[cut:]
+            verify(keys[:cut], counts[:cut])
+        verify(carry_k, carry_c)
+        stats.extra["spilled-pair-runs"] += pair_runs.spilled
+        pair_runs.close()
+        if not va:
+            return _EMPTY_I, _EMPTY_I, _EMPTY_I
+        return np.concatenate(va), np.concatenate(vb), np.concatenate(vm)
+
     # -- reports ----------------------------------------------------------------
-    def _write_cluster(self, number: int, members: list[tuple[str, str | None, int, np.ndarray]],
-                       kept_index: int) -> None:
+    def _write_cluster(self, number: int, members: list[tuple[str, str | None, int, np.ndarray, str | None]]) -> None:
+        """One cluster: members (id, url, words, sketch, id of the kept document it was dropped for or None)."""
         assert self._clusters_fh is not None
         pairs = []
         if len(members) <= 200:     # all pairwise estimates; beyond that the file would explode
@@ -396,9 +578,9 @@ class NearDuplicates(StreamStage):
         rec = {
             "cluster": number,
             "size": len(members),
-            "kept": members[kept_index][0],
-            "members": [{"id": m[0], "url": m[1], "words": m[2], "kept": i == kept_index}
-                        for i, m in enumerate(members)],
+            "kept": [m[0] for m in members if m[4] is None],
+            "members": [{"id": m[0], "url": m[1], "words": m[2], "kept": m[4] is None,
+                         **({"near_duplicate_of": m[4]} if m[4] is not None else {})} for m in members],
             "pairs": pairs,
         }
         self._clusters_fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
@@ -414,17 +596,24 @@ class NearDuplicates(StreamStage):
 
     def memory_bytes(self) -> int:
         """Bytes held per the stream-mode structures (sketch store and index runs), for reports."""
-        return self.store.rows[:self.store.n].nbytes + self.index.nbytes()
+        return self.index.nbytes()
 
 
-class _RunWriter:
-    """(feature, doc) pairs in memory up to a budget, then sorted runs on disk."""
+class _SortedRuns:
+    """(uint64 key, uint32 value) entries in memory up to a budget, then sorted runs on disk.
 
-    def __init__(self, tmp: str, budget: int) -> None:
+    With ``combine`` entries of equal key are summed when a run is written (the
+    (doc, doc) pair counts); otherwise all are kept, in the order added for
+    equal keys (the documents sharing a feature, in input order).
+    """
+
+    def __init__(self, tmp: str, name: str, budget: int, combine: bool = False) -> None:
         self.tmp = tmp
-        self.limit = max(1, budget // _PAIR_BYTES)
-        self.feats: list[np.ndarray] = []
-        self.docs: list[np.ndarray] = []
+        self.name = name
+        self.limit = max(1, budget // _ENTRY_BYTES)
+        self.combine = combine
+        self.keys: list[np.ndarray] = []
+        self.vals: list[np.ndarray] = []
         self.n = 0
         self.files: list[tuple[str, str, int]] = []
 
@@ -432,133 +621,118 @@ class _RunWriter:
     def spilled(self) -> int:
         return len(self.files)
 
-    def add(self, features: np.ndarray, ordinal: int) -> None:
-        self.feats.append(features)
-        self.docs.append(np.full(features.size, ordinal, dtype=np.uint32))
-        self.n += features.size
-        if self.n >= self.limit:
-            self._spill()
+    def add(self, keys: np.ndarray, vals: np.ndarray) -> None:
+        while keys.size:
+            take = min(keys.size, self.limit - self.n)
+            self.keys.append(keys[:take])
+            self.vals.append(vals[:take])
+            self.n += take
+            keys, vals = keys[take:], vals[take:]
+            if self.n >= self.limit:
+                self._spill()
 
     def _sorted_buffer(self) -> tuple[np.ndarray, np.ndarray]:
-        feats = np.concatenate(self.feats) if self.feats else np.empty(0, dtype=np.uint64)
-        docs = np.concatenate(self.docs) if self.docs else np.empty(0, dtype=np.uint32)
-        order = np.argsort(feats, kind="stable")      # stable: documents stay in input order per feature
-        self.feats, self.docs, self.n = [], [], 0
-        return feats[order], docs[order]
+        keys = np.concatenate(self.keys) if self.keys else np.empty(0, dtype=_U64)
+        vals = np.concatenate(self.vals) if self.vals else np.empty(0, dtype=np.uint32)
+        self.keys, self.vals, self.n = [], [], 0
+        order = np.argsort(keys, kind="stable")      # stable: equal keys stay in the order added
+        keys, vals = keys[order], vals[order]
+        if self.combine and keys.size:
+            starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+            keys, vals = keys[starts], np.add.reduceat(vals, starts).astype(np.uint32)
+        return keys, vals
 
     def _spill(self) -> None:
-        feats, docs = self._sorted_buffer()
-        base = os.path.join(self.tmp, f"run{len(self.files):05d}")
-        feats.tofile(base + ".f")
-        docs.tofile(base + ".d")
-        self.files.append((base + ".f", base + ".d", feats.size))
+        keys, vals = self._sorted_buffer()
+        base = os.path.join(self.tmp, f"{self.name}{len(self.files):05d}")
+        keys.tofile(base + ".k")
+        vals.tofile(base + ".v")
+        self.files.append((base + ".k", base + ".v", keys.size))
 
     def sorted_chunks(self, chunk: int = 1 << 18) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """All pairs sorted by feature (input order within a feature), chunk by chunk."""
+        """All entries sorted by key, chunk by chunk (equal keys of different runs in run order;
+        a key's entries may be split between two consecutive chunks)."""
         if not self.files:
-            feats, docs = self._sorted_buffer()
-            if feats.size:
-                yield feats, docs
+            keys, vals = self._sorted_buffer()
+            for i in range(0, keys.size, chunk):
+                yield keys[i:i + chunk], vals[i:i + chunk]
             return
         if self.n:
             self._spill()
         # k-way merge of the sorted runs, a block of each at a time: everything up to
         # the smallest last key of the current blocks can be emitted in order.
-        runs = [(np.memmap(f, dtype=np.uint64, mode="r", shape=(n,)), np.memmap(d, dtype=np.uint32, mode="r", shape=(n,)))
-                for f, d, n in self.files if n]
+        runs = [(np.memmap(k, dtype=_U64, mode="r", shape=(n,)), np.memmap(v, dtype=np.uint32, mode="r", shape=(n,)))
+                for k, v, n in self.files if n]
         pos = [0] * len(runs)
         per_run = max(1024, chunk // max(1, len(runs)))
         while True:
             live = [i for i in range(len(runs)) if pos[i] < runs[i][0].size]
             if not live:
-                return
+                break
             ends = {i: min(pos[i] + per_run, runs[i][0].size) for i in live}
             bound = min(int(runs[i][0][ends[i] - 1]) for i in live)
-            parts_f, parts_d = [], []
-            for i in live:          # in run order, so a stable sort keeps the input order of documents
-                f = runs[i][0]
-                stop = pos[i] + int(np.searchsorted(f[pos[i]:ends[i]], np.uint64(bound), "right"))
+            parts_k, parts_v = [], []
+            for i in live:          # in run order, so a stable sort keeps the input order of equal keys
+                k = runs[i][0]
+                stop = pos[i] + int(np.searchsorted(k[pos[i]:ends[i]], _U64(bound), "right"))
                 if stop > pos[i]:
-                    parts_f.append(np.asarray(f[pos[i]:stop]))
-                    parts_d.append(np.asarray(runs[i][1][pos[i]:stop]))
+                    parts_k.append(np.asarray(k[pos[i]:stop]))
+                    parts_v.append(np.asarray(runs[i][1][pos[i]:stop]))
                     pos[i] = stop
-            feats = np.concatenate(parts_f)
-            docs = np.concatenate(parts_d)
-            order = np.argsort(feats, kind="stable")
-            yield feats[order], docs[order]
+            keys = np.concatenate(parts_k)
+            vals = np.concatenate(parts_v)
+            order = np.argsort(keys, kind="stable")
+            yield keys[order], vals[order]
+        del runs
 
     def close(self) -> None:
-        for f, d, _ in self.files:
-            for path in (f, d):
+        for k, v, _ in self.files:
+            for path in (k, v):
                 try:
                     os.unlink(path)
                 except OSError:
                     pass
+        self.files = []
 
 
-def _group_pairs(feats: np.ndarray, docs: np.ndarray, out: list[np.ndarray], stats: Any) -> None:
-    """(doc, doc) pairs, encoded a<<32|b with a<b, of every run of equal features."""
+def _group_pairs(feats: np.ndarray, docs: np.ndarray, out: list[np.ndarray], stats: Any,
+                 limit: bool = True) -> None:
+    """(doc, doc) pairs, encoded a<<32|b with a<b, of every run of equal features.
+
+    ``feats`` is sorted and the documents of a run ascend. All pairs of a run
+    are produced, for all runs at once (one vectorised step per distance
+    within a run). A feature shared by very many documents (mass copies) would
+    give a quadratic number of pairs: with ``limit``, in a run of more than
+    MAX_GROUP_PAIRS + 1 documents each document is paired only with its
+    MAX_GROUP_PAIRS predecessors and with the first MAX_GROUP_PAIRS of the
+    run, where the kept copy of a mass of copies is.
+    """
     if feats.size < 2:
         return
     starts = np.flatnonzero(np.concatenate(([True], feats[1:] != feats[:-1])))
     sizes = np.diff(np.append(starts, feats.size))
-    for g in np.flatnonzero(sizes > 1).tolist():
-        members = np.unique(docs[starts[g]:starts[g] + sizes[g]]).astype(np.uint64)
-        m = members.size
-        if m < 2:
-            continue
-        i, j = np.triu_indices(m, 1)
-        if m > MAX_GROUP_PAIRS + 1:
-            # a feature shared by very many documents (mass copies): pair each with
-            # its next MAX_GROUP_PAIRS only, enough to chain them into one cluster
-            near = (j - i) <= MAX_GROUP_PAIRS
-            i, j = i[near], j[near]
-            stats.extra["large-feature-groups"] += 1
-        out.append((members[i] << np.uint64(32)) | members[j])
-
-
-def _candidate_pairs(chunks: Iterable[tuple[np.ndarray, np.ndarray]], stats: Any,
-                     compact_at: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct candidate pairs and, per pair, how many features the two documents share."""
-    keys = np.empty(0, dtype=np.uint64)
-    counts = np.empty(0, dtype=np.int64)
-    pending: list[np.ndarray] = []
-    pending_n = 0
-    carry_f = np.empty(0, dtype=np.uint64)
-    carry_d = np.empty(0, dtype=np.uint32)
-
-    def compact() -> None:
-        nonlocal keys, counts, pending, pending_n
-        if not pending:
-            return
-        allk = np.concatenate([keys] + pending)
-        allc = np.concatenate([counts, np.ones(pending_n, dtype=np.int64)])
-        order = np.argsort(allk, kind="stable")
-        allk, allc = allk[order], allc[order]
-        starts = np.flatnonzero(np.concatenate(([True], allk[1:] != allk[:-1]))) if allk.size else np.empty(0, int)
-        keys = allk[starts]
-        counts = np.add.reduceat(allc, starts) if allk.size else allc
-        pending, pending_n = [], 0
-
-    for feats, docs in chunks:
-        if carry_f.size:
-            feats = np.concatenate((carry_f, feats))
-            docs = np.concatenate((carry_d, docs))
-        # the last feature of a chunk may continue in the next one: hold it back
-        last = feats[-1]
-        cut = int(np.searchsorted(feats, last, "left"))
-        carry_f, carry_d = feats[cut:], docs[cut:]
-        out: list[np.ndarray] = []
-        _group_pairs(feats[:cut], docs[:cut], out, stats)
-        for o in out:
-            pending.append(o)
-            pending_n += o.size
-        if pending_n >= compact_at:
-            compact()
-    out = []
-    _group_pairs(carry_f, carry_d, out, stats)
-    for o in out:
-        pending.append(o)
-        pending_n += o.size
-    compact()
-    return keys, counts
+    multi = sizes > 1
+    starts, sizes = starts[multi], sizes[multi]
+    if starts.size == 0:
+        return
+    biggest = int(sizes.max())
+    window = biggest - 1
+    if limit and biggest > MAX_GROUP_PAIRS + 1:
+        window = MAX_GROUP_PAIRS
+        if stats is not None:
+            stats.extra["large-feature-groups"] += int(np.count_nonzero(sizes > MAX_GROUP_PAIRS + 1))
+    all_starts, all_sizes = starts, sizes
+    for d in range(1, window + 1):            # neighbours at distance d
+        sel = sizes > d
+        starts, sizes = starts[sel], sizes[sel]   # runs longer than d (shrinks fast: most runs are pairs)
+        cnt = sizes - d
+        pos = np.repeat(starts, cnt) + _ragged_arange(cnt)
+        out.append((docs[pos] << _U64(32)) | docs[pos + d])
+    starts, sizes = all_starts, all_sizes
+    if window < biggest - 1:                  # the first `window` documents with everything beyond the window
+        for first in range(window):
+            sel = sizes > first + window + 1
+            cnt = sizes[sel] - (first + window + 1)
+            a = np.repeat(starts[sel] + first, cnt)
+            b = a + window + 1 + _ragged_arange(cnt)
+            out.append((docs[a] << _U64(32)) | docs[b])
