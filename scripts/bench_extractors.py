@@ -52,20 +52,9 @@ def load_snippet_pages(root: Path, limit: int | None) -> list[tuple[str, bytes, 
 
 
 def load_warc_pages(path: Path, limit: int | None) -> list[tuple[str, bytes, dict]]:
-    from warcio.archiveiterator import ArchiveIterator
+    from corpustool.readers import html_pages
 
-    pages = []
-    with open(path, "rb") as fh:
-        for rec in ArchiveIterator(fh):
-            if rec.rec_type != "response":
-                continue
-            ctype = rec.http_headers.get_header("Content-Type") if rec.http_headers else ""
-            if ctype and "html" not in ctype.lower():
-                continue
-            pages.append((rec.rec_headers.get_header("WARC-Target-URI") or "", rec.content_stream().read(), {}))
-            if limit and len(pages) >= limit:
-                break
-    return pages
+    return [(url, raw, {}) for url, raw in html_pages(str(path), limit)]
 
 
 def bench(name: str, pages: list[tuple[str, bytes, dict]]) -> dict:

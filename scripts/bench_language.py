@@ -94,19 +94,9 @@ def load_pages(args) -> tuple[list[tuple[str, bytes, dict]], str]:
         pages = pages[:limit] if limit else pages
         return pages, f"{args.snippets} ({len(pages)} pages with snippet gold)"
     if DEMO_WARC.is_file():
-        from warcio.archiveiterator import ArchiveIterator
+        from corpustool.readers import html_pages
 
-        pages = []
-        with open(DEMO_WARC, "rb") as fh:
-            for rec in ArchiveIterator(fh):
-                if rec.rec_type != "response":
-                    continue
-                ctype = rec.http_headers.get_header("Content-Type") if rec.http_headers else ""
-                if ctype and "html" not in ctype.lower():
-                    continue
-                pages.append((rec.rec_headers.get_header("WARC-Target-URI") or "", rec.content_stream().read(), {}))
-                if limit and len(pages) >= limit:
-                    break
+        pages = [(url, raw, {}) for url, raw in html_pages(str(DEMO_WARC), limit)]
         return pages, f"{DEMO_WARC} ({len(pages)} HTML pages, no snippet gold)"
     pages = []
     for code, text in _BUILTIN.items():

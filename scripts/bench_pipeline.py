@@ -67,18 +67,9 @@ def snippet_pages() -> list[tuple[str, bytes]]:
 
 
 def warc_pages(path: Path) -> list[tuple[str, bytes]]:
-    from warcio.archiveiterator import ArchiveIterator
+    from corpustool.readers import html_pages
 
-    pages = []
-    with open(path, "rb") as fh:
-        for rec in ArchiveIterator(fh):
-            if rec.rec_type != "response":
-                continue
-            ctype = rec.http_headers.get_header("Content-Type") if rec.http_headers else ""
-            if ctype and "html" not in ctype.lower():
-                continue
-            pages.append((rec.rec_headers.get_header("WARC-Target-URI") or "", rec.content_stream().read()))
-    return pages
+    return html_pages(str(path))
 
 
 def generated_pages(n: int = 200, seed: int = 1) -> list[tuple[str, bytes]]:

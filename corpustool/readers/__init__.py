@@ -7,3 +7,15 @@ from .reader import FORMATS, Reader, make_reader, sniff_format
 from .warc import BACKENDS, DEFAULT_BACKEND
 
 __all__ = ["BACKENDS", "DEFAULT_BACKEND", "FORMATS", "Reader", "make_reader", "sniff_format"]
+
+
+def html_pages(path: str, limit: int | None = None) -> list[tuple[str, bytes]]:
+    """(url, raw bytes) of the HTML documents of a crawl, in order (benchmarks and tools)."""
+    pages = []
+    for doc in make_reader([str(path)]).read():
+        if doc.drop_reason or doc.raw is None:
+            continue
+        pages.append((doc.url or doc.id, doc.raw))
+        if limit and len(pages) >= limit:
+            break
+    return pages
