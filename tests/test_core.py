@@ -169,3 +169,23 @@ def test_cli_refuses_invalid_options_with_one_line():
     assert r.returncode == 2 and "unknown language" in r.stderr
     r = subprocess.run([sys.executable, "-m", "corpustool", "build", "--bogus"], capture_output=True, text=True)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_tokenizer_fast_path_equals_the_regular_expression_on_the_whole_text():
+    from corpustool.text.tokenizer import _TOKEN, tokenize
+
+    def reference(text):
+        tokens, glue, end = [], [], -1
+        for m in _TOKEN.finditer(text):
+            tokens.append(m.group())
+            glue.append(end == m.start())
+            end = m.end()
+        if glue:
+            glue[0] = False
+        return tokens, glue
+
+    samples = ["Hello, world! See https://example.com/a?b=1. Mail me@x.org (e.g. U.S. and z.B.) 1,000.50",
+               "well-known rock'n'roll... 123abc abc123 Mühle naïve", "Dr. Novák řekl, tj. atd. 12:30",
+               "我们是中国人。日本語テキスト", "हिन्दी भाषा", "ภาษาไทย ง่าย", "  leading and trailing  ", ""]
+    for text in samples:
+        assert tokenize(text) == reference(text), text
