@@ -112,8 +112,28 @@ def declared_encodings(raw: bytes, content_type: str | None) -> list[tuple[str, 
     return found
 
 
+_CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 def decode(raw: bytes, content_type: str | None = None) -> Decoded:
-    """Decode a page's bytes; never raises for any input."""
+    """Decode a page's bytes; never raises for any input.
+
+    C0 control characters other than tab and line breaks are removed from the
+    text: they are not allowed in HTML, and lxml refuses strings holding them.
+    """
+    dec = _decode(raw, content_type)
+    text = strip_controls(dec.text)
+    if text is not dec.text:
+        return Decoded(text, dec.encoding, dec.source, dec.declared)
+    return dec
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without the C0 control characters HTML forbids (the same object when it has none)."""
+    return _CONTROL_CHARS.sub("", text) if _CONTROL_CHARS.search(text) else text
+
+
+def _decode(raw: bytes, content_type: str | None) -> Decoded:
     for bom, enc in _BOMS:
         if raw.startswith(bom):
             return Decoded(raw[len(bom):].decode(enc, "replace"), enc, "bom")

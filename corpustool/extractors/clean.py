@@ -69,7 +69,8 @@ class Clean(DocumentStage):
         return doc
 
     def decode(self, doc: Document) -> bool:
-        if doc.html is not None:
+        if doc.html is not None:   # given as text (JSON Lines "html", the library API)
+            doc.html = encoding.strip_controls(doc.html)
             return True
         raw = doc.raw
         if raw is None or not raw.strip():
