@@ -70,50 +70,21 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
         if getattr(method, "keep_html", False):
             clean.keep_html = True
         stages.append(evidence_stage(method.params, reason="template"))
-    for enabled, factory in _OPTIONAL_STAGES:
-        if getattr(opts, enabled):
-            stage = factory(opts)
-            if stage is not None:
-                stages.append(stage)
+    if opts.langfilter:
+        from .language.filter import LanguageFilter
+        stages.append(LanguageFilter(languages=opts.wanted_languages(), min_confidence=opts.min_lang_confidence,
+                                     method=opts.lang_method, paragraph_level=opts.paragraph_lang))
+    # cheapest de-duplication first: each removes what the next would compare
     if opts.dedup_exact:
-        # exact de-duplication runs before the near-duplicate and n-gram stages: it is
-        # the cheapest and removes most of what they would otherwise compare
-        idx = next((i for i, s in enumerate(stages) if s.name.startswith("dedup")), len(stages))
-        stages.insert(idx, ExactDuplicates())
+        stages.append(ExactDuplicates())
+    if opts.dedup_near:
+        from .dedup.near import NearDuplicates
+        stages.append(NearDuplicates(threshold=opts.near_threshold))
+    if opts.dedup_para:
+        from .dedup.onion import Onion
+        stages.append(Onion(**opts.onion_options))
     stages.append(Tokenize())
     return stages
-
-
-def _langfilter(opts: PipelineOptions) -> Stage | None:
-    from .language.filter import LanguageFilter
-    return LanguageFilter(languages=opts.wanted_languages(), min_confidence=opts.min_lang_confidence,
-                          method=opts.lang_method, paragraph_level=opts.paragraph_lang)
-
-
-def _near(opts: PipelineOptions) -> Stage | None:
-    from .dedup.near import NearDuplicates
-    return NearDuplicates(threshold=opts.near_threshold)
-
-
-def _onion(opts: PipelineOptions) -> Stage | None:
-    from .dedup.onion import Onion
-    return Onion(**opts.onion_options)
-
-
-# (option that enables it, factory); filled in pipeline order
-_OPTIONAL_STAGES: list[tuple[str, Callable[[PipelineOptions], Stage | None]]] = []
-
-
-def _available(module: str) -> bool:
-    import importlib.util
-    return importlib.util.find_spec(module) is not None
-
-
-for _flag, _factory, _module in (("langfilter", _langfilter, "corpustool.language.filter"),
-                                 ("dedup_near", _near, "corpustool.dedup.near"),
-                                 ("dedup_para", _onion, "corpustool.dedup.onion")):
-    if _available(_module):
-        _OPTIONAL_STAGES.append((_flag, _factory))
 
 
 def make_executor(opts: PipelineOptions):
