@@ -82,12 +82,10 @@ def test_duplicates_unwanted_language_empty_and_binary_are_dropped_with_reasons(
         if page.expect == "skip":       # not HTML: skipped and counted by the reader
             assert page.url not in docs
             continue
-        if page.expect == "near-duplicate" and importlib.util.find_spec("corpustool.dedup.near") is None:
-            continue
         assert page.url not in docs, f"should be dropped: {page.url} ({page.expect})"
         assert page.url in by_url, f"dropped without a record: {page.url}"
     reasons = {r["reason"] for r in rejects}
-    assert {"empty", "binary", "exact-duplicate"} <= reasons
+    assert {"empty", "binary", "exact-duplicate", "near-duplicate"} <= reasons
     read = stats["stages"][0]
     assert read["stage"] == "read" and read["extra"]["skipped:request"] > 0
     # every document read is either written or dropped with a counted reason

@@ -106,6 +106,8 @@ class Clean(DocumentStage):
             # text without scripts and style sheets: JavaScript votes for random languages
             text = page_text(page.tree)
             code, density = guess_stoplist_language(text, self.languages or None)
+            if self.languages and self._clearly_unwanted(doc, text, density):
+                return False
             if code is None:
                 # say why: no stoplist for its language (Thai ...), not a wanted one, or unknown
                 reason, doc.lang = no_stoplist_reason(text, self.languages or None)
@@ -115,6 +117,28 @@ class Clean(DocumentStage):
         page.stoplist = stoplist(code)
         page.language = code
         doc.stoplist_lang = code
+        return True
+
+    def _clearly_unwanted(self, doc: Document, text: str, wanted_density: float) -> bool:
+        """Drop a page written in another language before cleaning it.
+
+        Cleaning it with a wanted language's stoplist would keep the few blocks
+        that happen to be in that language (an English cookie notice on a
+        Spanish page) and the language filter would then see only those. A page
+        is clearly in another language when the page's text is identified as
+        that language and its own stoplist matches at least twice as many words
+        as the best wanted one.
+        """
+        from ..language.identify import identify, stopword_density
+        from ..language.stoplists import has_stoplist
+
+        other = identify(text).lang
+        if other in self.languages or not has_stoplist(other):
+            return False
+        if stopword_density(text, other) < 2 * wanted_density:
+            return False
+        doc.lang = other
+        doc.drop("unwanted-language")
         return True
 
     def process(self, doc: Document) -> Document:
