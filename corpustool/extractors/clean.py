@@ -15,7 +15,7 @@ from ..document import Document
 from ..stage import DocumentStage
 from .base import OptionError, Page, get_extractor
 
-DEFAULT_EXTRACTOR = "justext"
+DEFAULT_EXTRACTOR = "justext-plus"
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 
 

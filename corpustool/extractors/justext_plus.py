@@ -1,0 +1,510 @@
+"""jusText plus page structure: the default extractor.
+
+jusText (seed 003, Sect. 2.7) judges each paragraph by its length, link
+density and stop-word density and by its neighbours. It keeps a menu item
+that reads like a sentence and drops a recipe line ("200 g Zucker") or a
+short sentence between two headings. The page's structure tells both cases
+apart, and this extractor adds it to jusText's classes:
+
+1. **jusText's classes.** The engine's segmentation and classification
+   (:mod:`.justext_engine`, Algorithms 2.2 and 2.3) run unchanged; every
+   paragraph keeps its engine XPath, which locates it in the tree.
+2. **Boilerplate regions** (one query over the tree, evaluated by libxml2):
+   HTML5 ``nav``, ``aside``, ``footer``, ``header`` and ``form``; ARIA roles
+   (navigation, banner, contentinfo, complementary, search, ...); class and
+   id tokens (menu, footer, sidebar, share, cookie, comment, related, ...);
+   invisible elements (``hidden``, ``display:none``). A region that holds
+   most of the text jusText finds good is not boilerplate whatever its name
+   says (``<body class="has-sidebar">``, an article inside a ``<form>``).
+3. **The main-content region**: the deepest element holding more than half
+   (``main_share``) of the good text outside boilerplate regions - the
+   lowest common ancestor of the main text, robust to a stray good
+   paragraph elsewhere - widened to the enclosing ``<article>`` (or
+   ``itemprop=articleBody``) when there is one. Without any good text, the
+   ``<article>``/``<main>`` element with the most text.
+4. **Decisions.** Inside the main region every paragraph is kept (short
+   lines, list items, quotes, text without stop words) except link-heavy
+   ones, runs of links (link lists), copyright lines and, unless
+   ``keep_meta``, dates and bylines. Outside it only what jusText itself
+   classifies good without help from context is kept (``outside``).
+   Paragraphs in boilerplate regions are removed, with the region's kind as
+   the reason. Headings of the main text are kept: headings in the region,
+   the heading just before it and a heading that repeats the page title.
+
+Site evidence (URL Tree, ``--template-evidence``) acts after the page
+level on the paragraphs this extractor returns, as for any extractor.
+
+Every rule is general (names from the HTML and ARIA specifications and the
+vocabulary of web templates); the thresholds are round numbers, not fitted.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from lxml import etree
+
+from ..document import BAD, GOOD, Paragraph
+from .base import Extractor, OptionError, Page, register
+from .justext_engine import KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
+
+MIN_OVERRULE_CHARS = 300
+OUTSIDE_MODES = ("drop", "good", "justext")
+
+# -- structural evidence --------------------------------------------------------
+
+# HTML5 elements and ARIA landmark roles -> kind of boilerplate.
+SEMANTIC_TAGS = {"nav": "nav", "aside": "aside", "footer": "footer", "header": "header", "form": "form",
+                 "menu": "nav", "dialog": "aside"}
+ROLES = {
+    "navigation": "nav", "menu": "nav", "menubar": "nav", "menuitem": "nav", "tablist": "nav",
+    "banner": "header", "contentinfo": "footer", "complementary": "aside", "search": "form",
+    "dialog": "aside", "alertdialog": "aside", "toolbar": "nav", "tooltip": "aside",
+}
+# Class and id tokens of web templates -> kind. Tokens are the words of the
+# attribute split at non-alphanumerics and camel case, lower-cased.
+TOKENS = {
+    **dict.fromkeys(("nav", "navi", "navbar", "navigation", "menu", "menus", "mainmenu", "submenu", "menubar",
+                     "breadcrumb", "breadcrumbs", "pagination", "pager", "paging", "toc", "skiplink",
+                     "skiplinks", "topnav", "subnav", "sitemap", "tabs"), "nav"),
+    **dict.fromkeys(("footer", "foot", "copyright", "colophon", "imprint", "sitefooter", "pagefooter"), "footer"),
+    **dict.fromkeys(("header", "masthead", "topbar", "siteheader", "pageheader", "branding"), "header"),
+    **dict.fromkeys(("sidebar", "sidebars", "aside", "widget", "widgets", "related", "relatedposts",
+                     "recommended", "recommendations", "teaser", "teasers", "popular", "trending",
+                     "morestories", "readmore", "marginal", "rail", "sidenav", "outbrain", "taboola",
+                     "sidecol", "sidecolumn", "tagcloud", "blogroll", "archives", "categories"), "aside"),
+    **dict.fromkeys(("share", "shares", "sharing", "sharebar", "social", "socials", "socialmedia",
+                     "sharedaddy", "addthis", "shariff", "sociallinks", "follow", "print", "rating",
+                     "tags", "tagged", "taglist", "bookmark"), "share"),
+    **dict.fromkeys(("cookie", "cookies", "cookiebar", "cookienotice", "consent", "gdpr", "privacy",
+                     "cmp", "optin", "dsgvo", "cookiebot", "cookieconsent", "cookielaw", "onetrust"), "cookie"),
+    **dict.fromkeys(("comment", "comments", "commentlist", "commentform", "respond", "reply", "replies",
+                     "disqus", "discussion", "discuss", "pingback", "trackback", "trackbacks",
+                     "guestbook", "kommentare", "commentaires", "comentarios"), "comment"),
+    **dict.fromkeys(("search", "searchform", "login", "signin", "signup", "newsletter", "subscribe",
+                     "subscription", "register", "contactform"), "form"),
+    **dict.fromkeys(("ad", "ads", "advert", "adverts", "advertisement", "advertising", "sponsor",
+                     "sponsored", "promo", "promotion", "banner", "banners", "werbung", "anzeige",
+                     "popup", "modal", "overlay"), "ad"),
+    **dict.fromkeys(("byline", "author", "authors", "date", "dateline", "datetime", "time", "timestamp",
+                     "posted", "postedon", "published", "pubdate", "meta", "postmeta", "entrymeta",
+                     "postinfo", "postdate", "entrydate", "updated", "vcard"), "meta"),
+}
+# Candidates, found inside libxml2: semantic elements and elements with a
+# role, itemprop, hidden flag or inline style; class and id values are read
+# as strings (pages repeat a few values many times: tokenised once each).
+_SEMANTIC_XPATH = etree.XPath("|".join(f"//{t}" for t in (*SEMANTIC_TAGS, "article", "main", "time")))
+_ATTRIBUTE_XPATH = etree.XPath("//@class|//@id|//@role|//@hidden|//@itemprop|//@style")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+MAIN_ITEMPROPS = frozenset({"articlebody", "text", "reviewbody", "description"})
+META_ITEMPROPS = frozenset({"author", "datepublished", "datemodified", "datecreated", "publisher"})
+
+
+def class_tokens(value: str) -> list[str]:
+    """Words of a class or id value: split at non-alphanumerics and camel case, lower-cased."""
+    return [t for t in _NON_ALNUM.split(_CAMEL.sub(" ", value).lower()) if t]
+
+
+_TOKEN_KINDS: dict[str, frozenset[str]] = {}
+
+
+def value_kinds(value: str) -> frozenset[str]:
+    """Boilerplate kinds named by the tokens of a class or id value (cached per value)."""
+    kinds = _TOKEN_KINDS.get(value)
+    if kinds is None:
+        kinds = frozenset(k for k in map(TOKENS.get, class_tokens(value)) if k)
+        if len(_TOKEN_KINDS) < 65536:
+            _TOKEN_KINDS[value] = kinds
+    return kinds
+
+
+def element_kind(el: Any) -> str | None:
+    """The boilerplate kind an element's name, role and class/id tokens say, or None."""
+    tag = el.tag
+    kind = SEMANTIC_TAGS.get(tag)
+    if kind:
+        return kind
+    role = el.get("role")
+    if role:
+        kind = ROLES.get(role.strip().lower())
+        if kind:
+            return kind
+    if el.get("hidden") is not None or _HIDDEN_STYLE.search(el.get("style") or ""):
+        return "hidden"
+    itemprop = (el.get("itemprop") or "").lower()
+    if itemprop in META_ITEMPROPS:
+        return "meta"
+    if tag == "time":
+        return "meta"
+    kinds = value_kinds(el.get("class") or "") | value_kinds(el.get("id") or "")
+    if not kinds:
+        return None
+    # one element, several names: the most specific kind
+    for k in ("cookie", "comment", "share", "ad", "nav", "footer", "aside", "form", "header", "meta"):
+        if k in kinds:
+            return k
+    return None
+
+
+def is_main_hint(el: Any) -> bool:
+    """An element that declares itself the main content (HTML5, ARIA, schema.org)."""
+    if el.tag in ("article", "main"):
+        return True
+    if (el.get("role") or "").strip().lower() == "main":
+        return True
+    return (el.get("itemprop") or "").lower() in MAIN_ITEMPROPS
+
+
+class EnginePaths:
+    """The XPath the jusText engine gives an element (``Paragraph.xpath``).
+
+    The engine counts only elements its preprocessing keeps: killed subtrees
+    (script, style, ...) are not counted, and unwrapped elements (form,
+    iframe, ...) vanish, their children counted among their parent's.
+    """
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.paths: dict[Any, str | None] = {root: f"/{root.tag}[1]"}
+        self.done: set[Any] = set()
+
+    def _number_children(self, parent: Any, prefix: str | None) -> None:
+        counts: dict[str, int] = {}
+        stack = [iter(parent)]
+        paths = self.paths
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+                continue
+            tag = child.tag
+            if not isinstance(tag, str):
+                continue
+            if tag in UNWRAPPED_TAGS:
+                paths[child] = prefix      # the element itself has no path; its text is its parent's
+                stack.append(iter(child))
+                continue
+            if tag in KILLED_TAGS or (tag == "link" and "stylesheet" in (child.get("rel") or "").lower()):
+                paths[child] = None
+                continue
+            if tag == "image":
+                tag = "img"
+            n = counts.get(tag, 0) + 1
+            counts[tag] = n
+            paths[child] = None if prefix is None else f"{prefix}/{tag}[{n}]"
+
+    def xpath(self, el: Any) -> str | None:
+        paths = self.paths
+        if el in paths:
+            return paths[el]
+        chain = []
+        node = el
+        while node is not None and node not in paths:
+            chain.append(node)
+            node = node.getparent()
+        if node is None:          # not under the root
+            return None
+        for node in reversed(chain):
+            parent = node.getparent()
+            while parent.tag in UNWRAPPED_TAGS and parent is not self.root:
+                parent = parent.getparent()
+            if parent not in self.done:
+                self.done.add(parent)
+                self._number_children(parent, paths.get(parent))
+            if node not in paths:   # a descendant of an unwrapped element numbered with its parent
+                paths[node] = None
+        return paths.get(el)
+
+
+def _prefixes(xpath: str) -> list[str]:
+    """The XPaths of an element's ancestors and itself, outermost first."""
+    out = []
+    i = xpath.find("/", 1)
+    while i != -1:
+        out.append(xpath[:i])
+        i = xpath.find("/", i + 1)
+    out.append(xpath)
+    return out
+
+
+_DATE = re.compile(
+    r"\b(\d{1,2}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+\w+\.?\s+\d{4}|\w+\.?\s+\d{1,2},?\s+\d{4}"
+    r"|\d{1,2}:\d{2})\b")
+_MONTHS = frozenset("""jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july
+august september october november december januar februar märz maerz mai juni juli oktober dezember janvier février
+mars avril juin juillet août septembre octobre novembre décembre enero febrero marzo abril mayo junio julio agosto
+septiembre octubre noviembre diciembre styczeń stycznia lutego marca kwietnia maja czerwca lipca sierpnia września
+października listopada grudnia""".split())
+
+
+def looks_like_date_line(text: str) -> bool:
+    """A short line made of a date (and maybe a name or "posted on"): dateline or byline."""
+    if len(text) > 80:
+        return False
+    if _DATE.search(text):
+        return True
+    words = _NON_ALNUM.split(text.lower())
+    return any(w in _MONTHS for w in words) and any(w.isdigit() for w in words)
+
+
+@register("justext-plus")
+class JustextPlusExtractor(Extractor):
+    """jusText's classes plus structure, the main-content region and title evidence."""
+
+    needs_stoplist = True
+    description = ("jusText with page structure: semantic/ARIA/class evidence, main-content region, "
+                   "headings and title (the default)")
+
+    def __init__(self, keep_meta: bool = False, outside: str = "good", main_share: float = 0.6,
+                 max_link_density: float = 0.5, **options: Any) -> None:
+        self.engine = JustextEngineExtractor(**options)
+        if isinstance(keep_meta, str):
+            keep_meta = keep_meta.lower() in ("1", "true", "yes")
+        self.keep_meta = bool(keep_meta)
+        if outside not in OUTSIDE_MODES:
+            raise OptionError(f"outside must be one of {', '.join(OUTSIDE_MODES)}, not {outside!r}")
+        self.outside = outside
+        try:
+            self.main_share = float(main_share)
+            self.max_link_density = float(max_link_density)
+        except (TypeError, ValueError):
+            raise OptionError("main_share and max_link_density must be numbers") from None
+        if not 0.5 < self.main_share <= 1.0:
+            raise OptionError(f"main_share must be in (0.5, 1], not {main_share!r}")
+        if not 0.0 <= self.max_link_density <= 1.0:
+            raise OptionError(f"max_link_density must be in [0, 1], not {max_link_density!r}")
+
+    # -- evidence ----------------------------------------------------------------
+    @staticmethod
+    def regions(root: Any) -> tuple[dict[str, str], list[str], dict[str, str]]:
+        """(engine XPath -> boilerplate kind, engine XPaths of main-content hints, XPath -> element description)."""
+        paths = EnginePaths(root)
+        kinds: dict[str, str] = {}
+        hints: list[str] = []
+        why: dict[str, str] = {}
+        candidates = _SEMANTIC_XPATH(root)
+        seen = set(candidates)
+        for value in _ATTRIBUTE_XPATH(root):
+            name = value.attrname
+            if name == "class" or name == "id":
+                if not value_kinds(value):
+                    continue
+            elif name == "style" and _HIDDEN_STYLE.search(value) is None:
+                continue
+            el = value.getparent()
+            if el not in seen:
+                seen.add(el)
+                candidates.append(el)
+        for el in candidates:
+            xpath = None
+            kind = element_kind(el)
+            if kind or is_main_hint(el):
+                xpath = paths.xpath(el)
+                if xpath is None:
+                    continue
+            if kind:
+                if xpath not in kinds:
+                    kinds[xpath] = kind
+                    why[xpath] = f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:60]
+            if is_main_hint(el):
+                hints.append(xpath)
+        return kinds, hints, why
+
+    def extract(self, page: Page) -> list[Paragraph]:
+        engine = self.engine
+        root = engine.root(page)
+        if root is None:
+            return []
+        paras = engine.paragraphs(segment(root), page.stoplist or frozenset())
+        if not paras:
+            return paras
+        kinds, hints, why = self.regions(root)
+        self.decide(paras, kinds, hints, self.title(page) if page._tree_done else _title_of(root), why)
+        return paras
+
+    def decide(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],
+               title: str | None, why: dict[str, str] | None = None) -> None:
+        n = len(paras)
+        prefixes = [_prefixes(p.xpath) if p.xpath.startswith("/") else [] for p in paras]
+        chars = [len(p.text) for p in paras]
+        good = [p.cls == GOOD for p in paras]
+        # text that reads like content: what jusText keeps or finds near-good, outside links
+        content = [c if (g or p.cf_class in ("good", "neargood")) and p.features.get("link_density", 0.0) <= 0.5
+                   else 0 for p, c, g in zip(paras, chars, good)]
+        total = sum(content)
+
+        # a header inside an article is the article's title block, not the page's header
+        for x, k in list(kinds.items()):
+            if k == "header" and any(x.startswith(h + "/") for h in hints):
+                del kinds[x]
+        # text per region, to overrule names on regions that hold most of the content
+        region_mass: dict[str, int] = {}
+        for pre, c in zip(prefixes, content):
+            if c:
+                for x in pre:
+                    if x in kinds:
+                        region_mass[x] = region_mass.get(x, 0) + c
+        # (a cookie notice stays one even when it is the only text that reads well,
+        # and a few lines of text are too little to overrule a name)
+        active = {x: k for x, k in kinds.items()
+                  if k == "cookie" or total < MIN_OVERRULE_CHARS or region_mass.get(x, 0) * 2 <= total}
+
+        # innermost boilerplate kind of each paragraph
+        kind_of: list[str | None] = [None] * n
+        region_of: list[str | None] = [None] * n
+        for i, pre in enumerate(prefixes):
+            for x in reversed(pre):
+                k = active.get(x)
+                if k:
+                    kind_of[i], region_of[i] = k, x
+                    break
+
+        # main region: deepest element with more than main_share of the content outside boilerplate
+        weight = [c if kind_of[i] in (None, "meta") else 0 for i, c in enumerate(content)]
+        if not any(weight):
+            # no content-like paragraph: longer paragraphs' text outside links
+            weight = [int(c * (1.0 - p.features.get("link_density", 0.0))) if p.features.get("words", 0) >= 10
+                      and kind_of[i] in (None, "meta") else 0 for i, (p, c) in enumerate(zip(paras, chars))]
+        main = self.main_region(prefixes, weight, hints)
+        if main is not None:
+            # a region that holds the main content is not boilerplate
+            for x in list(active):
+                if main == x or main.startswith(x + "/"):
+                    del active[x]
+            for i in range(n):
+                if region_of[i] is not None and region_of[i] not in active:
+                    kind_of[i] = None
+                    for x in reversed(prefixes[i]):
+                        k = active.get(x)
+                        if k:
+                            kind_of[i], region_of[i] = k, x
+                            break
+        inside = [main is not None and (p.xpath == main or p.xpath.startswith(main + "/")) for p in paras]
+
+        # the main text's span in the region: from its first to its last content
+        # paragraph; before it only headings (the title block), after it nothing
+        # (share buttons, "related articles", credits)
+        span = [i for i in range(n) if inside[i] and kind_of[i] is None and (content[i] or (
+            paras[i].cf_class == "bad" and chars[i] >= 70 and paras[i].features.get("link_density", 0.0) <= 0.2))]
+        first_c, last_c = (span[0], span[-1]) if span else (n, -1)
+        # sentences next to the span are its lead and its closing words
+        while first_c > 0 and inside[first_c - 1] and _is_sentence(paras[first_c - 1]):
+            first_c -= 1
+        while last_c + 1 < n and inside[last_c + 1] and _is_sentence(paras[last_c + 1]):
+            last_c += 1
+        title_norm = _norm(title or "")
+        keep = [False] * n
+        reason: list[str | None] = [None] * n
+        for i, p in enumerate(paras):
+            kind = kind_of[i]
+            ld = p.features.get("link_density", 0.0)
+            if kind is not None and kind != "meta":
+                reason[i] = f"boilerplate:{kind}"
+                continue
+            if "\xa9" in p.text or "&copy" in p.text:
+                reason[i] = "boilerplate"
+                continue
+            meta_line = (kind == "meta" or looks_like_date_line(p.text)) and not p.heading
+            if meta_line and not self.keep_meta:
+                reason[i] = "boilerplate:meta"
+                continue
+            if inside[i]:
+                if ld > self.max_link_density:
+                    reason[i] = "boilerplate:links"
+                    continue
+                keep[i] = first_c <= i <= last_c or (i < first_c and (p.heading or meta_line))
+            elif p.heading and title_norm and _is_title(_norm(p.text), title_norm):
+                keep[i] = True
+            elif self.outside == "justext":
+                keep[i] = good[i]
+            elif self.outside == "good":
+                keep[i] = good[i] and p.cf_class == "good"
+            if not keep[i]:
+                reason[i] = "boilerplate"
+
+        # link lists: runs of three or more short paragraphs that are mostly links
+        run: list[int] = []
+        for i in range(n + 1):
+            if i < n and keep[i] and paras[i].features.get("link_density", 0.0) > 0.3 and chars[i] < 100:
+                run.append(i)
+                continue
+            if len(run) >= 3:
+                for j in run:
+                    keep[j] = False
+                    reason[j] = "boilerplate:links"
+            run = []
+
+        # the heading just before the main region belongs to it
+        if main is not None:
+            first = next((i for i in range(n) if inside[i]), None)
+            if first is not None:
+                for j in range(first - 1, max(first - 4, -1), -1):
+                    if paras[j].heading and kind_of[j] is None and paras[j].features.get("link_density", 0.0) <= 0.5:
+                        keep[j] = True
+                        break
+
+        for p, k, r, ins, kind, region in zip(paras, keep, reason, inside, kind_of, region_of):
+            # the evidence, for the inspect view and the evaluation's reports
+            p.features["jt_class"] = p.cls
+            p.features["main"] = ins
+            if kind:
+                p.features["region"] = kind
+                if why and region in why:
+                    p.features["region_element"] = why[region]
+            if k:
+                p.cls, p.reason = GOOD, None
+            else:
+                p.cls, p.reason = BAD, r or "boilerplate"
+
+    def main_region(self, prefixes: list[list[str]], weight: list[int], hints: list[str]) -> str | None:
+        total = sum(weight)
+        if total == 0:
+            return None
+        mass: dict[str, int] = {}
+        for pre, w in zip(prefixes, weight):
+            if w:
+                for x in pre:
+                    mass[x] = mass.get(x, 0) + w
+        need = self.main_share * total
+        best = None
+        for x, m in mass.items():
+            if m >= need and (best is None or len(x) > len(best)):
+                best = x
+        if best is None:
+            return None
+        # widen to the enclosing article: its title, lead and captions are main text too
+        for h in sorted(hints, key=len, reverse=True):
+            if best.startswith(h + "/") and h.count("/") > 2:
+                return h
+        return best
+
+
+_SENTENCE_END = tuple(".!?…\"“”»)。！？")
+
+
+def _is_sentence(p: Paragraph) -> bool:
+    """A line of running text: no links, not a heading, at least three words, ends like a sentence."""
+    return (not p.heading and not p.features.get("link_density") and p.features.get("words", 0) >= 3
+            and p.text.rstrip().endswith(_SENTENCE_END))
+
+
+def _title_of(root: Any) -> str | None:
+    t = root.find(".//title")
+    if t is None:
+        return None
+    text = " ".join(t.text_content().split()) if hasattr(t, "text_content") else " ".join("".join(t.itertext()).split())
+    return text or None
+
+
+_WORDS = re.compile(r"\w+")
+
+
+def _norm(text: str) -> str:
+    return " ".join(_WORDS.findall(text.lower()))
+
+
+def _is_title(heading: str, title: str) -> bool:
+    """A heading that repeats the page title (which often adds the site's name)."""
+    return len(heading) >= 10 and heading in title

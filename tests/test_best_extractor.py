@@ -1,0 +1,179 @@
+"""The default extractor (justext-plus): each kind of evidence on hand-written pages."""
+from __future__ import annotations
+
+import pytest
+
+from corpustool.document import Document
+from corpustool.extractors.base import OptionError, get_extractor
+from corpustool.extractors.clean import DEFAULT_EXTRACTOR, Clean
+from corpustool.extractors.justext_plus import EnginePaths, class_tokens, looks_like_date_line
+from corpustool.extractors.justext_engine import JustextEngineExtractor, parse_markup
+
+ARTICLE = [
+    "The council met on Tuesday evening to discuss the future of the old library building in the "
+    "centre of the town, which has been empty since the new one opened across the river last year.",
+    "Several residents said that they would like the building to become a place where young people "
+    "can meet, study and work on their own projects after school and during the long summer holidays.",
+    "Short line.",
+    "The mayor promised that a decision would be taken before the end of the year, after a public "
+    "consultation that will be open to everyone who lives or works in the town and its villages.",
+]
+NAV = ["Home", "News", "Sport", "Culture", "Contact"]
+
+
+def page(body: str, title: str = "Old library to become a youth centre - Town News") -> str:
+    return f"<html><head><title>{title}</title></head><body>{body}</body></html>"
+
+
+def article_html(extra_inside: str = "") -> str:
+    ps = "".join(f"<p>{t}</p>" for t in ARTICLE)
+    return (f"<article><h1>Old library to become a youth centre</h1>{ps}"
+            f"<h2>What happens next</h2><p>{ARTICLE[0]}</p>{extra_inside}</article>")
+
+
+def run(html: str, **options) -> Document:
+    stage = Clean(extractor="justext-plus", languages=["en"], **options)
+    doc = Document(id="t", url="https://example.org/a", raw=html.encode("utf-8"))
+    stage.process(doc)
+    return doc
+
+
+def kept(doc: Document) -> str:
+    return doc.clean_text()
+
+
+def test_is_the_default():
+    assert DEFAULT_EXTRACTOR == "justext-plus"
+
+
+def test_article_kept_whole_with_its_headings_and_short_lines():
+    doc = run(page(article_html()))
+    text = kept(doc)
+    for t in ARTICLE:
+        assert t in text           # "Short line." too, which jusText alone drops
+    assert "Old library to become a youth centre" in text
+    assert "What happens next" in text
+    classic = Clean(extractor="justext", languages=["en"])
+    d2 = Document(id="t", raw=page(article_html()).encode())
+    classic.process(d2)
+    assert "Short line." not in d2.clean_text()
+
+
+def test_nav_header_footer_aside_removed():
+    sentence = ("This is a long sentence in the sidebar that reads like running text and would be kept "
+                "by a classifier that only looks at the words of the paragraph and not at the page.")
+    body = (f"<header><p>{sentence.replace('sidebar', 'header')}</p></header>"
+            f"<nav><ul>{''.join(f'<li>{n}</li>' for n in NAV)}</ul></nav>"
+            f"<main>{article_html()}</main>"
+            f"<aside><p>{sentence}</p></aside>"
+            f"<footer><p>{sentence.replace('sidebar', 'footer')}</p></footer>")
+    doc = run(page(body))
+    text = kept(doc)
+    assert ARTICLE[0] in text and ARTICLE[3] in text
+    assert "sidebar" not in text and "in the header" not in text and "in the footer" not in text
+    reasons = {p.reason for p in doc.paragraphs if not p.is_good}
+    assert {"boilerplate:aside", "boilerplate:footer", "boilerplate:header"} <= reasons
+
+
+def test_class_and_role_tokens_and_cookie_notice_removed():
+    cookie = ("We use cookies to give you the best experience on our website and to count our visitors. "
+              "If you continue to use this site we will assume that you are happy with it.")
+    share = "Share this article with your friends and family on the networks that you use every day."
+    body = (f"<div id='cookieConsent'><p>{cookie}</p></div>"
+            f"<div role='navigation'><p>{share.replace('Share', 'Browse')}</p></div>"
+            f"<div class='content'>{article_html()}<div class='social-share'><p>{share}</p></div></div>")
+    doc = run(page(body))
+    text = kept(doc)
+    assert "We use cookies" not in text
+    assert "Share this article" not in text and "Browse this article" not in text
+    assert ARTICLE[2] in text
+    assert any(p.reason == "boilerplate:cookie" for p in doc.paragraphs)
+
+
+def test_comments_removed():
+    comment = ("I really enjoyed reading this article about the library and I think that the council "
+               "should listen to the young people of the town before they decide anything at all.")
+    body = (f"<div class='post'>{article_html()}</div>"
+            f"<section id='comments'><h3>3 comments</h3><ol class='comment-list'>"
+            f"<li><p>{comment}</p></li><li><p>{comment.replace('really', 'truly')}</p></li></ol></section>")
+    doc = run(page(body))
+    text = kept(doc)
+    assert ARTICLE[0] in text
+    assert "enjoyed reading" not in text
+    assert any(p.reason == "boilerplate:comment" for p in doc.paragraphs)
+
+
+def test_link_list_inside_the_article_removed():
+    links = "".join(f"<li><a href='/n{i}'>Another story number {i} from the town</a></li>" for i in range(6))
+    doc = run(page(article_html(f"<h3>Read more</h3><ul>{links}</ul>")))
+    text = kept(doc)
+    assert ARTICLE[3] in text
+    assert "Another story number" not in text
+
+
+def test_dates_and_bylines_configurable():
+    meta = "<div class='byline'>By Jane Smith</div><p class='date'>12 March 2024</p>"
+    html = page(article_html().replace("</h1>", "</h1>" + meta))
+    assert "Jane Smith" not in kept(run(html))
+    assert "12 March 2024" not in kept(run(html))
+    with_meta = kept(run(html, keep_meta=True))
+    assert "Jane Smith" in with_meta and "12 March 2024" in with_meta
+
+
+def test_title_heading_outside_the_article_kept():
+    body = (f"<nav><ul>{''.join(f'<li>{n}</li>' for n in NAV)}</nav>"
+            "<div class='head'><h1>Old library to become a youth centre</h1></div>"
+            f"<div class='text'>{''.join(f'<p>{t}</p>' for t in ARTICLE)}</div>")
+    text = kept(run(page(body)))
+    assert "Old library to become a youth centre" in text
+    assert ARTICLE[2] in text
+    assert "Culture" not in text
+
+
+def test_region_that_holds_the_article_is_not_boilerplate():
+    # a page wrapped in a <form> (ASP.NET) or a body class naming a sidebar
+    body = f"<form action='/x'><div class='wrapper has-sidebar'>{article_html()}</div></form>"
+    text = kept(run(page(body)))
+    assert ARTICLE[0] in text and ARTICLE[3] in text
+
+
+def test_engine_paths_match_the_engine():
+    html = page("<form><div><p>a</p></div></form><script>x</script><div><p>b</p><form><p>c</p></form></div>"
+                "<image src='x'/><div><p>d</p></div>")
+    root = parse_markup(html)
+    engine = JustextEngineExtractor()
+    from corpustool.extractors.base import Page
+    got = {p.text: p.xpath for p in engine.extract(Page(html, stoplist=frozenset()))}
+    paths = EnginePaths(root)
+    for el in root.iter("p"):
+        assert paths.xpath(el) == got[el.text]
+
+
+def test_helpers():
+    assert class_tokens("mainNav site-footer__inner") == ["main", "nav", "site", "footer", "inner"]
+    assert looks_like_date_line("Posted on 12 March 2024")
+    assert looks_like_date_line("31.05.2012")
+    assert not looks_like_date_line(ARTICLE[0])
+
+
+def test_options_validated():
+    with pytest.raises(OptionError):
+        get_extractor("justext-plus", outside="sometimes")
+    with pytest.raises(OptionError):
+        get_extractor("justext-plus", main_share=0.2)
+    with pytest.raises(OptionError):
+        get_extractor("justext-plus", no_such_option=1)
+
+
+def test_bad_input_does_not_crash():
+    ex = get_extractor("justext-plus")
+    from corpustool.extractors.base import Page
+    assert ex.extract(Page("", stoplist=frozenset())) == []
+    assert isinstance(ex.extract(Page("<html><body><nav></nav></body></html>", stoplist=frozenset())), list)
+
+
+def test_deterministic():
+    html = page(f"<nav><ul>{''.join(f'<li>{n}</li>' for n in NAV)}</ul></nav>{article_html()}")
+    a = [p.to_dict() for p in run(html).paragraphs]
+    b = [p.to_dict() for p in run(html).paragraphs]
+    assert a == b
