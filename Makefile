@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install test demo bench eval clean
 
-$(STAMP): pyproject.toml
+# setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
+$(STAMP): pyproject.toml setup.py corpustool/_justext_walk.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,bench,spark]'

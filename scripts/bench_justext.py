@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from corpustool.encoding import decode  # noqa: E402
+from corpustool.extractors import justext_engine  # noqa: E402
 from corpustool.extractors.base import OptionError, Page, get_extractor  # noqa: E402
 from corpustool.language.stoplists import resolve_language, stoplist  # noqa: E402
 
@@ -177,6 +178,10 @@ def main() -> int:
     n = len(raws)
     s_theirs, s_ours = t_theirs - d_theirs, t_ours - d_ours
     print(f"pages: {n} from {source} ({sizes / 1e6:.1f} MB), preset {args.preset}, one core, CPU time")
+    if justext_engine.COMPILED:
+        print("our engine's walk: compiled (corpustool/_justext_walk.pyx)")
+    else:
+        print(f"our engine's walk: pure Python (compiled walk not available: {justext_engine.COMPILED_ERROR})")
     print(f"justext package : {n / s_theirs:8.1f} pages/s  ({sizes / s_theirs / 1e6:.1f} MB/s)  from the decoded string")
     print(f"our engine      : {n / s_ours:8.1f} pages/s  ({sizes / s_ours / 1e6:.1f} MB/s)  from the decoded string")
     print(f"ratio (parse + extract, from the decoded string): {s_theirs / s_ours:.2f}")

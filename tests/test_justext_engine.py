@@ -239,12 +239,17 @@ def test_nothing_to_extract():
 
 
 def test_pipeline_uses_the_engine_by_default():
-    assert DEFAULT_EXTRACTOR == "justext"
-    stage = Clean(languages=["en"])
-    doc = Document(id="1", raw=PAGES["article"].encode("utf-8"))
-    out = stage.process(doc)
-    assert not out.drop_reason and out.meta["extractor"] == "justext"
-    assert out.clean_text().split("\n")[1] == GOOD_TEXT
+    # the default extractor is this engine, or justext-plus (the default since 4b58a64), which
+    # runs this engine and adds page-structure evidence on top
+    assert DEFAULT_EXTRACTOR in ("justext", "justext-plus")
+    default = get_extractor(DEFAULT_EXTRACTOR)
+    assert isinstance(getattr(default, "engine", default), get_extractor("justext").__class__)
+    for name in ("justext", DEFAULT_EXTRACTOR):
+        stage = Clean(extractor=name, languages=["en"])
+        doc = Document(id="1", raw=PAGES["article"].encode("utf-8"))
+        out = stage.process(doc)
+        assert not out.drop_reason and out.meta["extractor"] == name
+        assert GOOD_TEXT in out.clean_text().split("\n")
 
 
 # -- differential test on the development pages ---------------------------------
@@ -335,3 +340,169 @@ def test_same_as_package_on_generated_markup():
         assert as_rows(ours) == as_rows(ref), (seed, html)
         # and parsed by the engine itself
         assert as_rows(run(html, **options)) == as_rows(ref), (seed, html)
+
+
+# -- the compiled walk against the pure-Python walk --------------------------------------
+
+from corpustool.extractors import justext_engine  # noqa: E402
+
+needs_compiled = pytest.mark.skipif(not justext_engine.COMPILED,
+                                    reason="the compiled walk (corpustool/_justext_walk.pyx) is not built")
+# stoplists with capitals, non-ASCII words and a word whose lower() grows ("İ" -> "i̇")
+_STOPLISTS = [EN, stoplist("de"), frozenset({"the", "a", "Of", "ça", "straße", "i̇", "der"}), frozenset(), {"the", "and"}]
+
+
+def _walks_agree(root, stop) -> None:
+    """Blocks, rows and paragraphs: compiled and pure Python, field by field."""
+    python_rows = justext_engine.paragraph_rows(justext_engine.segment_py(root), stop)
+    assert justext_engine.features_compiled(root, stop) == python_rows
+    assert justext_engine.paragraph_rows(justext_engine.segment_compiled(root), stop) == python_rows
+    for options in ({}, {"preset": "A"}, {"no_headings": True}):
+        engine = get_extractor("justext", **options)
+        expected = as_rows(engine.build_py(python_rows))
+        assert as_rows(engine.build(python_rows)) == expected
+        assert as_rows(justext_engine.extract_compiled(root, stop, engine.params, justext_engine.Paragraph,
+                                                       justext_engine._FAST_PARAGRAPH_INIT, "good", "bad")) == expected
+
+
+def _both_trees(html: str):
+    """The page's tree (lxml.html, comments kept) and the engine's own parse (comments dropped)."""
+    page = Page(html)
+    return [root for root in (page.tree, justext_engine.parse_markup(html)) if root is not None]
+
+
+def test_the_active_walk_is_exposed():
+    assert justext_engine.segment is (justext_engine.segment_compiled if justext_engine.COMPILED
+                                      else justext_engine.segment_py)
+
+
+@needs_compiled
+def test_compiled_walk_on_hand_written_and_generated_pages():
+    import random
+
+    for name, html in PAGES.items():
+        for root in _both_trees(html):
+            _walks_agree(root, EN)
+    for seed in range(600):
+        rng = random.Random(seed)
+        html = _random_markup(rng)
+        if rng.random() < 0.7:
+            html = f"<html><head>{_random_markup(rng) if rng.random() < 0.3 else ''}</head><body>{html}</body></html>"
+        for root in _both_trees(html):
+            _walks_agree(root, _STOPLISTS[seed % len(_STOPLISTS)])
+
+
+@needs_compiled
+def test_compiled_walk_knows_the_same_tags():
+    from corpustool._justext_walk import kind_of
+
+    expected = {"br": "br", "a": "a", "image": "image", "link": "link"}
+    expected.update({tag: "paragraph" for tag in justext_engine.PARAGRAPH_TAGS})
+    expected.update({tag: "killed" for tag in justext_engine.KILLED_TAGS})      # textarea: killed first
+    expected.update({tag: "unwrapped" for tag in justext_engine.UNWRAPPED_TAGS})  # form: unwrapped first
+    for tag, kind in expected.items():
+        assert kind_of(tag) == kind, tag
+    for tag in ("", "h", "h7", "h10", "hr", "b", "p2", "pa", "span", "Div", "P", "images", "ab", "heading"):
+        assert kind_of(tag) == "plain", tag
+
+
+@needs_compiled
+def test_compiled_walk_on_odd_markup():
+    pages = [
+        "<html><body><p>a</p></body></html><?pi x?>tail after the root",
+        "<p>Ünïcödé\u00a0\u2003spaces\u3000and\u2028line\u2029breaks\x85 İSTANBUL ÇA Straße</p>",
+        "<div><a href='x'>\u00a0link\u00a0 text\u00a0</a>\u00a0</div><br><br><br>",
+        "<link rel='STYLESHEET'>gone?<link rel='alternate'>kept<link>too",
+        "<h1.x>dotted</h1.x><my-h2>custom heading</my-h2><h9>not</h9><h>h</h><h٣>digit</h٣>",
+        "<image><b>in image</b></image><image>x</image><img><image>y</image>",
+        "<table>" + "<tr><td>cell</td></tr>" * 60 + "</table>",
+        "<div>" * 300 + "deep" + "</div>" * 300,
+        "<pre>\r\n  lines\r\n\r\n  more  </pre><p>\n</p><p>&copy; x</p>",
+        "<svg xmlns='http://www.w3.org/2000/svg'><text>svg text</text></svg><math><mi>x</mi></math>",
+    ]
+    for html in pages:
+        for root in _both_trees(html):
+            for stop in _STOPLISTS:
+                _walks_agree(root, stop)
+
+
+@needs_compiled
+def test_compiled_walk_on_the_demo_crawl():
+    from pathlib import Path
+
+    from warcio.archiveiterator import ArchiveIterator
+
+    warc = Path(__file__).resolve().parent.parent / "data" / "demo" / "crawl.warc.gz"
+    if not warc.is_file():
+        pytest.skip("data/demo/crawl.warc.gz is not present")
+    pages = 0
+    with open(warc, "rb") as fh:
+        for record in ArchiveIterator(fh):
+            if record.rec_type != "response" or record.http_headers is None:
+                continue
+            if "html" not in (record.http_headers.get_header("Content-Type") or "").lower():
+                continue
+            html = decode(record.content_stream().read()).text
+            for root in _both_trees(html):
+                _walks_agree(root, _STOPLISTS[pages % 3])
+            pages += 1
+    assert pages > 0
+
+
+@needs_compiled
+def test_compiled_walk_on_snippets(snippets_dir):
+    files = sorted((snippets_dir / "pages").glob("*.html"))
+    assert files
+    engine = get_extractor("justext")
+    for i, path in enumerate(files):
+        html = decode(path.read_bytes()).text
+        # both kinds of tree, on alternate pages (the whole set in about 20 s)
+        root = Page(html).tree if i % 2 else justext_engine.parse_markup(html)
+        if root is None:
+            continue
+        stop = _STOPLISTS[i % 3]
+        python_rows = justext_engine.paragraph_rows(justext_engine.segment_py(root), stop)
+        assert justext_engine.features_compiled(root, stop) == python_rows, path.name
+        page = Page(html, stoplist=stop)
+        page._tree, page._tree_done = root, True
+        assert as_rows(engine.extract(page)) == as_rows(engine.build_py(python_rows)), path.name
+
+
+@needs_compiled
+def test_compiled_round_is_pythons_round():
+    import random
+
+    from corpustool._justext_walk import round_4
+
+    rng = random.Random(7)
+    values = [a / b for b in range(1, 400) for a in range(b + 20)]            # densities, exact ties (1/32)
+    values += [k / 10000 + d for k in range(0, 20001, 7) for d in (0.0, 5e-5, -5e-5, 5e-17)]
+    values += [rng.random() * rng.choice([1.0, 2.0, 1e-5, 1e-300, 1e3, 1e12]) for _ in range(50000)]
+    values += [0.0, 5e-324, 0.03125, 0.00005, 1.00005, float("inf"), float("nan")]
+    for x in values:
+        if x >= 0 or x != x:
+            assert repr(round_4(x)) == repr(round(x, 4)), x
+
+
+def test_pure_python_fallback_when_the_extension_is_missing():
+    """With the compiled module unimportable the engine selects the Python walk and gives the same paragraphs."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json\n"
+        "sys.modules['corpustool._justext_walk'] = None\n"   # import fails as if not built
+        "from corpustool.extractors import justext_engine\n"
+        "from corpustool.extractors.base import Page, get_extractor\n"
+        "from corpustool.language.stoplists import stoplist\n"
+        "html = sys.stdin.read()\n"
+        "ps = get_extractor('justext').extract(Page(html, stoplist=stoplist('en')))\n"
+        "print(json.dumps([justext_engine.COMPILED, [[p.text, p.cls, p.cf_class, p.xpath, p.features] for p in ps]]))\n"
+    )
+    html = PAGES["article"] + PAGES["links"]
+    done = subprocess.run([sys.executable, "-c", code], input=html, capture_output=True, text=True, check=True)
+    compiled, rows = json.loads(done.stdout)
+    assert compiled is False
+    here = [[p.text, p.cls, p.cf_class, p.xpath, p.features] for p in run(html)]
+    assert rows == json.loads(json.dumps(here)) and rows

@@ -34,6 +34,16 @@ paragraphs:
   neighbour searches precomputed (the package rescans the list for each
   paragraph).
 
+**Compiled walk.** ``corpustool/_justext_walk.pyx`` (Cython over lxml's
+public C API, built by ``setup.py`` when Cython and a C compiler are there)
+runs the same walk over libxml2's node structs, computes each paragraph's
+features from the UTF-8 text during the walk (:func:`paragraph_rows` is the
+Python reference) and builds and classifies the paragraphs in C
+(:meth:`JustextEngineExtractor.build_py` and :func:`classify` are the
+reference). ``COMPILED`` tells which one runs (``COMPILED_ERROR`` why not);
+without the extension the pure-Python walk gives the same paragraphs, slower.
+The tests compare the two on generated, demo and development pages.
+
 When the page has not been parsed yet the engine parses the decoded markup
 itself with lxml's plain HTML parser: the same libxml2 parse as
 ``parse_html`` (same preprocessing), from UTF-8 bytes, without comments and
@@ -111,8 +121,8 @@ class _EndOfTree:
 _END = _EndOfTree()
 
 
-def segment(root: etree._Element) -> list[tuple]:
-    """The paragraphs of ``justext.core.ParagraphMaker`` over the cleaned tree, in one walk.
+def segment_py(root: etree._Element) -> list[tuple]:
+    """The paragraphs of ``justext.core.ParagraphMaker`` over the cleaned tree, in one walk (pure Python).
 
     Returns ``(path_node, chunks, link_chars)`` per paragraph that received
     any text node, in document order. A path node is ``[parent_node, tag,
@@ -290,6 +300,24 @@ def segment(root: etree._Element) -> list[tuple]:
     return blocks
 
 
+# The same walk compiled (corpustool/_justext_walk.pyx: Cython over lxml's C
+# API, built by setup.py when it can be): the same blocks, each paragraph's
+# chunks joined into one string, and the features and paragraphs in C too.
+# COMPILED says which walk runs; a module that is missing or does not load
+# (e.g. built against another lxml) leaves the pure-Python walk in charge.
+try:
+    from .._justext_walk import build as build_compiled
+    from .._justext_walk import extract as extract_compiled
+    from .._justext_walk import features as features_compiled
+    from .._justext_walk import segment as segment_compiled
+    COMPILED_ERROR: str | None = None
+except Exception as exc:   # noqa: BLE001 - ImportError, or ValueError/TypeError from a binary mismatch
+    build_compiled = extract_compiled = features_compiled = segment_compiled = None
+    COMPILED_ERROR = f"{type(exc).__name__}: {exc}"
+COMPILED = segment_compiled is not None
+segment = segment_compiled if COMPILED else segment_py
+
+
 # Paragraph.__init__ is a large part of the per-paragraph cost; when the
 # dataclass has exactly the fields filled below, its instance dict is built
 # directly (a new field makes the engine use the constructor again).
@@ -435,6 +463,33 @@ def classify(rows: list[tuple], params: JustextParams) -> tuple[list[str], list[
     return cf, cls
 
 
+def paragraph_rows(blocks: list[tuple], stoplist: frozenset[str]) -> list[tuple]:
+    """Per block of :func:`segment`: ``(text, dom_path, xpath, heading, chars, words, stop words,
+    link chars)``; blocks whose normalised text is empty are no paragraphs.
+
+    The compiled walk's ``features`` computes the same rows during the walk.
+    """
+    contains = stoplist.__contains__
+    rows: list[tuple] = []
+    append = rows.append
+    for node, chunks, link_chars in blocks:
+        raw = chunks[0] if len(chunks) == 1 else "".join(chunks)
+        if "\n" in raw or "\r" in raw:
+            text = normalize_text(raw)
+            words = text.split()
+        else:
+            words = raw.split()
+            text = " ".join(words)
+        if not text:
+            # ParagraphMaker tests ``if self.paragraph`` (len(text), or its
+            # word count): a block of only <br> or spaces is dropped
+            continue
+        stop = sum(map(contains, map(str.lower, words)))
+        dom_path, xpath, heading = path_info(node)
+        append((text, dom_path, xpath, heading, len(text), len(words), stop, link_chars))
+    return rows
+
+
 def parse_markup(html: str) -> etree._Element | None:
     """The libxml2 parse of :func:`corpustool.extractors.base.parse_html`, with plain lxml elements.
 
@@ -457,7 +512,9 @@ def parse_markup(html: str) -> etree._Element | None:
 
 # Comments are dropped by the parser (the text around a comment becomes one
 # text node): the same as the Cleaner killing them and gluing their tails.
-_PARSER = etree.HTMLParser(remove_comments=True, encoding="utf-8")
+# No table of id attributes (the walk never looks one up): a few per cent of
+# the parse, and no "ID already defined" errors to log.
+_PARSER = etree.HTMLParser(remove_comments=True, encoding="utf-8", collect_ids=False)
 
 
 @register("justext")
@@ -482,36 +539,33 @@ class JustextEngineExtractor(Extractor):
         root = self.root(page)
         if root is None:
             return []
-        return self.paragraphs(segment(root), page.stoplist or frozenset())
+        stoplist = page.stoplist or frozenset()
+        if COMPILED:
+            return extract_compiled(root, stoplist, self.params, Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD)
+        return self.build_py(paragraph_rows(segment_py(root), stoplist))
 
     def paragraphs(self, blocks: list[tuple], stoplist: frozenset[str]) -> list[Paragraph]:
-        """Text, features and classes of the segmented blocks."""
+        """Text, features and classes of the blocks of :func:`segment`."""
+        return self.build(paragraph_rows(blocks, stoplist))
+
+    def build(self, rows: list[tuple]) -> list[Paragraph]:
+        """Paragraphs with their features and classes from the rows of :func:`paragraph_rows`."""
+        if not COMPILED:
+            return self.build_py(rows)
+        return build_compiled(rows, self.params, Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD)
+
+    def build_py(self, rows: list[tuple]) -> list[Paragraph]:
+        """:meth:`build` in Python (the compiled ``build`` is this loop and :func:`classify` compiled)."""
         params = self.params
         tokens = params.length_unit == "tokens"
         headings = not params.no_headings
-        contains = stoplist.__contains__
         new = object.__new__
         fast_init = _FAST_PARAGRAPH_INIT
         out: list[Paragraph] = []
-        rows: list[tuple] = []
-        for node, chunks, link_chars in blocks:
-            raw = chunks[0] if len(chunks) == 1 else "".join(chunks)
-            if "\n" in raw or "\r" in raw:
-                text = normalize_text(raw)
-                words = text.split()
-            else:
-                words = raw.split()
-                text = " ".join(words)
-            if not text:
-                # ParagraphMaker tests ``if self.paragraph`` (len(text), or its
-                # word count): a block of only <br> or spaces is dropped
-                continue
-            n_words = len(words)
-            n_chars = len(text)
-            stop = sum(map(contains, map(str.lower, words)))
+        decide: list[tuple] = []
+        for text, dom_path, xpath, heading, n_chars, n_words, stop, link_chars in rows:
             link_density = link_chars / n_chars
             stop_density = stop / n_words
-            dom_path, xpath, heading = path_info(node)
             heading = heading and headings
             fields = {
                 "text": text, "cls": GOOD, "cf_class": "", "heading": heading,
@@ -532,9 +586,9 @@ class JustextEngineExtractor(Extractor):
             else:
                 par = Paragraph(**fields)
             out.append(par)
-            rows.append((text, dom_path, heading, n_words if tokens else n_chars, link_density, stop_density,
-                         link_chars))
-        cf, final = classify(rows, params)
+            decide.append((text, dom_path, heading, n_words if tokens else n_chars, link_density, stop_density,
+                           link_chars))
+        cf, final = classify(decide, params)
         for par, cf_class, c in zip(out, cf, final):
             par.cf_class = cf_class
             if c != "good":

@@ -1,0 +1,1149 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The jusText engine's walk, features and classification, compiled (Cython over lxml's public C API).
+
+``corpustool.extractors.justext_engine`` uses this module when it is built
+(``COMPILED``) and its pure-Python code otherwise; both give the same
+paragraphs, field for field (tests/test_justext_engine.py compares them):
+
+* :func:`segment` is ``justext_engine.segment_py``: ``(path_node, chunks,
+  link_chars)`` per paragraph, ``chunks`` being one string (the Python walk's
+  chunks joined). The state machine is the same, event for event (the
+  Python walk's comments say why each step is there); what changes is how
+  the tree is read: nodes through the ``children``/``next``/``parent``
+  pointers of libxml2's ``xmlNode`` structs, with no Python proxy per node;
+  ``.text``/``.tail`` as lxml's ``_collectText`` over the UTF-8 ``content``
+  of the text nodes, appended to byte buffers, so a paragraph's text becomes
+  a ``str`` once; ``str.isspace`` and the whitespace-normalised length of a
+  link chunk on the UTF-8 bytes with Python's whitespace set; tag kinds by
+  comparing names; path nodes only for the elements a paragraph's path uses.
+* :func:`features` is ``segment`` followed by ``justext_engine.paragraph_rows``:
+  text normalisation, word and stop-word counts in one pass over the bytes
+  (ASCII words looked up in a C hash set of the stoplist, others through
+  ``str.lower``), DOM path and XPath kept as strings per open element.
+* :func:`build` is ``JustextEngineExtractor.build_py`` with
+  ``justext_engine.classify`` (Algorithms 2.2 and 2.3 of seed 003 with the
+  headings rule) on C arrays of class codes.
+* :func:`extract` is :func:`features` and :func:`build` with the rows kept in
+  C arrays in between: what the engine runs.
+
+The tag sets of ``justext_engine`` (PARAGRAPH_TAGS, KILLED_TAGS,
+UNWRAPPED_TAGS) are spelt out in :func:`tag_kind`; :func:`kind_of` lets the
+tests check that both agree.
+"""
+from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy, strcmp
+
+cimport lxml.includes.etreepublic as cetree
+from lxml.includes.tree cimport (XML_CDATA_SECTION_NODE, XML_COMMENT_NODE, XML_ELEMENT_NODE,
+                                 XML_ENTITY_REF_NODE, XML_PI_NODE, XML_TEXT_NODE, XML_XINCLUDE_END,
+                                 XML_XINCLUDE_START, xmlNode)
+
+cetree.import_lxml__etree()
+
+# What a tag means to the walk (the Python walk's _KIND).
+cdef enum Kind:
+    K_PLAIN, K_PARA, K_BR, K_A, K_IMAGE, K_KILL, K_UNWRAP, K_LINK
+
+
+cdef Kind tag_kind(const char* n) noexcept nogil:
+    """PARAGRAPH_TAGS, KILLED_TAGS, UNWRAPPED_TAGS of justext_engine, by name (names are lower case)."""
+    cdef char c = n[0]
+    if c == b'p':
+        if n[1] == 0 or strcmp(n, b"pre") == 0:
+            return K_PARA
+        if strcmp(n, b"param") == 0:
+            return K_UNWRAP
+    elif c == b'd':
+        if strcmp(n, b"div") == 0 or strcmp(n, b"dd") == 0 or strcmp(n, b"dl") == 0 or strcmp(n, b"dt") == 0:
+            return K_PARA
+    elif c == b'a':
+        if n[1] == 0:
+            return K_A
+        if strcmp(n, b"applet") == 0:
+            return K_KILL
+    elif c == b'l':
+        if strcmp(n, b"li") == 0 or strcmp(n, b"legend") == 0:
+            return K_PARA
+        if strcmp(n, b"link") == 0:
+            return K_LINK
+        if strcmp(n, b"layer") == 0:
+            return K_UNWRAP
+    elif c == b't':
+        if (strcmp(n, b"td") == 0 or strcmp(n, b"tr") == 0 or strcmp(n, b"table") == 0
+                or strcmp(n, b"th") == 0 or strcmp(n, b"thead") == 0 or strcmp(n, b"tfoot") == 0):
+            return K_PARA
+        if strcmp(n, b"textarea") == 0:
+            return K_KILL   # in PARAGRAPH_TAGS too, but the Cleaner kills it first
+    elif c == b'h':
+        if b'1' <= n[1] <= b'6' and n[2] == 0:
+            return K_PARA
+        if strcmp(n, b"head") == 0:
+            return K_KILL
+    elif c == b'b':
+        if strcmp(n, b"br") == 0:
+            return K_BR
+        if strcmp(n, b"body") == 0 or strcmp(n, b"blockquote") == 0:
+            return K_PARA
+        if strcmp(n, b"base") == 0 or strcmp(n, b"button") == 0:
+            return K_KILL
+    elif c == b'u':
+        if strcmp(n, b"ul") == 0:
+            return K_PARA
+    elif c == b'c':
+        if (strcmp(n, b"caption") == 0 or strcmp(n, b"center") == 0 or strcmp(n, b"col") == 0
+                or strcmp(n, b"colgroup") == 0):
+            return K_PARA
+    elif c == b'f':
+        if strcmp(n, b"fieldset") == 0:
+            return K_PARA
+        if strcmp(n, b"form") == 0:
+            return K_UNWRAP   # in PARAGRAPH_TAGS too, but the Cleaner unwraps it first
+    elif c == b'o':
+        if strcmp(n, b"optgroup") == 0 or strcmp(n, b"option") == 0:
+            return K_PARA
+        if strcmp(n, b"object") == 0:
+            return K_UNWRAP
+    elif c == b's':
+        if strcmp(n, b"script") == 0 or strcmp(n, b"style") == 0 or strcmp(n, b"select") == 0:
+            return K_KILL
+    elif c == b'i':
+        if strcmp(n, b"input") == 0:
+            return K_KILL
+        if strcmp(n, b"iframe") == 0:
+            return K_UNWRAP
+        if strcmp(n, b"image") == 0:
+            return K_IMAGE
+    elif c == b'e':
+        if strcmp(n, b"embed") == 0:
+            return K_UNWRAP
+    return K_PLAIN
+
+
+_KIND_NAMES = ("plain", "paragraph", "br", "a", "image", "killed", "unwrapped", "link")
+
+
+def kind_of(str tag):
+    """What the walk makes of an element with this tag name (for the tests)."""
+    data = tag.encode("utf-8")
+    return _KIND_NAMES[tag_kind(data)]
+
+
+cdef inline bint is_element_like(xmlNode* c) noexcept nogil:
+    # lxml's _isElement: what iter() and len() see
+    return (c.type == XML_ELEMENT_NODE or c.type == XML_COMMENT_NODE or c.type == XML_ENTITY_REF_NODE
+            or c.type == XML_PI_NODE)
+
+
+cdef inline xmlNode* next_element_like(xmlNode* c) noexcept nogil:
+    while c is not NULL and not is_element_like(c):
+        c = c.next
+    return c
+
+
+# -- UTF-8 text with Python's notion of whitespace --------------------------------
+
+cdef inline bint is_space(unsigned int cp) noexcept nogil:
+    """str.isspace() of one code point (the same set as str.split() and the regex \\s)."""
+    if cp < 0x80:
+        return cp == 0x20 or (0x09 <= cp <= 0x0d) or (0x1c <= cp <= 0x1f)
+    return (cp == 0x85 or cp == 0xa0 or cp == 0x1680 or (0x2000 <= cp <= 0x200a) or cp == 0x2028
+            or cp == 0x2029 or cp == 0x202f or cp == 0x205f or cp == 0x3000)
+
+
+cdef inline unsigned int next_cp(const unsigned char* s, Py_ssize_t* i, Py_ssize_t n) noexcept nogil:
+    """The code point at s[i[0]] (UTF-8, as libxml2 stores text), advancing i; never reads past s[n - 1]
+    (a truncated sequence, which valid text does not have, reads as U+FFFD)."""
+    cdef Py_ssize_t k = i[0]
+    cdef unsigned int c = s[k]
+    cdef int size = 1 if c < 0x80 else 2 if c < 0xe0 else 3 if c < 0xf0 else 4
+    if k + size > n:
+        i[0] = n
+        return 0xfffd
+    i[0] = k + size
+    if size == 1:
+        return c
+    if size == 2:
+        return ((c & 0x1f) << 6) | (s[k + 1] & 0x3f)
+    if size == 3:
+        return ((c & 0x0f) << 12) | ((s[k + 1] & 0x3f) << 6) | (s[k + 2] & 0x3f)
+    return ((c & 0x07) << 18) | ((s[k + 1] & 0x3f) << 12) | ((s[k + 2] & 0x3f) << 6) | (s[k + 3] & 0x3f)
+
+
+cdef bint is_blank(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """str.isspace() of a non-empty text."""
+    cdef Py_ssize_t i = 0
+    while i < n:
+        if s[i] < 0x80:
+            if not is_space(s[i]):
+                return False
+            i += 1
+        elif not is_space(next_cp(s, &i, n)):
+            return False
+    return True
+
+
+cdef Py_ssize_t normalized_length(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """len(normalize_whitespace(chunk)): code points, each whitespace run counted once."""
+    cdef Py_ssize_t i = 0, length = 0
+    cdef bint space, in_run = False
+    while i < n:
+        if s[i] < 0x80:
+            space = is_space(s[i])
+            i += 1
+        else:
+            space = is_space(next_cp(s, &i, n))
+        if not (space and in_run):
+            length += 1
+        in_run = space
+    return length
+
+
+cdef struct Buf:
+    char* data
+    Py_ssize_t len
+    Py_ssize_t cap
+
+
+cdef int buf_grow(Buf* b, Py_ssize_t n) except -1:
+    """Room for n more bytes."""
+    cdef Py_ssize_t cap = max(2 * b.cap, b.len + n, 4096)
+    cdef char* data = <char*>realloc(b.data, cap)
+    if data is NULL:
+        raise MemoryError()
+    b.data = data
+    b.cap = cap
+    return 0
+
+
+cdef inline int buf_add(Buf* b, const char* s, Py_ssize_t n) except -1:
+    if b.len + n > b.cap:
+        buf_grow(b, n)
+    memcpy(b.data + b.len, s, n)
+    b.len += n
+    return 0
+
+
+cdef int collect_text(Buf* b, xmlNode* c) except -1:
+    """Append lxml's ``_collectText(c)``: the run of text/CDATA nodes from c (XInclude markers skipped)."""
+    cdef const char* content
+    while c is not NULL:
+        if c.type == XML_TEXT_NODE or c.type == XML_CDATA_SECTION_NODE:
+            content = <const char*>c.content
+            if content is not NULL and content[0] != 0:
+                buf_add(b, content, len(content))
+        elif c.type != XML_XINCLUDE_START and c.type != XML_XINCLUDE_END:
+            break
+        c = c.next
+    return 0
+
+
+# -- stop words ----------------------------------------------------------------------
+
+cdef inline size_t fnv1a(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    cdef size_t h = 1469598103934665603ULL
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = (h ^ s[i]) * 1099511628211ULL
+    return h
+
+
+cdef struct Entry:
+    size_t hash
+    char* word          # UTF-8, owned; NULL = empty slot
+    Py_ssize_t len
+
+
+cdef class StopSet:
+    """A stoplist as a C hash set of UTF-8 strings, so ASCII words are looked up without a str.
+
+    ``word.lower() in stoplist`` is, for an ASCII word, "its ASCII-lower-cased
+    bytes equal the UTF-8 bytes of an entry": both sides compare exact strings.
+    """
+    cdef Entry* table
+    cdef size_t mask
+    cdef object words
+
+    def __cinit__(self, stoplist):
+        cdef size_t size = 16
+        cdef bytes data
+        cdef Entry* e
+        cdef size_t h
+        self.words = stoplist
+        entries = [w.encode("utf-8", "surrogatepass") for w in stoplist if isinstance(w, str)]
+        while size < 2 * len(entries) + 2:
+            size *= 2
+        self.table = <Entry*>malloc(size * sizeof(Entry))
+        if self.table is NULL:
+            raise MemoryError()
+        self.mask = size - 1
+        for h in range(size):
+            self.table[h].word = NULL
+        for data in entries:
+            h = fnv1a(<const unsigned char*>data, len(data))
+            e = &self.table[h & self.mask]
+            while e.word is not NULL:
+                if e.hash == h and e.len == len(data) and memcmp(e.word, <const char*>data, e.len) == 0:
+                    break
+                h_next = (<size_t>(e - self.table) + 1) & self.mask
+                e = &self.table[h_next]
+            if e.word is NULL:
+                e.word = <char*>malloc(len(data) + 1)
+                if e.word is NULL:
+                    raise MemoryError()
+                memcpy(e.word, <const char*>data, len(data))
+                e.hash = h
+                e.len = len(data)
+
+    def __dealloc__(self):
+        cdef size_t i
+        if self.table is not NULL:
+            for i in range(self.mask + 1):
+                free(self.table[i].word)
+            free(self.table)
+
+    cdef bint has(self, const unsigned char* s, Py_ssize_t n) noexcept nogil:
+        cdef size_t h = fnv1a(s, n)
+        cdef size_t i = h & self.mask
+        cdef Entry* e = &self.table[i]
+        while e.word is not NULL:
+            if e.hash == h and e.len == n and memcmp(e.word, s, n) == 0:
+                return True
+            i = (i + 1) & self.mask
+            e = &self.table[i]
+        return False
+
+
+cdef dict _STOPSETS = {}
+
+
+cdef StopSet stopset_of(stoplist):
+    """The StopSet of a stoplist, cached for frozensets (immutable, hashed once)."""
+    cdef StopSet s
+    if type(stoplist) is not frozenset:
+        return StopSet(stoplist)
+    s = _STOPSETS.get(stoplist)
+    if s is None or s.words is not stoplist:
+        if len(_STOPSETS) >= 256:   # stoplists come from a small set of languages; stay bounded
+            _STOPSETS.clear()
+        s = _STOPSETS[stoplist] = StopSet(stoplist)
+    return s
+
+
+# -- paragraph rows --------------------------------------------------------------------
+
+cdef struct Numbers:
+    Py_ssize_t chars, words, stop, link_chars
+    bint heading
+
+
+cdef class Rows:
+    """The rows of ``justext_engine.paragraph_rows`` as columns: strings in lists, numbers in C."""
+    cdef list texts, dom_paths, xpaths
+    cdef Numbers* numbers
+    cdef Py_ssize_t n, cap
+
+    def __cinit__(self):
+        self.texts = []
+        self.dom_paths = []
+        self.xpaths = []
+
+    def __dealloc__(self):
+        free(self.numbers)
+
+    cdef int add(self, text, dom_path, xpath, bint heading, Py_ssize_t chars, Py_ssize_t words,
+                 Py_ssize_t stop, Py_ssize_t link_chars) except -1:
+        cdef Numbers* numbers
+        if self.n == self.cap:
+            self.cap = max(256, 2 * self.cap)
+            numbers = <Numbers*>realloc(self.numbers, self.cap * sizeof(Numbers))
+            if numbers is NULL:
+                raise MemoryError()
+            self.numbers = numbers
+        self.texts.append(text)
+        self.dom_paths.append(dom_path)
+        self.xpaths.append(xpath)
+        numbers = &self.numbers[self.n]
+        numbers.chars = chars
+        numbers.words = words
+        numbers.stop = stop
+        numbers.link_chars = link_chars
+        numbers.heading = heading
+        self.n += 1
+        return 0
+
+
+# -- the walk ------------------------------------------------------------------------
+
+cdef struct Level:
+    # an element of the cleaned tree that is open (has children): its path
+    # and where its children's same-tag counters start
+    xmlNode* node
+    bint image          # <image>, renamed <img>
+    Py_ssize_t position
+    PyObject* path      # owned reference, NULL until a paragraph needs it (segment())
+    Py_ssize_t counters
+    Py_ssize_t dom_len  # the path strings up to and including this level (features())
+    Py_ssize_t xpath_len
+    bint heading
+
+
+cdef struct Counter:
+    const char* name
+    const char* href
+    Py_ssize_t count
+
+
+cdef struct OpenNode:
+    xmlNode* node
+    Kind kind
+
+
+cdef const char* IMG = b"img"
+
+
+cdef inline bint same_str(const char* a, const char* b) noexcept nogil:
+    if a == b:
+        return True
+    if a is NULL or b is NULL:
+        return False
+    return strcmp(a, b) == 0
+
+
+cdef object tag_of(xmlNode* c, bint image):
+    """el.tag (with the Cleaner's <image> -> <img>)."""
+    if image:
+        return "img"
+    name = PyUnicode_DecodeUTF8(<const char*>c.name, len(<const char*>c.name), NULL)
+    if c.ns is not NULL and c.ns.href is not NULL:
+        href = PyUnicode_DecodeUTF8(<const char*>c.ns.href, len(<const char*>c.ns.href), NULL)
+        return "{%s}%s" % (href, name)
+    return name
+
+
+cdef int add_tag(Buf* b, xmlNode* c, bint image) except -1:
+    """Append el.tag as UTF-8."""
+    if image:
+        return buf_add(b, IMG, 3)
+    if c.ns is not NULL and c.ns.href is not NULL:
+        buf_add(b, b"{", 1)
+        buf_add(b, <const char*>c.ns.href, len(<const char*>c.ns.href))
+        buf_add(b, b"}", 1)
+    return buf_add(b, <const char*>c.name, len(<const char*>c.name))
+
+
+_HEADING_TAG = None
+cdef dict _HEADING_CACHE = {}
+
+
+cdef bint tag_is_heading(const unsigned char* t, Py_ssize_t n) except -1:
+    """justext's HEADINGS_PATTERN (\\bh\\d\\b) on one tag name (dots are word boundaries)."""
+    global _HEADING_TAG
+    cdef Py_ssize_t i
+    cdef unsigned char c
+    for i in range(n):
+        c = t[i]
+        if not ((b'a' <= c <= b'z') or (b'0' <= c <= b'9') or (b'A' <= c <= b'Z') or c == b'_'):
+            break
+    else:
+        # only word characters: the boundaries are the ends
+        return n == 2 and t[0] == b'h' and b'0' <= t[1] <= b'9'
+    tag = PyUnicode_DecodeUTF8(<const char*>t, n, NULL)
+    found = _HEADING_CACHE.get(tag)
+    if found is None:
+        if _HEADING_TAG is None:
+            import re
+            _HEADING_TAG = re.compile(r"\bh\d\b")
+        found = _HEADING_TAG.search(tag) is not None
+        if len(_HEADING_CACHE) < 4096:
+            _HEADING_CACHE[tag] = found
+    return found
+
+
+cdef int add_position(Buf* b, Py_ssize_t position) except -1:
+    """Append "[position]"."""
+    cdef char digits[24]
+    cdef int k = 23
+    digits[k] = b']'
+    while True:
+        k -= 1
+        digits[k] = <char>(48 + position % 10)   # '0' + digit
+        position //= 10
+        if position == 0:
+            break
+    k -= 1
+    digits[k] = b'['
+    return buf_add(b, digits + k, 24 - k)
+
+
+cdef class _Walk:
+    cdef Buf pending, chunk
+    cdef Level* levels
+    cdef Py_ssize_t n_levels, cap_levels
+    cdef Counter* counters
+    cdef Py_ssize_t n_counters, cap_counters
+    cdef OpenNode* open
+    cdef Py_ssize_t n_open, cap_open
+    cdef Py_ssize_t link_chars
+    cdef bint in_link, after_br
+    cdef list blocks
+    cdef cetree._Document doc
+    # segment(): the open paragraph's path node
+    cdef object para_node
+    # features(): path strings of the open levels and of the open paragraph
+    cdef bint features
+    cdef Buf dom, xpath, para_dom, para_xpath, text, lower
+    cdef bint para_heading, para_none
+    cdef StopSet stopset
+    cdef object stoplist
+    cdef Rows rows          # extract(): the paragraphs' rows go here instead of into tuples
+
+    def __cinit__(self):
+        self.para_node = None
+        self.para_none = True
+        self.blocks = []
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        for i in range(self.n_levels):
+            Py_XDECREF(self.levels[i].path)
+        free(self.levels)
+        free(self.counters)
+        free(self.open)
+        free(self.pending.data)
+        free(self.chunk.data)
+        free(self.dom.data)
+        free(self.xpath.data)
+        free(self.para_dom.data)
+        free(self.para_xpath.data)
+        free(self.text.data)
+        free(self.lower.data)
+
+    # -- paths -----------------------------------------------------------------------
+
+    cdef object path(self, Py_ssize_t depth):
+        """The path node of open level ``depth`` (None above the root), created on first use."""
+        cdef Level* lv
+        if depth < 0:
+            return None
+        lv = &self.levels[depth]
+        if lv.path is NULL:
+            node = [self.path(depth - 1), tag_of(lv.node, lv.image), lv.position, None]
+            Py_INCREF(node)
+            lv.path = <PyObject*>node
+        return <object>lv.path
+
+    cdef int para_at_level(self) except -1:
+        """The open paragraph's path is the innermost open level's (para_node = node)."""
+        cdef Level* lv
+        if not self.features:
+            self.para_node = self.path(self.n_levels - 1)
+            return 0
+        if self.n_levels == 0:
+            self.para_none = True
+            return 0
+        lv = &self.levels[self.n_levels - 1]
+        self.para_none = False
+        self.para_heading = lv.heading
+        self.para_dom.len = 0
+        buf_add(&self.para_dom, self.dom.data, lv.dom_len)
+        self.para_xpath.len = 0
+        buf_add(&self.para_xpath, self.xpath.data, lv.xpath_len)
+        return 0
+
+    cdef int para_at_leaf(self, xmlNode* c, bint image, Py_ssize_t position) except -1:
+        """The open paragraph's path is a leaf's below the innermost level (para_node = [node, tag, position])."""
+        cdef Py_ssize_t start
+        if not self.features:
+            self.para_node = [self.path(self.n_levels - 1), tag_of(c, image), position, None]
+            return 0
+        self.para_none = False
+        self.para_dom.len = 0
+        self.para_xpath.len = 0
+        if self.n_levels:
+            buf_add(&self.para_dom, self.dom.data, self.levels[self.n_levels - 1].dom_len)
+            buf_add(&self.para_xpath, self.xpath.data, self.levels[self.n_levels - 1].xpath_len)
+            self.para_heading = self.levels[self.n_levels - 1].heading
+        else:
+            self.para_heading = False
+        if self.para_dom.len:
+            buf_add(&self.para_dom, b".", 1)
+        start = self.para_dom.len
+        add_tag(&self.para_dom, c, image)
+        buf_add(&self.para_xpath, b"/", 1)
+        add_tag(&self.para_xpath, c, image)
+        add_position(&self.para_xpath, position)
+        if not self.para_heading:
+            self.para_heading = tag_is_heading(<unsigned char*>self.para_dom.data + start,
+                                               self.para_dom.len - start)
+        return 0
+
+    cdef Py_ssize_t count(self, xmlNode* c, bint image) except -1:
+        """Position of c among the same-tag siblings counted so far at the innermost level."""
+        cdef const char* name = <const char*>c.name
+        cdef const char* href = NULL
+        cdef Py_ssize_t i, start = self.levels[self.n_levels - 1].counters if self.n_levels else 0
+        cdef Counter* counter
+        if image:
+            name = IMG
+        elif c.ns is not NULL:
+            href = <const char*>c.ns.href
+        for i in range(start, self.n_counters):
+            counter = &self.counters[i]
+            if same_str(counter.name, name) and same_str(counter.href, href):
+                counter.count += 1
+                return counter.count
+        if self.n_counters == self.cap_counters:
+            self.cap_counters = max(64, 2 * self.cap_counters)
+            counter = <Counter*>realloc(self.counters, self.cap_counters * sizeof(Counter))
+            if counter is NULL:
+                raise MemoryError()
+            self.counters = counter
+        counter = &self.counters[self.n_counters]
+        self.n_counters += 1
+        counter.name = name
+        counter.href = href
+        counter.count = 1
+        return 1
+
+    cdef int push_level(self, xmlNode* c, bint image, Py_ssize_t position) except -1:
+        cdef Level* lv
+        cdef Py_ssize_t start
+        cdef bint heading = False
+        if self.n_levels == self.cap_levels:
+            self.cap_levels = max(32, 2 * self.cap_levels)
+            lv = <Level*>realloc(self.levels, self.cap_levels * sizeof(Level))
+            if lv is NULL:
+                raise MemoryError()
+            self.levels = lv
+        if self.features:
+            if self.n_levels:
+                lv = &self.levels[self.n_levels - 1]
+                self.dom.len = lv.dom_len
+                self.xpath.len = lv.xpath_len
+                heading = lv.heading
+            else:
+                self.dom.len = self.xpath.len = 0
+            if self.dom.len:
+                buf_add(&self.dom, b".", 1)
+            start = self.dom.len
+            add_tag(&self.dom, c, image)
+            buf_add(&self.xpath, b"/", 1)
+            add_tag(&self.xpath, c, image)
+            add_position(&self.xpath, position)
+            if not heading:
+                heading = tag_is_heading(<unsigned char*>self.dom.data + start, self.dom.len - start)
+        lv = &self.levels[self.n_levels]
+        self.n_levels += 1
+        lv.node = c
+        lv.image = image
+        lv.position = position
+        lv.path = NULL
+        lv.counters = self.n_counters
+        lv.dom_len = self.dom.len
+        lv.xpath_len = self.xpath.len
+        lv.heading = heading
+        return 0
+
+    cdef void pop_level(self) noexcept:
+        cdef Level* lv
+        self.n_levels -= 1
+        lv = &self.levels[self.n_levels]
+        self.n_counters = lv.counters
+        Py_XDECREF(lv.path)
+        lv.path = NULL
+
+    cdef int push_open(self, xmlNode* c, Kind kind) except -1:
+        cdef OpenNode* o
+        if self.n_open == self.cap_open:
+            self.cap_open = max(32, 2 * self.cap_open)
+            o = <OpenNode*>realloc(self.open, self.cap_open * sizeof(OpenNode))
+            if o is NULL:
+                raise MemoryError()
+            self.open = o
+        self.open[self.n_open].node = c
+        self.open[self.n_open].kind = kind
+        self.n_open += 1
+        return 0
+
+    # -- ParagraphMaker --------------------------------------------------------------
+
+    cdef int deliver(self) except -1:
+        """characters() with the pending chunk: blank chunks are ignored, others end a <br> run."""
+        if self.pending.len:
+            if not is_blank(<unsigned char*>self.pending.data, self.pending.len):
+                buf_add(&self.chunk, self.pending.data, self.pending.len)
+                if self.in_link:
+                    self.link_chars += normalized_length(<unsigned char*>self.pending.data, self.pending.len)
+                self.after_br = False
+            self.pending.len = 0
+        return 0
+
+    cdef int emit(self) except -1:
+        """Close the open paragraph (if it received text)."""
+        if self.chunk.len:
+            if self.features:
+                self.emit_features()
+            else:
+                raw = PyUnicode_DecodeUTF8(self.chunk.data, self.chunk.len, NULL)
+                self.blocks.append((self.para_node, [raw], self.link_chars))
+            self.chunk.len = 0
+        self.link_chars = 0
+        return 0
+
+    cdef int emit_features(self) except -1:
+        """The paragraph's row: text normalised as justext's ``normalize_whitespace(text.strip())``
+        (whitespace runs with a line break -> "\\n", others -> " "), its words (``text.split()``)
+        and stop words (``word.lower() in stoplist``), counted in one pass over the UTF-8 bytes."""
+        cdef const unsigned char* s = <const unsigned char*>self.chunk.data
+        cdef Py_ssize_t n = self.chunk.len, i = 0, k, start, n_chars = 0, n_words = 0, stop = 0
+        cdef Py_ssize_t word_start = 0, j
+        cdef unsigned int cp = 0
+        cdef bint in_space = False, newline = False, ascii = True, space
+        cdef Buf* out = &self.text
+        cdef unsigned char* w
+        out.len = 0
+        if out.cap < n:
+            buf_grow(out, n)   # the normalised text is never longer than the raw text
+        while True:
+            if i < n:
+                start = i
+                if s[i] < 0x80:
+                    cp = s[i]
+                    i += 1
+                else:
+                    cp = next_cp(s, &i, n)
+                space = is_space(cp)
+            else:
+                space = True
+            if space:
+                if not in_space and out.len > word_start:
+                    # a word ends: out[word_start:] ; is it a stop word?
+                    n_words += 1
+                    if ascii:
+                        # ASCII: str.lower() is A-Z -> a-z; look the bytes up in the C set
+                        k = out.len - word_start
+                        self.lower.len = 0
+                        buf_add(&self.lower, out.data + word_start, k)
+                        w = <unsigned char*>self.lower.data
+                        for j in range(k):
+                            if b'A' <= w[j] <= b'Z':
+                                w[j] += 32
+                        stop += self.stopset.has(w, k)
+                    else:
+                        word = PyUnicode_DecodeUTF8(out.data + word_start, out.len - word_start, NULL)
+                        stop += word.lower() in self.stoplist
+                if i >= n:
+                    break
+                if cp == 0x0a or cp == 0x0d:
+                    newline = True
+                in_space = True
+                continue
+            if in_space:
+                if out.len:
+                    out.data[out.len] = 10 if newline else 32   # "\n" or " "
+                    out.len += 1
+                    n_chars += 1
+                in_space = False
+                newline = False
+                word_start = out.len
+                ascii = True
+            elif out.len == 0:
+                word_start = 0
+                ascii = True
+            if cp >= 0x80:
+                ascii = False
+            if i - start == 1:
+                out.data[out.len] = <char>cp
+                out.len += 1
+            else:
+                memcpy(out.data + out.len, s + start, i - start)
+                out.len += i - start
+            n_chars += 1
+        if n_chars == 0:
+            # ParagraphMaker keeps a block only when its normalised text is not empty
+            return 0
+        text = PyUnicode_DecodeUTF8(out.data, out.len, NULL)
+        if self.para_none:
+            dom_path, xpath, heading = "", "/", False
+        else:
+            dom_path = PyUnicode_DecodeUTF8(self.para_dom.data, self.para_dom.len, NULL)
+            xpath = PyUnicode_DecodeUTF8(self.para_xpath.data, self.para_xpath.len, NULL)
+            heading = self.para_heading
+        if self.rows is not None:
+            self.rows.add(text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars)
+        else:
+            self.blocks.append((text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars))
+        return 0
+
+    cdef int start_kept(self, xmlNode* c, Kind kind) except -1:
+        """Start of an element the cleaned tree keeps; it is a leaf when it has no element-like child."""
+        cdef bint image = kind == K_IMAGE
+        cdef Py_ssize_t position
+        self.deliver()
+        position = self.count(c, image)
+        if next_element_like(c.children) is NULL:
+            # a leaf: start and end at once
+            if kind == K_PARA or (kind == K_BR and self.after_br):
+                self.emit()
+                self.para_at_leaf(c, image, position)
+            elif kind == K_BR:
+                self.after_br = True
+                buf_add(&self.chunk, b" ", 1)
+            else:
+                self.after_br = False
+                if kind == K_A:
+                    self.in_link = True
+            collect_text(&self.pending, c.children)
+            self.deliver()
+            if kind == K_PARA:
+                self.emit()
+                self.para_at_level()
+            elif kind == K_A:
+                self.in_link = False
+            collect_text(&self.pending, c.next)
+            return 0
+        self.push_level(c, image, position)
+        if kind == K_PARA or (kind == K_BR and self.after_br):
+            self.emit()
+            self.para_at_level()
+        elif kind == K_BR:
+            self.after_br = True
+            buf_add(&self.chunk, b" ", 1)
+        else:
+            self.after_br = False
+            if kind == K_A:
+                self.in_link = True
+        collect_text(&self.pending, c.children)
+        self.push_open(c, kind)
+        return 1
+
+    cdef int end_open(self) except -1:
+        """End of the innermost open (descended) element."""
+        self.n_open -= 1
+        cdef xmlNode* c = self.open[self.n_open].node
+        cdef Kind kind = self.open[self.n_open].kind
+        if kind == K_UNWRAP:
+            collect_text(&self.pending, c.next)   # the tail joins the text before
+            return 0
+        self.deliver()
+        self.pop_level()
+        if kind == K_PARA:
+            self.emit()
+            self.para_at_level()
+        elif kind == K_A:
+            self.in_link = False
+        collect_text(&self.pending, c.next)
+        return 0
+
+    cdef int visit(self, xmlNode* c) except -1:
+        """Start of node c; returns 1 when its children are to be walked (it stays open)."""
+        cdef Kind kind
+        if c.type == XML_COMMENT_NODE or c.type == XML_ENTITY_REF_NODE:
+            collect_text(&self.pending, c.next)   # removed: the tail joins the text before
+            return 0
+        if c.type == XML_PI_NODE:
+            # processing instructions stay in the cleaned tree: a chunk boundary
+            self.deliver()
+            collect_text(&self.pending, c.next)
+            return 0
+        if c.ns is not NULL and c.ns.href is not NULL:
+            kind = K_PLAIN   # "{uri}name" is none of the known tags
+        else:
+            kind = tag_kind(<const char*>c.name)
+        if kind == K_LINK:
+            rel = cetree.elementFactory(self.doc, c).get("rel") or ""
+            kind = K_KILL if "stylesheet" in rel.lower() else K_PLAIN
+        if kind == K_KILL:
+            collect_text(&self.pending, c.next)   # subtree gone, its tail glued to the text before
+            return 0
+        if kind == K_UNWRAP:
+            collect_text(&self.pending, c.children)
+            if next_element_like(c.children) is NULL:
+                collect_text(&self.pending, c.next)
+                return 0
+            self.push_open(c, kind)
+            return 1
+        return self.start_kept(c, kind)
+
+    cdef list run(self, cetree._Element root):
+        cdef xmlNode* top = root._c_node
+        cdef xmlNode* c = top
+        cdef xmlNode* nxt
+        self.doc = root._doc
+        while True:
+            if self.visit(c):
+                c = next_element_like(c.children)   # not NULL: visit() opened c because of it
+                continue
+            # c is done: go to its next sibling, closing the parents that have no more children
+            while True:
+                if c is top:
+                    nxt = NULL
+                    break
+                nxt = next_element_like(c.next)
+                if nxt is not NULL:
+                    break
+                c = c.parent
+                self.end_open()
+            if nxt is NULL:
+                break
+            c = nxt
+        self.deliver()
+        self.emit()
+        return self.blocks
+
+
+cdef cetree._Element as_element(root):
+    if not isinstance(root, cetree._Element):
+        raise TypeError(f"expected an lxml element, got {type(root).__name__}")
+    return <cetree._Element>root
+
+
+def segment(root):
+    """The paragraphs of ``justext.core.ParagraphMaker`` over the cleaned tree (see the module doc).
+
+    ``(path_node, [raw text], link_chars)`` per paragraph, as the Python walk.
+    """
+    return _Walk().run(as_element(root))
+
+
+def features(root, stoplist):
+    """segment() and the per-paragraph features of the engine's ``paragraph_rows`` in one pass.
+
+    ``(text, dom_path, xpath, heading, chars, words, stop words, link chars)``
+    per paragraph whose normalised text is not empty, in document order.
+    """
+    cdef _Walk walk = _Walk()
+    walk.features = True
+    walk.stoplist = stoplist
+    walk.stopset = stopset_of(stoplist)
+    return walk.run(as_element(root))
+
+
+# -- paragraphs ----------------------------------------------------------------------
+
+cdef extern from *:
+    ctypedef unsigned long long u128 "unsigned __int128"
+
+from libc.math cimport frexp
+
+
+cdef object round4(double x):
+    """round(x, 4), exactly as Python computes it (Python's own round outside 0 <= x < 2**32).
+
+    Python rounds the exact binary value of x to 4 decimals (ties to even) and
+    returns the double nearest to that decimal. Here x = m * 2**(e - 53)
+    exactly, so x * 10000 = m * 10000 / 2**s with an integer numerator below
+    2**67: its floor and remainder in 128-bit integers decide the rounding,
+    and k / 10000.0 (one correctly rounded IEEE division of two exact doubles:
+    k < 2**46) is the nearest double to the decimal k / 10000.
+    """
+    cdef int e, s
+    cdef double f
+    cdef unsigned long long m
+    cdef u128 p, k, r, half
+    if not (0.0 <= x < 4294967296.0):
+        return round(x, 4)
+    if x == 0.0:
+        return 0.0
+    f = frexp(x, &e)
+    m = <unsigned long long>(f * 9007199254740992.0)   # f * 2**53: an integer below 2**53
+    s = 53 - e
+    p = <u128>m * 10000
+    if s >= 127:
+        return 0.0   # x * 10000 < 2**67 / 2**126: far below one half
+    k = p >> s
+    r = p & ((<u128>1 << s) - 1)
+    half = <u128>1 << (s - 1)
+    if r > half or (r == half and (k & 1)):
+        k += 1
+    return <double>k / 10000.0
+
+# context-free and final classes as small integers during classification
+cdef enum Cls:
+    C_BAD, C_GOOD, C_NEARGOOD, C_SHORT
+
+_CLASS_NAMES = ("bad", "good", "neargood", "short")
+
+
+cdef inline Py_ssize_t clamp(value):
+    # validated non-negative integers; nothing is longer than 2**62
+    return min(value, 1 << 62)
+
+
+def build(list rows, params, paragraph_type, bint fast_init, good, bad):
+    """``JustextEngineExtractor.build_py`` with ``classify`` compiled: paragraphs from the rows of
+    ``justext_engine.paragraph_rows`` (or :func:`features`) with their features, context-free
+    classes (Algorithm 2.2 of seed 003) and final classes (Algorithm 2.3 with the headings rule),
+    step for step as ``classify``.
+    """
+    cdef Rows columns = Rows()
+    for text, dom_path, xpath, heading, chars, words, stop, link_chars in rows:
+        columns.add(text, dom_path, xpath, heading, chars, words, stop, link_chars)
+    return make_paragraphs(columns, params, paragraph_type, fast_init, good, bad)
+
+
+def extract(root, stoplist, params, paragraph_type, bint fast_init, good, bad):
+    """:func:`features` and :func:`build` without the rows in between: the engine's paragraphs."""
+    cdef _Walk walk = _Walk()
+    walk.features = True
+    walk.stoplist = stoplist
+    walk.stopset = stopset_of(stoplist)
+    walk.rows = Rows()
+    walk.run(as_element(root))
+    return make_paragraphs(walk.rows, params, paragraph_type, fast_init, good, bad)
+
+
+cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, good, bad):
+    cdef Py_ssize_t n = rows.n, i, j, n_chars, n_words, stop, link_chars, length, distance
+    cdef Numbers* row
+    cdef list texts = rows.texts, dom_paths = rows.dom_paths, xpaths = rows.xpaths
+    cdef Py_ssize_t length_low = clamp(params.length_low), length_high = clamp(params.length_high)
+    cdef Py_ssize_t max_distance = clamp(params.max_heading_distance)
+    cdef double stopwords_low = params.stopwords_low, stopwords_high = params.stopwords_high
+    cdef double max_link_density = params.max_link_density
+    cdef bint tokens = params.length_unit == "tokens", headings = not params.no_headings
+    cdef double link_density, stop_density
+    cdef int c, last_gb, last_any, prev, prev_any
+    cdef bint any_short = False, any_neargood = False
+    cdef list out = []
+    if n == 0:
+        return out
+    cdef int* cf = <int*>malloc(5 * n * sizeof(int))
+    if cf is NULL:
+        raise MemoryError()
+    cdef int* cls = cf + n
+    cdef int* left_gb = cf + 2 * n
+    cdef int* left_any = cf + 3 * n
+    cdef int* heading = cf + 4 * n
+    names = _CLASS_NAMES
+    new = object.__new__
+    try:
+        # -- Algorithm 2.2: context-free classes --------------------------------
+        for i in range(n):
+            row = &rows.numbers[i]
+            n_chars = row.chars
+            n_words = row.words
+            stop = row.stop
+            link_chars = row.link_chars
+            text = texts[i]
+            dom_path = dom_paths[i]
+            heading[i] = row.heading and headings
+            link_density = <double>link_chars / n_chars
+            stop_density = <double>stop / n_words
+            length = n_words if tokens else n_chars
+            if link_density > max_link_density:
+                c = C_BAD
+            elif "\xa9" in text or "&copy" in text:
+                c = C_BAD
+            elif "select" in dom_path:
+                c = C_BAD
+            elif length < length_low:
+                c = C_BAD if link_chars > 0 else C_SHORT
+            elif stop_density >= stopwords_high:
+                c = C_GOOD if length > length_high else C_NEARGOOD
+            elif stop_density >= stopwords_low:
+                c = C_NEARGOOD
+            else:
+                c = C_BAD
+            cf[i] = cls[i] = c
+        # -- Algorithm 2.3 (see classify for the why of each step) ---------------
+        last_gb = last_any = C_BAD
+        for i in range(n):
+            c = cf[i]
+            if c == C_SHORT:
+                left_gb[i] = last_gb
+                left_any[i] = last_any
+                any_short = True
+            elif c == C_NEARGOOD:
+                last_any = c
+            else:
+                last_gb = last_any = c
+        if any_short:
+            last_gb = last_any = C_BAD
+            for i in range(n - 1, -1, -1):
+                c = cf[i]
+                if c == C_SHORT:
+                    prev = left_gb[i]
+                    prev_any = left_any[i]
+                    if prev == C_GOOD and last_gb == C_GOOD:
+                        cls[i] = C_GOOD
+                    elif prev == C_BAD and last_gb == C_BAD:
+                        cls[i] = C_BAD
+                    elif (prev == C_BAD and prev_any == C_NEARGOOD) or (last_gb == C_BAD and last_any == C_NEARGOOD):
+                        cls[i] = C_GOOD
+                    else:
+                        cls[i] = C_BAD
+                elif c == C_NEARGOOD:
+                    last_any = c
+                else:
+                    last_gb = last_any = c
+        for i in range(n):
+            if cls[i] == C_NEARGOOD:
+                any_neargood = True
+                break
+        if any_neargood:
+            # left_gb is free now: it holds the nearest good/bad class to the right
+            last_gb = C_BAD
+            for i in range(n - 1, -1, -1):
+                c = cls[i]
+                left_gb[i] = last_gb
+                if c != C_NEARGOOD:
+                    last_gb = c
+            prev = C_BAD
+            for i in range(n):
+                c = cls[i]
+                if c == C_NEARGOOD:
+                    c = cls[i] = C_BAD if prev == C_BAD and left_gb[i] == C_BAD else C_GOOD
+                prev = c
+        for i in range(n):
+            if not (heading[i] and cls[i] == C_BAD and cf[i] != C_BAD):
+                continue
+            j = i + 1
+            distance = 0
+            while j < n and distance <= max_distance:
+                if cls[j] == C_GOOD:
+                    cls[i] = C_GOOD
+                    break
+                distance += rows.numbers[j].chars   # len(text)
+                j += 1
+        # -- the paragraphs ------------------------------------------------------
+        for i in range(n):
+            row = &rows.numbers[i]
+            n_chars = row.chars
+            n_words = row.words
+            stop = row.stop
+            link_chars = row.link_chars
+            dom_path = dom_paths[i]
+            link_density = <double>link_chars / n_chars
+            stop_density = <double>stop / n_words
+            is_good = cls[i] == C_GOOD
+            fields = {
+                "text": texts[i], "cls": good if is_good else bad, "cf_class": names[cf[i]],
+                "heading": heading[i] != 0,
+                "tag": dom_path.rpartition(".")[2], "dom_path": dom_path, "xpath": xpaths[i],
+                "reason": None if is_good else "boilerplate",
+                "features": {
+                    "chars": n_chars,
+                    "words": n_words,
+                    "link_density": round4(link_density) if link_chars else 0.0,
+                    "stopwords": stop,
+                    "stopword_density": round4(stop_density) if stop else 0.0,
+                },
+                "lang": None, "lang_score": None, "tokens": None, "glue": None,
+            }
+            if fast_init:
+                par = new(paragraph_type)
+                par.__dict__ = fields
+            else:
+                par = paragraph_type(**fields)
+            out.append(par)
+    finally:
+        free(cf)
+    return out
+
+
+def round_4(double x):
+    """round(x, 4) as :func:`build` computes it (for the tests)."""
+    return round4(x)

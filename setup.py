@@ -1,0 +1,56 @@
+"""Build script for the optional compiled part of corpustool (metadata is in pyproject.toml).
+
+``corpustool._justext_walk`` is the jusText engine's segmentation
+walk in Cython over lxml's public C API. It is optional: when Cython, lxml's
+headers or a C compiler are missing, or the compilation fails, the install
+goes on with a warning and the engine uses its pure-Python walk (same
+results, slower). The .c file is generated at build time from the .pyx.
+"""
+from __future__ import annotations
+
+import sys
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+PYX = "corpustool/_justext_walk.pyx"
+MODULE = "corpustool._justext_walk"
+
+
+def warn(message: str) -> None:
+    print(f"WARNING: {message}; corpustool's jusText engine will use its pure-Python walk", file=sys.stderr)
+
+
+class OptionalBuildExt(build_ext):
+    """build_ext whose failures are warnings: the extension is a speed-up, never a requirement."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:   # noqa: BLE001 - any build failure must leave the install working
+            warn(f"building the compiled jusText walk failed ({exc})")
+
+    def build_extension(self, ext) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:   # noqa: BLE001
+            warn(f"building {ext.name} failed ({exc})")
+
+
+def extensions() -> list:
+    try:
+        import lxml
+        from Cython.Build import cythonize
+        from setuptools import Extension
+    except ImportError as exc:
+        warn(f"cannot build {MODULE} ({exc})")
+        return []
+    ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"])
+    try:
+        return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
+    except Exception as exc:   # noqa: BLE001 - e.g. lxml's .pxd files missing
+        warn(f"cythonizing {PYX} failed ({exc})")
+        return []
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
