@@ -335,7 +335,7 @@ def test_menex_finds_the_menu_and_not_the_article():
                                       "representative_tag", "position"}
     elements = detect_menus(tree)
     assert elements[0].get("class") == "menu"
-    article = tree.get_element_by_id("article")
+    article = tree.find(".//*[@id='article']")
     for el in elements:                         # no detected menu is or contains the article
         assert el is not article and article not in el.iterdescendants()
         assert el not in article.iterdescendants()

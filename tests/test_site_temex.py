@@ -271,7 +271,8 @@ def test_options_are_validated():
 
 @pytest.mark.parametrize("method", ["temex", "site-conex", "hybex"])
 def test_template_evidence_removes_jusText_paragraphs_repeated_across_the_site(method):
-    opts = PipelineOptions(languages=["en"], template_evidence=method, langfilter=False, dedup_exact=False,
+    opts = PipelineOptions(languages=["en"], extractor="justext", template_evidence=method, langfilter=False,
+                           dedup_exact=False,
                            dedup_near=False, dedup_para=False)
     stages = build_stages(opts)
     clean, evidence = stages[0], stages[1]

@@ -61,7 +61,7 @@ from typing import Any
 from lxml import etree
 
 from ..document import BAD, GOOD, Paragraph
-from .base import Extractor, Page, register
+from .base import Extractor, Page, parse_html, register
 from .justext_package import params_from_options
 from .justext_params import JustextParams
 
@@ -490,31 +490,8 @@ def paragraph_rows(blocks: list[tuple], stoplist: frozenset[str]) -> list[tuple]
     return rows
 
 
-def parse_markup(html: str) -> etree._Element | None:
-    """The libxml2 parse of :func:`corpustool.extractors.base.parse_html`, with plain lxml elements.
-
-    Same preprocessing (XML declaration and NUL characters removed), UTF-8
-    input (cheaper for libxml2 than a wide Python string; NULs are removed
-    from the bytes, where finding them is cheaper than in the string).
-    """
-    if not html or html.isspace():
-        return None
-    html = _XML_DECLARATION.sub("", html, count=1)
-    data = html.encode("utf-8", "surrogatepass")
-    if b"\x00" in data:   # U+0000 is the only character with a zero byte in UTF-8; memchr is cheap
-        data = data.replace(b"\x00", b"")
-    try:
-        root = etree.fromstring(data, _PARSER)
-    except (etree.ParserError, ValueError, etree.XMLSyntaxError):
-        return None
-    return root
-
-
-# Comments are dropped by the parser (the text around a comment becomes one
-# text node): the same as the Cleaner killing them and gluing their tails.
-# No table of id attributes (the walk never looks one up): a few per cent of
-# the parse, and no "ID already defined" errors to log.
-_PARSER = etree.HTMLParser(remove_comments=True, encoding="utf-8", collect_ids=False)
+# The shared parse of the clean stage is the one this engine wants.
+parse_markup = parse_html
 
 
 @register("justext")
@@ -527,16 +504,8 @@ class JustextEngineExtractor(Extractor):
     def __init__(self, **options: Any) -> None:
         self.params = params_from_options(options)
 
-    def root(self, page: Page) -> etree._Element | None:
-        # Use the page's tree when someone already parsed it; otherwise parse
-        # ourselves (cheaper elements to walk) and leave page.tree untouched.
-        if page._tree_done:
-            return page.tree
-        root = parse_markup(page.html)
-        return root if root is not None else page.tree
-
     def extract(self, page: Page) -> list[Paragraph]:
-        root = self.root(page)
+        root = page.tree
         if root is None:
             return []
         stoplist = page.stoplist or frozenset()

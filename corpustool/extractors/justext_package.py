@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import justext.core as jt
+import lxml.html
+from lxml import etree
 from justext.paragraph import Paragraph as JtParagraph
 
 from ..document import BAD, GOOD, Paragraph
-from .base import Extractor, Page, register
+from .base import _XML_DECLARATION, Extractor, Page, register
 from .justext_params import JustextParams, preset
 
 
@@ -47,7 +49,15 @@ class JustextPackageExtractor(Extractor):
         self.params = params_from_options(options)
 
     def extract(self, page: Page) -> list[Paragraph]:
-        tree = page.tree
+        # the package's Cleaner needs lxml.html's element classes (drop_tree, drop_tag),
+        # so the reference builds its own tree, exactly as justext.justext() does
+        tree = None
+        if page.html.strip():
+            try:
+                tree = lxml.html.document_fromstring(_XML_DECLARATION.sub("", page.html, count=1),
+                                                     parser=lxml.html.HTMLParser(remove_comments=False))
+            except (ValueError, etree.ParserError):
+                pass
         if tree is None:
             return []
         p = self.params

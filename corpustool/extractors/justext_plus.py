@@ -314,7 +314,7 @@ class JustextPlusExtractor(Extractor):
 
     def extract(self, page: Page) -> list[Paragraph]:
         engine = self.engine
-        root = engine.root(page)
+        root = page.tree
         if root is None:
             return []
         paras = engine.paragraphs(segment(root), page.stoplist or frozenset())
