@@ -119,11 +119,14 @@ class DocumentStage(Stage):
     """A stage that handles each document on its own.
 
     :meth:`process` returns the document (possibly changed), or the document
-    with ``drop_reason`` set to drop it. ``count_in_after`` lets stages whose
-    input has no paragraphs yet (the extractor) count words after processing.
+    with ``drop_reason`` set to drop it.
     """
 
     parallel = True
+    # The extractor's input has no paragraphs yet: it counts the paragraphs and
+    # words of its output, good and bad, as its input (the corpus size before
+    # boilerplate removal, the first row of Table 3.9).
+    counts_input_after = False
 
     def process(self, doc: Document) -> Document:
         raise NotImplementedError
@@ -144,18 +147,24 @@ class DocumentStage(Stage):
         so :meth:`process` may update ``self.stats.extra`` freely.
         """
         stats = self.stats
-        stats.count_in(doc)
+        if self.counts_input_after:
+            stats.docs_in += 1
+        else:
+            stats.count_in(doc)
+        if doc.raw is not None and not doc.paragraphs:
+            stats.bytes_in += len(doc.raw)
         if doc.drop_reason:   # dropped upstream (e.g. the reader's size limit): count it here
             stats.count_drop(doc.drop_reason)
             return None
-        if doc.raw is not None and not doc.paragraphs:
-            stats.bytes_in += len(doc.raw)
         try:
             doc = self.process(doc)
         except Exception as exc:  # one bad page must never stop a run
             print(f"corpustool: {self.name}: error in document {doc.id} ({doc.url or doc.source}): "
                   f"{type(exc).__name__}: {exc}", file=sys.stderr)
             doc.drop_reason = f"error:{type(exc).__name__}"
+        if self.counts_input_after:
+            stats.paragraphs_in += len(doc.paragraphs)
+            stats.words_in += doc.word_count(good_only=False)
         if doc.drop_reason:
             stats.count_drop(doc.drop_reason)
             return None

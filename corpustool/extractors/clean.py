@@ -21,6 +21,7 @@ DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 
 class Clean(DocumentStage):
     name = "clean"
+    counts_input_after = True
 
     def __init__(self, extractor: str = DEFAULT_EXTRACTOR, languages: list[str] | None = None,
                  stoplist_file: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
@@ -42,31 +43,6 @@ class Clean(DocumentStage):
         self.min_bytes = min_bytes
         # site-level methods that look at the DOM of many pages need the markup later
         self.keep_html = keep_html or bool(getattr(self.extractor, "keep_html", False))
-
-    def apply(self, doc: Document) -> Document | None:
-        stats = self.stats
-        # Count input words after extraction: the page's words before boilerplate
-        # removal are the corpus size Table 3.9 starts from.
-        stats.docs_in += 1
-        if doc.raw is not None:
-            stats.bytes_in += len(doc.raw)
-        if doc.drop_reason:   # dropped upstream (e.g. the reader's size limit): count it here
-            stats.count_drop(doc.drop_reason)
-            return None
-        try:
-            self.process(doc)
-        except Exception as exc:  # a malformed page never stops a run
-            import sys
-            print(f"corpustool: clean: error in document {doc.id} ({doc.url or doc.source}): "
-                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
-            doc.drop_reason = f"error:{type(exc).__name__}"
-        stats.paragraphs_in += len(doc.paragraphs)
-        stats.words_in += doc.word_count(good_only=False)
-        if doc.drop_reason:
-            stats.count_drop(doc.drop_reason)
-            return None
-        stats.count_out(doc)
-        return doc
 
     def decode(self, doc: Document) -> bool:
         if doc.html is not None:   # given as text (JSON Lines "html", the library API)
