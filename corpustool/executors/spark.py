@@ -21,10 +21,27 @@ How the stages map onto Spark:
   finds the smallest global position per fingerprint, and a join keeps
   exactly that document. "Keep the first instance" is thus decided by the
   global order, as in a local run, whatever the partitioning.
-* The remaining stages from the first other order-dependent stage on (near-
-  duplicate and paragraph de-duplication, and whatever follows them) run in
-  the driver on the ordered stream (``sortByKey`` + ``toLocalIterator``);
-  distributing them is future work.
+* Near-duplicate removal (:class:`corpustool.dedup.near.NearDuplicates`,
+  stream mode) is distributed: sketches and super-shingles are computed in
+  the partitions; a shuffle on the super-shingles (``groupByKey``) gives the
+  document pairs sharing one, ``reduceByKey`` counts the shared ones
+  (candidates: >= r); candidates are verified in the executors on the full
+  sketches (two joins with the sketches). The order-dependent decision ("drop
+  a document iff it resembles an earlier *kept* one") is made in the driver,
+  greedily in global document order over the (few) verified pairs, and sent
+  back to the partitions as a broadcast.
+* Paragraph de-duplication (:class:`corpustool.dedup.onion.Onion`,
+  streaming) gets its pass 1 as a distributed count: the n-gram hashes of
+  every partition, bucketed by their top bits and merged with
+  ``reduceByKey``, give G2+ (n-grams occurring at least twice in the stage's
+  input). Pass 2 needs the decisions of all earlier documents, so it runs in
+  the driver on the ordered stream, with G_out held as G2+ flags
+  (:class:`~corpustool.dedup.onion.StreamingOutputFromG2`): exactly the
+  streaming decisions and counters, in the memory of G2+.
+* Stages after that run in the driver on the ordered stream
+  (``repartitionAndSortWithinPartitions`` + ``toLocalIterator``).
+
+See docs/spark.md for why every result equals the local one.
 """
 from __future__ import annotations
 
@@ -37,6 +54,8 @@ import sys
 import tempfile
 from functools import partial
 from typing import Any, Iterable, Iterator
+
+import numpy as np
 
 from ..document import Document
 from ..stage import Stage, StageStats
@@ -113,6 +132,170 @@ def _run_exact_dedup(stage_no: int, name: str, joined: Iterable[tuple]) -> Itera
     yield (_STATS, stage_no, stats)
 
 
+# near-duplicate documents (NearDuplicates, stream mode)
+
+def _near_fingerprints(params: Any, keep_tokens: bool, records: Iterable[tuple[int, Document]]) -> Iterator[tuple]:
+    """(idx, doc, 16-bit sketch or None, super-shingles or None) per document; None without words.
+
+    The same numbers as :meth:`NearDuplicates.fingerprint_batch` computes in a
+    local run (a sketch depends on its document only, not on the batch), and
+    the tokens are stored in the paragraphs as there (``keep_tokens``).
+    """
+    from ..dedup.near import BATCH_DOCS, NearDuplicates
+    from ..dedup.shingling import document_tokens
+
+    stage = NearDuplicates(params=params, keep_tokens=keep_tokens)
+    batch: list[tuple[int, Document]] = []
+
+    def flush() -> Iterator[tuple]:
+        tokens = [document_tokens(doc, keep=keep_tokens) for _, doc in batch]
+        sketches, features, valid = stage.fingerprint_batch(tokens)
+        sk16 = sketches.astype(np.uint16)
+        for row, (idx, doc) in enumerate(batch):
+            if valid[row]:
+                yield idx, doc, sk16[row].copy(), features[row].copy()
+            else:
+                yield idx, doc, None, None
+        batch.clear()
+
+    for rec in records:
+        batch.append(rec)
+        if len(batch) >= BATCH_DOCS:
+            yield from flush()
+    if batch:
+        yield from flush()
+
+
+def _feature_records(rec: tuple) -> list[tuple[int, int]]:
+    idx, _doc, _sketch, features = rec
+    return [] if features is None else [(int(f), idx) for f in features.tolist()]
+
+
+def _pairs_of_group(group: tuple[int, Iterable[int]]) -> Iterator[tuple[tuple[int, int], int]]:
+    """Every pair (a < b) of the documents sharing one super-shingle, once per shared copy of it."""
+    members = sorted(group[1])
+    for i in range(len(members)):
+        a = members[i]
+        for b in members[i + 1:]:
+            if b != a:          # a super-shingle twice in one document pairs it with nobody
+                yield (a, b), 1
+
+
+def _add(x: int, y: int) -> int:
+    return x + y
+
+
+def _sketch_record(rec: tuple) -> tuple[int, tuple[str, np.ndarray]]:
+    return rec[0], (rec[1].id, rec[2])
+
+
+def _swap_to_b(kv: tuple) -> tuple[int, tuple[int, str, np.ndarray]]:
+    a, (b, (a_id, sketch_a)) = kv
+    return b, (a, a_id, sketch_a)
+
+
+def _verify(kv: tuple) -> tuple[int, int, str, int]:
+    """(a, b, id of a, equal values of the two full sketches)."""
+    b, ((a, a_id, sketch_a), (_b_id, sketch_b)) = kv
+    return a, b, a_id, int(np.count_nonzero(sketch_a == sketch_b))
+
+
+def _keep_first(verified: list[tuple[int, int, str, int]]) -> tuple[dict[int, tuple[str, int]], set[int]]:
+    """Stream mode's decisions from the verified pairs: greedily in global order,
+    a document is dropped iff it resembles a document kept before it; it is
+    reported against the most similar kept one (ties: the earliest).
+
+    Returns {dropped position: (id of that kept document, equal sketch values)}
+    and the positions of the kept documents that absorbed a near-duplicate.
+    """
+    earlier: dict[int, list[tuple[int, int, str]]] = {}
+    for a, b, a_id, matches in verified:
+        earlier.setdefault(b, []).append((matches, a, a_id))
+    dropped: dict[int, tuple[str, int]] = {}
+    absorbing: set[int] = set()
+    for d in sorted(earlier):       # every earlier document is decided when d is
+        prior = [c for c in earlier[d] if c[1] not in dropped]
+        if prior:
+            matches, a, a_id = min(prior, key=lambda c: (-c[0], c[1]))
+            dropped[d] = (a_id, matches)
+            absorbing.add(a)
+    return dropped, absorbing
+
+
+def _run_near_decisions(stage_no: int, name: str, t: int, dropped: Any, records: Iterable[tuple]) -> Iterator[tuple]:
+    """Apply the driver's decisions in a partition, with the counters stream mode keeps."""
+    from ..dedup.near import DROP_REASON
+
+    decisions = dropped.value
+    stats = StageStats(name)
+    for idx, doc, sketch, _features in records:
+        stats.count_in(doc)
+        if sketch is None:
+            stats.extra["no-words"] += 1
+        hit = decisions.get(idx)
+        if hit is None:
+            stats.count_out(doc)
+            yield (_DOC, idx, doc)
+        else:
+            kept_id, matches = hit
+            doc.meta["near_duplicate_of"] = kept_id
+            doc.meta["resemblance"] = round(matches / t, 4)
+            doc.drop(DROP_REASON)
+            stats.count_drop(DROP_REASON)
+            yield (_DROP, idx, (stage_no, _strip(doc)))
+    yield (_STATS, stage_no, stats)
+
+
+def _first_not_dropped(dropped: Any, pair: tuple[int, int, str, int]) -> bool:
+    return pair[0] not in dropped.value
+
+
+# paragraph de-duplication (Onion), pass 1
+
+_BUCKET_BITS = 8
+
+
+def _ngram_counts(opts: Any, batch_tokens: int, records: Iterable[tuple[int, Document]]
+                  ) -> Iterator[tuple[int, tuple[np.ndarray, np.ndarray]]]:
+    """A partition's n-gram hashes (exactly those :meth:`OnionEngine.process` sees) as
+    (bucket, (distinct sorted hashes, occurs twice or more here)), bucketed by the top bits."""
+    from ..dedup.onion import DocumentUnit, OnionEngine, _unit_tokens, batches
+
+    engine = OnionEngine(opts)
+    units = (DocumentUnit(doc, opts.max_heading_distance) for _, doc in records)
+    parts = [engine.batch_ngrams(batch).hashes for batch in batches(units, _unit_tokens, batch_tokens)]
+    if not parts:
+        return
+    values, counts = np.unique(np.concatenate(parts), return_counts=True)
+    multi = counts >= 2
+    bucket = (values >> np.uint64(opts.hash_bits - _BUCKET_BITS)).astype(np.int64)
+    bounds = np.searchsorted(bucket, np.arange((1 << _BUCKET_BITS) + 1))
+    for b in range(1 << _BUCKET_BITS):
+        lo, hi = int(bounds[b]), int(bounds[b + 1])
+        if hi > lo:
+            yield b, (values[lo:hi], multi[lo:hi])
+
+
+def _merge_counts(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Two (distinct hashes, seen twice) summaries -> their sum."""
+    values = np.concatenate((x[0], y[0]))
+    multi = np.concatenate((x[1], y[1]))
+    order = np.argsort(values, kind="stable")
+    values, multi = values[order], multi[order]
+    start = np.empty(values.size, dtype=bool)
+    start[:1] = True
+    np.not_equal(values[1:], values[:-1], out=start[1:])
+    starts = np.flatnonzero(start)
+    runs = np.diff(np.append(starts, values.size))
+    return values[starts], (runs >= 2) | np.logical_or.reduceat(multi, starts)
+
+
+def _repeated(kv: tuple[int, tuple[np.ndarray, np.ndarray]]) -> tuple[int, np.ndarray]:
+    bucket, (values, multi) = kv
+    return bucket, values[multi]
+
+
 def _range_partition(parts: int, total: int, idx: int) -> int:
     return min(parts - 1, idx * parts // max(1, total))
 
@@ -123,6 +306,26 @@ def _tag_is(tag: int):
 
 def _untag(rec: tuple) -> tuple:
     return rec[1], rec[2]
+
+
+def _distributable(stage: Stage) -> bool:
+    """Order-dependent stages that run as shuffles (with the same result as in one process)."""
+    from ..dedup.exact import ExactDuplicates
+    from ..dedup.near import NearDuplicates
+
+    if type(stage) is ExactDuplicates:
+        return not stage.seen
+    # stream mode only: batch mode's mass-copy cap and its clusters file are not reproduced here
+    return (type(stage) is NearDuplicates and stage.mode == "stream" and stage.clusters_path is None
+            and stage.index.n == 0)
+
+
+def _onion_pass1(stage: Stage) -> bool:
+    """A paragraph de-duplication in streaming form, not yet used: pass 1 can be a Spark job."""
+    from ..dedup.hashset import HashSet
+    from ..dedup.onion import Onion
+
+    return type(stage) is Onion and type(stage.engine.out) is HashSet and len(stage.engine.out) == 0
 
 
 # -- the executor ------------------------------------------------------------------
@@ -144,34 +347,35 @@ class SparkExecutor:
         self.workdir = workdir
         self.conf = dict(conf or {})
 
-    # The stages Spark runs: the longest prefix of per-document stages and exact
-    # de-duplication; the rest needs the ordered stream and runs in the driver.
+    # The stages Spark runs: the longest prefix of per-document stages and
+    # distributable de-duplication stages; the rest needs the ordered stream and
+    # runs in the driver (a paragraph de-duplication first in it gets its pass 1
+    # from Spark).
     @staticmethod
     def split(stages: list[Stage]) -> tuple[list[Stage], list[Stage]]:
-        from ..dedup.exact import ExactDuplicates
-
         n = 0
-        while n < len(stages) and (stages[n].parallel or type(stages[n]) is ExactDuplicates):
+        while n < len(stages) and (stages[n].parallel or _distributable(stages[n])):
             n += 1
         return stages[:n], stages[n:]
 
     def run(self, docs: Iterable[Document], stages: list[Stage]) -> Iterator[Document]:
         distributed, local = self.split(stages)
+        onion = local[0] if local and _onion_pass1(local[0]) else None
         workdir = tempfile.mkdtemp(prefix="corpustool-spark-", dir=self.workdir)
         try:
             chunks, total = self._spill(docs, workdir)
             stream: Iterable[Document]
-            if chunks and distributed:
+            if chunks and (distributed or onion is not None):
                 sc, created = self._context()
                 try:
-                    stream = self._distributed(sc, chunks, total, distributed)
+                    stream = self._distributed(sc, chunks, total, distributed, onion)
                     for st in local:
                         stream = st.run(stream)
                     yield from stream
                 finally:
                     if created:
                         sc.stop()
-            else:               # nothing to distribute: no input, or no per-document stage first
+            else:               # nothing to distribute: no input, or no stage Spark can run
                 stream = (doc for chunk in chunks for _, doc in _load_chunk(chunk))
                 for st in stages:
                     stream = st.run(stream)
@@ -221,46 +425,59 @@ class SparkExecutor:
         sc.setLogLevel("ERROR")
         return sc, True
 
-    def _distributed(self, sc: Any, chunks: list[str], total: int, stages: list[Stage]) -> Iterator[Document]:
+    def _distributed(self, sc: Any, chunks: list[str], total: int, stages: list[Stage],
+                     onion: Stage | None = None) -> Iterator[Document]:
         from pyspark import StorageLevel
 
         from ..dedup.exact import ExactDuplicates
 
-        docs = sc.parallelize(chunks, len(chunks)).flatMap(_load_chunk)
+        parts = len(chunks)
+        docs = sc.parallelize(chunks, parts).flatMap(_load_chunk)
         side = []           # RDDs of tagged drop and counter records
         persisted = []
-        no = 0
-        while no < len(stages):
-            stage = stages[no]
-            if type(stage) is ExactDuplicates:
-                keyed = docs.map(_fingerprinted).persist(StorageLevel.MEMORY_AND_DISK)
-                firsts = keyed.map(_position).reduceByKey(min)
-                joined = keyed.join(firsts)
-                out = joined.mapPartitions(lambda it, k=no, n=stage.name: _run_exact_dedup(k, n, it))
-                persisted.append(keyed)
-                no += 1
-            else:
-                seg = []
-                while no + len(seg) < len(stages) and stages[no + len(seg)].parallel:
-                    seg.append(stages[no + len(seg)])
-                shipped = [copy.copy(s) for s in seg]      # without the driver's on_drop handler
-                for s in shipped:
-                    s.on_drop = None
-                    s.stats = StageStats(s.name)
-                out = docs.mapPartitions(lambda it, ss=shipped, k=no: _run_segment(ss, k, it))
-                no += len(seg)
-            out = out.persist(StorageLevel.MEMORY_AND_DISK)
-            persisted.append(out)
-            docs = out.filter(_tag_is(_DOC)).map(_untag)
-            side.append(out)
+        late_extra: list[tuple[Stage, str, int, bool]] = []   # counters known in the driver, added after the merge
         try:
-            # counters first (one job): the stage objects of the driver then hold the final numbers
-            for _tag, stage_no, stats in sc.union([part.filter(_tag_is(_STATS)) for part in side]).collect():
-                stages[stage_no].stats.merge(stats)
-            drops = sc.union([part.filter(_tag_is(_DROP)).map(_untag) for part in side])
+            no = 0
+            while no < len(stages):
+                stage = stages[no]
+                if type(stage) is ExactDuplicates:
+                    keyed = docs.map(_fingerprinted).persist(StorageLevel.MEMORY_AND_DISK)
+                    firsts = keyed.map(_position).reduceByKey(min)
+                    joined = keyed.join(firsts)
+                    out = joined.mapPartitions(lambda it, k=no, n=stage.name: _run_exact_dedup(k, n, it))
+                    persisted.append(keyed)
+                    no += 1
+                elif not stage.parallel:
+                    out = self._near_dedup(sc, docs, no, stage, parts, persisted, late_extra)
+                    no += 1
+                else:
+                    seg = []
+                    while no + len(seg) < len(stages) and stages[no + len(seg)].parallel:
+                        seg.append(stages[no + len(seg)])
+                    shipped = [copy.copy(s) for s in seg]      # without the driver's on_drop handler
+                    for s in shipped:
+                        s.on_drop = None
+                        s.stats = StageStats(s.name)
+                    out = docs.mapPartitions(lambda it, ss=shipped, k=no: _run_segment(ss, k, it))
+                    no += len(seg)
+                out = out.persist(StorageLevel.MEMORY_AND_DISK)
+                persisted.append(out)
+                docs = out.filter(_tag_is(_DOC)).map(_untag)
+                side.append(out)
+            if onion is not None:
+                self._onion_pass1(docs, onion, parts)
+            if side:
+                # counters first (one job): the stage objects of the driver then hold the final numbers
+                for _tag, stage_no, stats in sc.union([part.filter(_tag_is(_STATS)) for part in side]).collect():
+                    stages[stage_no].stats.merge(stats)
+                for stage, key, value, shown_when_zero in late_extra:
+                    if value or (shown_when_zero and stage.stats.docs_in):
+                        stage.stats.extra[key] += value
+                drops = sc.union([part.filter(_tag_is(_DROP)).map(_untag) for part in side])
+            else:
+                drops = sc.parallelize([], parts)
             # global positions are 0..total-1, so a range partitioner needs no sampling job;
             # partition i then holds the i-th slice of the input, sorted
-            parts = len(chunks)
             by_range = partial(_range_partition, parts, total)
             kept_sorted = docs.repartitionAndSortWithinPartitions(parts, by_range)
             drops_sorted = drops.repartitionAndSortWithinPartitions(parts, by_range)
@@ -279,3 +496,43 @@ class SparkExecutor:
         finally:
             for rdd in persisted:
                 rdd.unpersist()
+
+    def _near_dedup(self, sc: Any, docs: Any, stage_no: int, stage: Any, parts: int,
+                    persisted: list, late_extra: list) -> Any:
+        """NearDuplicates (stream mode) as shuffles; returns the tagged records of the stage."""
+        from pyspark import StorageLevel
+
+        p = stage.params
+        fps = docs.mapPartitions(partial(_near_fingerprints, p, stage.keep_tokens))
+        fps = fps.persist(StorageLevel.MEMORY_AND_DISK)
+        persisted.append(fps)
+        # candidates: pairs sharing >= r super-shingles (Sect. 3.2.1), found by grouping on them
+        candidates = (fps.flatMap(_feature_records).groupByKey(parts).flatMap(_pairs_of_group)
+                      .reduceByKey(_add, parts).filter(lambda kv, r=p.r: kv[1] >= r).keys())
+        # verified in the executors on the full (16-bit) sketches: one join per side of a pair
+        sketches = fps.filter(lambda rec: rec[2] is not None).map(_sketch_record)
+        checked = (candidates.join(sketches, parts).map(_swap_to_b).join(sketches, parts).map(_verify)
+                   .persist(StorageLevel.MEMORY_AND_DISK))
+        persisted.append(checked)
+        verified = checked.filter(lambda v, need=stage.need: v[3] >= need).collect()
+        dropped, absorbing = _keep_first(verified)
+        # the counters stream mode keeps: pairs with an earlier *kept* document only
+        decisions = sc.broadcast(dropped)
+        n_candidates = checked.filter(partial(_first_not_dropped, decisions)).count()
+        n_verified = sum(1 for a, _b, _id, _m in verified if a not in dropped)
+        stage._absorbing = absorbing            # its close() reports their number as "clusters"
+        # (a local run counts candidates once per batch, so that counter shows even when 0)
+        late_extra.append((stage, "candidate-pairs", n_candidates, True))
+        late_extra.append((stage, "verified-pairs", n_verified, False))
+        return fps.mapPartitions(partial(_run_near_decisions, stage_no, stage.name, p.t, decisions))
+
+    def _onion_pass1(self, docs: Any, onion: Any, parts: int) -> None:
+        """Pass 1 of Algorithm 3.1 as a distributed count; the driver's pass 2 then uses G2+."""
+        from ..dedup.onion import OnionEngine, StreamingOutputFromG2
+
+        opts = onion.opts
+        repeated = (docs.mapPartitions(partial(_ngram_counts, opts, onion.batch_tokens))
+                    .reduceByKey(_merge_counts, parts).map(_repeated).collect())
+        arrays = [values for _bucket, values in sorted(repeated, key=lambda kv: kv[0])]
+        g2 = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.uint64)
+        onion.engine = OnionEngine(opts, out_set=StreamingOutputFromG2(g2, opts.hash_bits))
