@@ -9,6 +9,7 @@ them with an executor and returns the per-stage statistics.
 """
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
@@ -108,6 +109,9 @@ class Pipeline:
         from .writers.base import open_writer
 
         self.options = options or PipelineOptions()
+        self.inputs = list(inputs)
+        self.input_format = input_format
+        self.on_drop = on_drop
         self.reader = make_reader(inputs, input_format=input_format, max_bytes=self.options.max_bytes)
         self.stages = build_stages(self.options)
         for st in [self.reader, *self.stages]:
@@ -139,6 +143,103 @@ class Pipeline:
         writer.close()
         for st in self.stages:
             st.close()
+        return self.stats()
+
+    # -- resumable runs ------------------------------------------------------
+    # Each INPUT argument is a shard. After a shard has gone through every
+    # stage, the output written so far (plain, in OUTPUT.partial), the state of
+    # every stage (what the de-duplication stages have seen) and the counters
+    # are saved in OUTPUT.checkpoint. A run started again with the same inputs
+    # and options continues after the last finished shard; at the end the
+    # partial output becomes OUTPUT (compressed when it ends in .gz) and the
+    # checkpoint is removed. Per-document and de-duplication stages decide the
+    # same with or without shard boundaries; site-level methods that buffer a
+    # site's pages decide each shard's buffer at the shard's end.
+
+    def fingerprint(self) -> str:
+        import dataclasses
+        import hashlib
+        import json
+        key = {"inputs": [os.path.abspath(i) for i in self.inputs], "format": self.input_format,
+               "output_format": self.output_format, "options": dataclasses.asdict(self.options)}
+        return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+
+    def checkpoint_path(self) -> str:
+        return self.output + ".checkpoint"
+
+    def load_checkpoint(self) -> dict | None:
+        """The saved state of an interrupted run of this pipeline, if any."""
+        import pickle
+        from .extractors.base import OptionError
+        path = self.checkpoint_path()
+        if not os.path.exists(path):
+            return None
+        with open(path, "rb") as fh:
+            state = pickle.load(fh)
+        if state.get("fingerprint") != self.fingerprint():
+            raise OptionError(f"{path} was written by a run with other inputs or options; "
+                              f"remove it to start afresh")
+        return state
+
+    def run_resumable(self, rejects_size: Callable[[], int] | None = None) -> list[StageStats]:
+        """Like :meth:`run`, but restartable after an interruption (see above)."""
+        import pickle
+        from .extractors.base import OptionError
+        from .readers import make_reader
+        from .writers.base import finish_output, format_for
+
+        if self.output == "-":
+            raise OptionError("a resumable build needs an output file, not stdout")
+        if self.options.engine != "local":
+            raise OptionError("resumable builds run on the local engine")
+        partial = self.output + ".partial"
+        state = self.load_checkpoint()
+        done = 0
+        if state is not None:
+            done = state["done"]
+            self.stages = state["stages"]
+            self.reader.stats = state["reader_stats"]
+            self.profile = state["profile"]
+            for st in [self.reader, *self.stages]:
+                st.on_drop = self.on_drop
+            with open(partial, "r+b") as fh:   # drop what a shard wrote before the interruption
+                fh.truncate(state["output_bytes"])
+        else:
+            open(partial, "wb").close()
+        fmt = self.output_format or format_for(self.output)
+        writer = self._open_writer(partial, fmt, append=True, **self._writer_options())
+        try:
+            for index in range(done, len(self.inputs)):
+                reader = make_reader([self.inputs[index]], input_format=self.input_format,
+                                     max_bytes=self.options.max_bytes)
+                reader.on_drop = self.on_drop
+                for doc in self.executor.run(reader.read(), self.stages):
+                    writer.write(doc)
+                    self.profile.add(doc)
+                self.reader.stats.merge(reader.stats)
+                size = writer.flush()
+                for st in self.stages:
+                    st.on_drop = None   # the rejects file is no part of the state
+                try:
+                    data = pickle.dumps({"fingerprint": self.fingerprint(), "done": index + 1,
+                                         "output_bytes": size, "stages": self.stages,
+                                         "reader_stats": self.reader.stats, "profile": self.profile,
+                                         "rejects_bytes": rejects_size() if rejects_size else 0})
+                except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                    raise OptionError(f"this configuration cannot be resumed: {exc}") from None
+                finally:
+                    for st in self.stages:
+                        st.on_drop = self.on_drop
+                tmp = self.checkpoint_path() + ".tmp"
+                with open(tmp, "wb") as fh:
+                    fh.write(data)
+                os.replace(tmp, self.checkpoint_path())
+        finally:
+            writer.close()
+        for st in self.stages:
+            st.close()
+        finish_output(partial, self.output)
+        os.unlink(self.checkpoint_path())
         return self.stats()
 
     def _writer_options(self) -> dict[str, Any]:

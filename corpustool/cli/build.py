@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run on this machine (default) or on Apache Spark (needs pyspark)")
     g.add_argument("--master", default=None, help="Spark master URL (default: local[WORKERS])")
     g.add_argument("--report", metavar="FILE", help="also write an HTML report with plots of the statistics")
+    g.add_argument("--resume", action="store_true",
+                   help="checkpoint after each INPUT; run again with the same arguments to continue an "
+                        "interrupted build after its last finished input")
     add_stats_options(p)
     p.set_defaults(func=run)
 
@@ -75,12 +78,18 @@ def run(args: argparse.Namespace) -> int:
     from ..stats import print_table, write_stats
 
     options = options_from_args(args)
-    rejects = RejectsWriter(args.rejects)
     progress = not args.quiet and sys.stderr.isatty()
+    pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
+                        output_format=args.output_format, progress=progress)
+    state = pipeline.load_checkpoint() if args.resume else None
+    if state is not None and not args.quiet:
+        print(f"corpustool build: resuming after input {state['done']} of {len(args.inputs)}", file=sys.stderr)
+    rejects = RejectsWriter(args.rejects, resume_at=state["rejects_bytes"] if state else None)
+    pipeline.on_drop = rejects
+    for st in [pipeline.reader, *pipeline.stages]:
+        st.on_drop = rejects
     try:
-        pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
-                            output_format=args.output_format, on_drop=rejects, progress=progress)
-        stats = pipeline.run()
+        stats = pipeline.run_resumable(rejects.size) if args.resume else pipeline.run()
     finally:
         rejects.close()
     extra = {"options": _jsonable(vars(args)), "corpus": pipeline.profile.to_dict()}

@@ -130,11 +130,23 @@ def split_langs(value: str | None) -> list[str]:
 class RejectsWriter:
     """The ``--rejects`` file: one JSON line per dropped document."""
 
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, resume_at: int | None = None) -> None:
         self.fh = None
         if path:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            self.fh = open(path, "w", encoding="utf-8")
+            if resume_at is not None and os.path.exists(path):
+                # a resumed build: keep what the finished shards wrote
+                self.fh = open(path, "r+", encoding="utf-8")
+                self.fh.truncate(resume_at)
+                self.fh.seek(resume_at)
+            else:
+                self.fh = open(path, "w", encoding="utf-8")
+
+    def size(self) -> int:
+        if self.fh is None:
+            return 0
+        self.fh.flush()
+        return self.fh.tell()
 
     def __call__(self, doc: Document, stage: str) -> None:
         if self.fh is None:

@@ -8,8 +8,8 @@ from .base import Writer
 
 
 class JsonlWriter(Writer):
-    def __init__(self, path: str = "-", detail: bool = False) -> None:
-        super().__init__(path)
+    def __init__(self, path: str = "-", detail: bool = False, append: bool = False) -> None:
+        super().__init__(path, append)
         self.detail = detail
 
     def format(self, doc: Document) -> str:

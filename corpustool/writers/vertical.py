@@ -35,8 +35,8 @@ def doc_attributes(doc: Document) -> list[tuple[str, object]]:
 
 
 class VerticalWriter(Writer):
-    def __init__(self, path: str = "-", sentences: bool = False) -> None:
-        super().__init__(path)
+    def __init__(self, path: str = "-", sentences: bool = False, append: bool = False) -> None:
+        super().__init__(path, append)
         self.sentences = sentences
 
     def format(self, doc: Document) -> str:

@@ -1,0 +1,101 @@
+"""Resumable builds: an interrupted build continues after its last finished input."""
+import os
+
+import pytest
+
+from corpustool.extractors.base import OptionError
+from corpustool.pipeline import Pipeline, PipelineOptions
+from corpustool.stage import DocumentStage
+
+ARTICLE = ("<html><head><title>{t}</title></head><body><nav><a href='/'>Home</a> <a href='/n'>News</a></nav>"
+           "<h1>{t}</h1>" + "<p>{t} is the subject of this paragraph, and it is written in plain English so that "
+           "the classifier has enough of the common words to keep it as part of the main text.</p>" * 4 +
+           "<footer>Copyright 2024, all rights reserved.</footer></body></html>")
+INTERRUPTED = []
+
+
+class InterruptOnce(DocumentStage):
+    """Stands for a crash or Ctrl-C in the middle of the second input."""
+
+    name = "interrupt"
+
+    def process(self, doc):
+        if "shard2" in (doc.source or "") and not INTERRUPTED:
+            INTERRUPTED.append(doc.id)
+            raise KeyboardInterrupt
+        return doc
+
+
+@pytest.fixture
+def shards(tmp_path):
+    topics = {"shard1": ["Apples", "Rivers"], "shard2": ["Engines", "Bridges"], "shard3": ["Forests", "Apples"]}
+    paths = []
+    for shard, titles in topics.items():
+        d = tmp_path / shard
+        d.mkdir()
+        for i, t in enumerate(titles):
+            (d / f"page{i}.html").write_text(ARTICLE.format(t=t), encoding="utf-8")
+        paths.append(str(d))
+    return paths
+
+
+def _options():
+    return PipelineOptions(languages=["en"])
+
+
+def test_interrupted_build_resumes_after_the_last_finished_input(shards, tmp_path):
+    full_rejects, rejects = [], []
+    full = Pipeline(shards, str(tmp_path / "full.vert.gz"), _options(),
+                    on_drop=lambda d, s: full_rejects.append((d.id, s, d.drop_reason)))
+    full_stats = full.run()
+
+    out = tmp_path / "res.vert.gz"
+    first = Pipeline(shards, str(out), _options(), on_drop=lambda d, s: rejects.append((d.id, s, d.drop_reason)))
+    first.stages.insert(1, InterruptOnce())
+    INTERRUPTED.clear()
+    with pytest.raises(KeyboardInterrupt):
+        first.run_resumable()
+    assert INTERRUPTED and not out.exists()
+    state = first.load_checkpoint()
+    assert state["done"] == 1
+
+    again = Pipeline(shards, str(out), _options(), on_drop=lambda d, s: rejects.append((d.id, s, d.drop_reason)))
+    stats = again.run_resumable()
+    assert out.read_bytes() == (tmp_path / "full.vert.gz").read_bytes()
+    assert not os.path.exists(again.checkpoint_path()) and not os.path.exists(str(out) + ".partial")
+    # the exact duplicate in the third input is dropped: the first input's state was restored
+    assert ("page1.html" in str(rejects)) and any(r[2] == "exact-duplicate" for r in rejects)
+    by_name = {s.name: s for s in stats}
+    assert by_name["dedup-exact"].drops == {s.name: s for s in full_stats}["dedup-exact"].drops
+    assert by_name["clean"].docs_in == 6
+
+
+def test_checkpoint_of_other_options_is_refused(shards, tmp_path):
+    out = tmp_path / "x.vert"
+    first = Pipeline(shards, str(out), _options())
+    first.stages.insert(1, InterruptOnce())
+    INTERRUPTED.clear()
+    with pytest.raises(KeyboardInterrupt):
+        first.run_resumable()
+    other = Pipeline(shards, str(out), PipelineOptions(languages=["de"]))
+    with pytest.raises(OptionError, match="other inputs or options"):
+        other.run_resumable()
+
+
+def test_resume_needs_an_output_file(shards):
+    with pytest.raises(OptionError):
+        Pipeline(shards, "-", _options()).run_resumable()
+
+
+def test_cli_resume_gives_the_same_corpus_and_rejects(shards, tmp_path):
+    import subprocess
+    import sys
+
+    outs = []
+    for name, extra in (("a", []), ("b", ["--resume"])):
+        cmd = [sys.executable, "-m", "corpustool", "build", *shards, "-o", str(tmp_path / f"{name}.vert.gz"),
+               "--lang", "en", "--rejects", str(tmp_path / f"{name}.rej"), "-q", *extra]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        outs.append(((tmp_path / f"{name}.vert.gz").read_bytes(), (tmp_path / f"{name}.rej").read_text()))
+    assert outs[0] == outs[1] and "exact-duplicate" in outs[0][1]
