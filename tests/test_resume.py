@@ -97,5 +97,9 @@ def test_cli_resume_gives_the_same_corpus_and_rejects(shards, tmp_path):
                "--lang", "en", "--rejects", str(tmp_path / f"{name}.rej"), "-q", *extra]
         r = subprocess.run(cmd, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
-        outs.append(((tmp_path / f"{name}.vert.gz").read_bytes(), (tmp_path / f"{name}.rej").read_text()))
-    assert outs[0] == outs[1] and "exact-duplicate" in outs[0][1]
+        rejects = sorted((tmp_path / f"{name}.rej").read_text().splitlines())
+        outs.append(((tmp_path / f"{name}.vert.gz").read_bytes(), rejects))
+    # the same corpus, byte for byte, and the same dropped documents; stages that batch
+    # documents (the paragraph de-duplication) report drops at each input's end, so the
+    # order of lines from different stages in the rejects file may differ
+    assert outs[0] == outs[1] and "exact-duplicate" in str(outs[0][1])
