@@ -177,3 +177,32 @@ def test_deterministic():
     a = [p.to_dict() for p in run(html).paragraphs]
     b = [p.to_dict() for p in run(html).paragraphs]
     assert a == b
+
+
+def test_body_classes_are_not_a_region():
+    # WordPress writes the page's state into <body class>: "cookies-not-set" is no cookie notice
+    html = page(article_html()).replace("<body>", "<body class='single single-post cookies-not-set has-sidebar'>")
+    text = kept(run(html))
+    assert ARTICLE[0] in text and ARTICLE[3] in text
+
+
+def test_picture_credits_removed_unless_meta_kept():
+    credit = "<figure><img src='a.jpg'><figcaption>Foto: Jane Smith / Town News</figcaption></figure>"
+    html = page(article_html().replace(f"<p>{ARTICLE[2]}</p>", f"<p>{ARTICLE[2]}</p>{credit}"))
+    doc = run(html)
+    assert "Jane Smith" not in kept(doc) and ARTICLE[3] in kept(doc)
+    assert any(p.reason == "boilerplate:credit" for p in doc.paragraphs)
+    assert "Jane Smith" in kept(run(html, keep_meta=True))
+
+
+def test_sentence_with_a_date_is_not_a_dateline():
+    assert not looks_like_date_line("Her last day at the library is 1 April 2024.")
+    assert looks_like_date_line("Posted on 12 March 2024.")
+
+
+def test_heading_over_a_link_list_removed():
+    links = "".join(f"<li><a href='/n{i}'>Another story number {i}</a></li>" for i in range(5))
+    doc = run(page(article_html(f"<h3>More from the town</h3><ul>{links}</ul>")))
+    text = kept(doc)
+    assert "More from the town" not in text
+    assert "What happens next" in text and ARTICLE[3] in text

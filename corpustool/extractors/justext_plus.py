@@ -13,7 +13,9 @@ apart, and this extractor adds it to jusText's classes:
    HTML5 ``nav``, ``aside``, ``footer``, ``header`` and ``form``; ARIA roles
    (navigation, banner, contentinfo, complementary, search, ...); class and
    id tokens (menu, footer, sidebar, share, cookie, comment, related, ...);
-   invisible elements (``hidden``, ``display:none``). A region that holds
+   invisible elements (``hidden``, ``display:none``). ``<html>`` and
+   ``<body>`` are never regions: their classes name the page's template and
+   state (WordPress writes "single-post cookies-not-set"). A region that holds
    most of the text jusText finds good is not boilerplate whatever its name
    says (``<body class="has-sidebar">``, an article inside a ``<form>``).
 3. **The main-content region**: the deepest element holding more than half
@@ -24,8 +26,9 @@ apart, and this extractor adds it to jusText's classes:
    ``<article>``/``<main>`` element with the most text.
 4. **Decisions.** Inside the main region every paragraph is kept (short
    lines, list items, quotes, text without stop words) except link-heavy
-   ones, runs of links (link lists), copyright lines and, unless
-   ``keep_meta``, dates and bylines. Outside it only what jusText itself
+   ones, runs of links (link lists) and the heading over a removed link
+   list, copyright lines and, unless ``keep_meta``, dates, bylines and
+   picture credits ("Foto: dpa"). Outside it only what jusText itself
    classifies good without help from context is kept (``outside``).
    Paragraphs in boilerplate regions are removed, with the region's kind as
    the reason. Headings of the main text are kept: headings in the region,
@@ -77,7 +80,7 @@ TOKENS = {
                      "sharedaddy", "addthis", "shariff", "sociallinks", "follow", "print", "rating",
                      "tags", "tagged", "taglist", "bookmark"), "share"),
     **dict.fromkeys(("cookie", "cookies", "cookiebar", "cookienotice", "consent", "gdpr", "privacy",
-                     "cmp", "optin", "dsgvo", "cookiebot", "cookieconsent", "cookielaw", "onetrust"), "cookie"),
+                     "optin", "dsgvo", "cookiebot", "cookieconsent", "cookielaw", "onetrust"), "cookie"),
     **dict.fromkeys(("comment", "comments", "commentlist", "commentform", "respond", "reply", "replies",
                      "disqus", "discussion", "discuss", "pingback", "trackback", "trackbacks",
                      "guestbook", "kommentare", "commentaires", "comentarios"), "comment"),
@@ -98,6 +101,7 @@ _ATTRIBUTE_XPATH = etree.XPath("//@class|//@id|//@role|//@hidden|//@itemprop|//@
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+PAGE_TAGS = frozenset({"html", "body"})
 MAIN_ITEMPROPS = frozenset({"articlebody", "text", "reviewbody", "description"})
 META_ITEMPROPS = frozenset({"author", "datepublished", "datemodified", "datecreated", "publisher"})
 
@@ -123,6 +127,10 @@ def value_kinds(value: str) -> frozenset[str]:
 def element_kind(el: Any) -> str | None:
     """The boilerplate kind an element's name, role and class/id tokens say, or None."""
     tag = el.tag
+    if tag in PAGE_TAGS:
+        # classes of <body> describe the page's template and state
+        # ("single-post", "cookies-not-set"), not a region of it
+        return None
     kind = SEMANTIC_TAGS.get(tag)
     if kind:
         return kind
@@ -239,10 +247,26 @@ septiembre octubre noviembre diciembre styczeń stycznia lutego marca kwietnia m
 października listopada grudnia""".split())
 
 
+# words that introduce a picture credit or a source line ("Foto: dpa", "Quelle: ...",
+# "Photo: Reuters"), in the stoplist languages' most common forms
+_CREDIT = re.compile(
+    r"(?:^|[\s(|.,;])(?:foto|fotos|bild|bilder|bildquelle|fotoquelle|titelbild|grafik|abbildung|abb|photo|photos"
+    r"|image|images|picture|pictures|credit|credits|crédit|crédits|source|quelle|fuente|imagen|imágenes|zdjęcie"
+    r"|źródło|fonte)\s?:\s*\S", re.IGNORECASE)
+MAX_CREDIT_CHARS = 200
+
+
+def looks_like_credit_line(text: str) -> bool:
+    """A short line naming a picture's author or a source: a caption's credit, not running text."""
+    return len(text) < MAX_CREDIT_CHARS and _CREDIT.search(text) is not None
+
+
 def looks_like_date_line(text: str) -> bool:
     """A short line made of a date (and maybe a name or "posted on"): dateline or byline."""
     if len(text) > 80:
         return False
+    if text.rstrip().endswith((".", "!", "?")) and len(text.split()) >= 6:
+        return False      # a sentence that mentions a date ("Her last day is April 1.")
     if _DATE.search(text):
         return True
     words = _NON_ALNUM.split(text.lower())
@@ -298,17 +322,17 @@ class JustextPlusExtractor(Extractor):
                 seen.add(el)
                 candidates.append(el)
         for el in candidates:
-            xpath = None
             kind = element_kind(el)
-            if kind or is_main_hint(el):
-                xpath = paths.xpath(el)
-                if xpath is None:
-                    continue
-            if kind:
-                if xpath not in kinds:
-                    kinds[xpath] = kind
-                    why[xpath] = f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:60]
-            if is_main_hint(el):
+            hint = is_main_hint(el)
+            if not (kind or hint):
+                continue
+            xpath = paths.xpath(el)
+            if xpath is None:
+                continue
+            if kind and xpath not in kinds:
+                kinds[xpath] = kind
+                why[xpath] = f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:60]
+            if hint:
                 hints.append(xpath)
         return kinds, hints, why
 
@@ -410,6 +434,9 @@ class JustextPlusExtractor(Extractor):
             if meta_line and not self.keep_meta:
                 reason[i] = "boilerplate:meta"
                 continue
+            if not p.heading and not self.keep_meta and looks_like_credit_line(p.text):
+                reason[i] = "boilerplate:credit"
+                continue
             if inside[i]:
                 if ld > self.max_link_density:
                     reason[i] = "boilerplate:links"
@@ -435,6 +462,22 @@ class JustextPlusExtractor(Extractor):
                     keep[j] = False
                     reason[j] = "boilerplate:links"
             run = []
+
+        # a heading over a link list ("More on this topic") belongs to the list:
+        # its section, up to the next heading, is all removed and holds links
+        for i in range(n):
+            if not (keep[i] and inside[i] and paras[i].heading):
+                continue
+            j = i + 1
+            while j < n and paras[j].heading:
+                j += 1
+            links = False
+            while j < n and not paras[j].heading and not keep[j]:
+                links = links or reason[j] == "boilerplate:links"
+                j += 1
+            if links and (j == n or paras[j].heading):
+                keep[i] = False
+                reason[i] = "boilerplate:links"
 
         # the heading just before the main region belongs to it
         if main is not None:
