@@ -97,25 +97,14 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, name, None)
         if value is not None:
             kw[name] = value
+    from ..eval.runner import convert_value
+
     for item in getattr(args, "option", None) or ():
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise OptionError(f"--option needs NAME=VALUE, not {item!r}")
-        kw[name.strip().replace("-", "_")] = parse_value(value.strip())
+        kw[name.strip().replace("-", "_")] = convert_value(value.strip())
     return kw
-
-
-def parse_value(value: str) -> Any:
-    """'3' -> 3, '0.5' -> 0.5, 'true' -> True; anything else stays a string."""
-    low = value.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for conv in (int, float):
-        try:
-            return conv(value)
-        except ValueError:
-            pass
-    return value
 
 
 def split_langs(value: str | None) -> list[str]:
