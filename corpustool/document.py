@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
+
+from .text.tokenizer import count_words
 
 GOOD = "good"
 BAD = "bad"
@@ -34,15 +36,24 @@ class Paragraph:
     lang_score: float | None = None
     tokens: list[str] | None = None  # filled by the tokenizer
     glue: list[bool] | None = None   # glue[i]: token i was not preceded by whitespace
+    _words: tuple[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def is_good(self) -> bool:
         return self.cls == GOOD
 
     def word_count(self) -> int:
-        """Words as jusText counts them: space-separated, or characters in scripts without spaces."""
-        from .text.tokenizer import count_words
-        return count_words(self.text)
+        """Words as jusText counts them: space-separated, or characters in scripts without spaces.
+
+        Every stage counts words in and out; the count is kept with the text it
+        was made from, so it is computed once per paragraph, not once per stage.
+        """
+        cached = self._words
+        if cached is not None and cached[0] is self.text:
+            return cached[1]
+        n = count_words(self.text)
+        self._words = (self.text, n)
+        return n
 
     def to_dict(self, detail: bool = True) -> dict[str, Any]:
         d: dict[str, Any] = {"text": self.text, "class": self.cls}
@@ -193,6 +204,3 @@ class Document:
         doc.paragraphs = [Paragraph.from_dict(p) for p in d.get("paragraphs") or ()]
         return doc
 
-
-def count_words(docs: Iterable[Document], good_only: bool = True) -> int:
-    return sum(d.word_count(good_only) for d in docs)

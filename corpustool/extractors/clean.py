@@ -34,8 +34,8 @@ class Clean(DocumentStage):
         self.extractor = get_extractor(extractor, **extractor_options)
         self.extractor_name = extractor
         langs = [l for l in (languages or []) if l]
-        self.auto = not langs or langs == ["auto"]
-        self.languages = [] if self.auto else [resolve_language(l) for l in langs if l != "auto"]
+        auto = not langs or langs == ["auto"]
+        self.languages = [] if auto else [resolve_language(l) for l in langs if l != "auto"]
         if "auto" in langs and len(langs) > 1:
             raise OptionError("--lang auto cannot be combined with other languages")
         self.user_stoplist = load_stoplist_file(stoplist_file) if stoplist_file else None

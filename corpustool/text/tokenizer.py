@@ -83,7 +83,6 @@ _NOSPACE = f"[{_HAN}{_HIRAGANA}{_KATAKANA}{_SEA}]"
 _NOSPACE_UNIT = (f"[{_KATAKANA}]+"                            # katakana run: one (loan)word
                  f"|[{_HAN}{_HIRAGANA}]"                     # one Chinese character or hiragana
                  f"|[{_SEA}](?:[{_SEA_MARKS}])*")            # one character cluster
-_CJK = _NOSPACE   # kept for modules that imported the old name
 # a run of word characters (not of a script without spaces) with combining marks inside
 _WORD_CHARS = f"[^\\W{_HAN}{_HIRAGANA}{_KATAKANA}{_SEA}]"
 _WORDPART = f"(?:{_WORD_CHARS}|[{MARKS}])(?:{_WORD_CHARS}+|[{MARKS}]+)*"
