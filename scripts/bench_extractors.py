@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -27,16 +26,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from corpustool.document import Document  # noqa: E402
+from corpustool.eval.snippets import match_snippets  # noqa: E402
 from corpustool.extractors.base import available  # noqa: E402
 from corpustool.extractors.clean import Clean  # noqa: E402
 
 SNIPPETS = REPO.parent / "shared" / "data" / "snippets"
 DEMO_WARC = REPO / "data" / "demo" / "crawl.warc.gz"
-_NON_WORD = re.compile(r"\W+")
-
-
-def normalize(text: str) -> str:
-    return " " + _NON_WORD.sub(" ", text.lower()).strip() + " "
 
 
 def load_snippet_pages(root: Path, limit: int | None) -> list[tuple[str, bytes, dict]]:
@@ -72,13 +67,11 @@ def bench(name: str, pages: list[tuple[str, bytes, dict]]) -> dict:
         elapsed += time.perf_counter() - t0
         text = "" if doc.drop_reason else doc.clean_text()
         kept_words += len(text.split())
-        out = normalize(text)
-        for snippet in entry.get("with", ()):
-            with_total += 1
-            found += normalize(snippet) in out
-        for snippet in entry.get("without", ()):
-            without_total += 1
-            absent += normalize(snippet) not in out
+        hits = match_snippets(text, entry.get("with", []), entry.get("without", []))
+        with_total += len(hits.found_with)
+        found += sum(hits.found_with)
+        without_total += len(hits.found_without)
+        absent += len(hits.found_without) - sum(hits.found_without)
     return {
         "extractor": name,
         "pages": len(pages),

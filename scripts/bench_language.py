@@ -40,6 +40,7 @@ sys.path.insert(0, str(REPO))
 
 from corpustool import identify_language  # noqa: E402
 from corpustool.document import Document  # noqa: E402
+from corpustool.eval.snippets import match_snippets  # noqa: E402
 from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors.base import OptionError, parse_html  # noqa: E402
 from corpustool.extractors.clean import Clean  # noqa: E402
@@ -49,7 +50,6 @@ from corpustool.language.stoplists import has_stoplist, resolve_language  # noqa
 
 SNIPPETS = REPO.parent / "shared" / "data" / "snippets"
 DEMO_WARC = REPO / "data" / "demo" / "crawl.warc.gz"
-_NON_WORD = re.compile(r"\W+")
 _HTML_LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*[\"']?\s*([A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*)", re.I)
 
 # last resort without ../shared and without the demo crawl: a few pages we wrote
@@ -65,10 +65,6 @@ _BUILTIN = {
     "es": "El gobierno ha decidido que las escuelas seguirán abiertas, pero muchos padres están preocupados "
           "por sus hijos. No hemos recibido ninguna información sobre cómo será después de las vacaciones.",
 }
-
-
-def normalize(text: str) -> str:
-    return " " + _NON_WORD.sub(" ", text.lower()).strip() + " "
 
 
 def html_lang(raw: bytes) -> str | None:
@@ -113,13 +109,11 @@ def snippet_scores(texts: dict[str, str], pages, only: set[str] | None = None) -
         if not entry:
             continue
         n += 1
-        out = normalize(texts.get(url, ""))
-        for s in entry.get("with", ()):
-            with_total += 1
-            found += normalize(s) in out
-        for s in entry.get("without", ()):
-            without_total += 1
-            absent += normalize(s) not in out
+        hits = match_snippets(texts.get(url, ""), entry.get("with", []), entry.get("without", []))
+        with_total += len(hits.found_with)
+        found += sum(hits.found_with)
+        without_total += len(hits.found_without)
+        absent += len(hits.found_without) - sum(hits.found_without)
     return (found / with_total if with_total else None, absent / without_total if without_total else None, n)
 
 
@@ -272,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     print(fmt.format(*["-" * n for n in (34, 12, 9, 16, 16)]).replace(" ", "-"))
     for name, wps, a, ta in (("fast (identify_language)", wps_fast, a_fast, ta_fast),
                              ("langdetect (seeded)", wps_ld, a_ld, ta_ld),
-                             (f"langfilter default (+2nd opinion)", wps_def, a_def, ta_def)):
+                             ("langfilter default (+2nd opinion)", wps_def, a_def, ta_def)):
         print(fmt.format(name, f"{wps:,.0f}", f"{wps / wps_ld:.1f}", pct(a), pct(ta)))
     print(f"second opinion asked for {second} of {len(texts)} texts (confidence < {filt.second_opinion_below})")
     ok_speed = wps_fast >= 10 * wps_ld

@@ -1,7 +1,6 @@
 """``corpustool eval`` end to end on hand-written pages with hand-computed expectations."""
 import csv
 import io
-import json
 from contextlib import redirect_stdout
 
 import pytest
