@@ -206,3 +206,57 @@ def test_heading_over_a_link_list_removed():
     text = kept(doc)
     assert "More from the town" not in text
     assert "What happens next" in text and ARTICLE[3] in text
+
+
+def test_a_name_that_wraps_every_block_is_not_boilerplate():
+    # page builders put each block, the article's paragraphs included, in a "widget" container;
+    # no single container holds most of the text, but the name together does
+    blocks = "".join(f"<div class='elementor-widget-container'><p>{t}</p></div>" for t in ARTICLE)
+    side = "<div class='elementor-widget-container sidebar'><ul>" + "".join(
+        f"<li><a href='/{n}'>{n}</a></li>" for n in NAV) + "</ul></div>"
+    doc = run(page(f"<div class='page'>{blocks}{side}</div>"))
+    assert not doc.drop_reason
+    text = kept(doc)
+    assert ARTICLE[0] in text and ARTICLE[3] in text
+    assert "Culture" not in text
+    # one widget among several is still removed by its name
+    body = article_html() + "<div class='widget'><p>Subscribe to our newsletter for weekly updates on all the news "\
+        "from the town and its villages, delivered every Friday morning to your inbox.</p></div>"
+    assert "newsletter" not in kept(run(page(body)))
+
+
+def test_bare_form_inside_the_article_keeps_its_text():
+    # a recipe's ingredient list wrapped in a <form> (for a serving-size widget)
+    items = ["200 g flour", "3 eggs", "1 pinch of salt"]
+    form = "<form action='/servings'><ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul></form>"
+    doc = run(page(article_html(extra_inside=form + f"<p>{ARTICLE[1]}</p>")))
+    text = kept(doc)
+    for i in items:
+        assert i in text
+    # a form named by its class stays boilerplate inside the article too (the engine unwraps
+    # forms, so the form's region is its parent element)
+    named = "<div><form class='newsletter-signup'><p>Sign up</p><p>Your e-mail address please</p></form></div>"
+    assert "Your e-mail address" not in kept(run(page(article_html(extra_inside=named + f"<p>{ARTICLE[1]}</p>"))))
+
+
+def test_print_visibility_classes_do_not_mark_content_as_share_buttons():
+    items = ["200 g flour", "3 eggs", "1 pinch of salt"]
+    ul = "<ul class='list showOnPrint hideOnPrint'>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
+    assert "3 eggs" in kept(run(page(article_html(extra_inside=ul + f"<p>{ARTICLE[1]}</p>"))))
+
+
+def test_ruby_readings_are_not_text():
+    ja = ("<p>" + "<ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby>を"
+          "なくすための法律ができました。" * 6 + "</p>")
+    doc = Document(id="ja", raw=page(ja).encode("utf-8"))
+    Clean(extractor="justext-plus", languages=["auto"]).process(doc)
+    text = doc.clean_text()
+    assert "子どもへの虐待をなくすための法律ができました。" in text
+    assert "ぎゃくたい" not in text and "(" not in text
+
+
+def test_hidden_iframe_does_not_mark_its_parent():
+    # an invisible tracking iframe sits inside the article's container
+    body = f"<div id='post'><iframe style='display:none' src='/px'></iframe>{article_html()}</div>"
+    text = kept(run(page(body)))
+    assert ARTICLE[0] in text and ARTICLE[3] in text

@@ -230,17 +230,44 @@ def test_clean_auto_picks_each_pages_stoplist():
     assert "Stadtverwaltung" in doc.clean_text()
 
 
-def test_page_in_a_language_without_stoplist_is_dropped_with_a_counted_reason():
+def test_page_in_a_language_without_stoplist_is_cleaned_language_independently_and_counted():
     thai = page([SAMPLES["th"] * 3, SAMPLES["th"] * 2], lang="th", nav="หน้าแรก")
     stage = Clean(languages=["auto"])
     out = list(stage.run([Document(id="th", raw=thai.encode("utf-8")),
                           Document(id="de", raw=page(GERMAN_ARTICLE).encode("utf-8"))]))
+    assert [d.id for d in out] == ["th", "de"]
+    th = out[0]
+    assert th.lang == "th" and th.stoplist_lang is None
+    assert th.meta["stoplist"] == "none (language-independent)"
+    assert SAMPLES["th"] in th.clean_text() and "หน้าแรก" not in th.clean_text()
+    assert stage.stats.extra["language-independent"] == 1 and not stage.stats.drops
+    # the package reference honours the same mode
+    stage = Clean(extractor="justext-package", languages=["auto"])
+    assert SAMPLES["th"] in next(stage.run([Document(id="th", raw=thai.encode("utf-8"))])).clean_text()
+
+
+def test_page_in_a_language_without_stoplist_dropped_on_request():
+    thai = page([SAMPLES["th"] * 3, SAMPLES["th"] * 2], lang="th", nav="หน้าแรก")
+    stage = Clean(languages=["auto"], no_stoplist="drop")
+    out = list(stage.run([Document(id="th", raw=thai.encode("utf-8")),
+                          Document(id="de", raw=page(GERMAN_ARTICLE).encode("utf-8"))]))
     assert [d.id for d in out] == ["de"]
     assert stage.stats.drops["no-stoplist"] == 1
+    with pytest.raises(OptionError, match="no_stoplist"):
+        Clean(no_stoplist="guess")
     # with wanted languages it is simply not one of them
     stage = Clean(languages=["de", "en"])
     assert list(stage.run([Document(id="th", raw=thai.encode("utf-8"))])) == []
     assert stage.stats.drops["unwanted-language"] == 1
+
+
+def test_japanese_page_cleaned_by_length_and_link_density():
+    # language-independent mode judges by length and link density: a long
+    # Japanese paragraph is kept, a short menu line is not
+    ja = page([SAMPLES["ja"] * 4, SAMPLES["ja"] * 3], lang="ja", nav="ホーム")
+    doc = next(Clean(languages=["auto"]).run([Document(id="ja", raw=ja.encode("utf-8"))]))
+    assert doc.lang == "ja" and SAMPLES["ja"] in doc.clean_text()
+    assert "ホーム" not in doc.clean_text()
 
 
 # -- the language filter --------------------------------------------------------------

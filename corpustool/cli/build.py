@@ -63,7 +63,8 @@ def options_from_args(args: argparse.Namespace):
         raise OptionError("--near-threshold must be in (0, 1]")
     return PipelineOptions(
         languages=languages, extractor=extractor, stoplist_file=kw.pop("stoplist_file"),
-        max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), extractor_options=kw,
+        max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), no_stoplist=kw.pop("no_stoplist"),
+        extractor_options=kw,
         langfilter=not args.no_langfilter, min_lang_confidence=args.min_lang_confidence,
         lang_method=args.lang_method, paragraph_lang=args.paragraph_lang,
         dedup_exact=not args.no_dedup_exact, dedup_near=not args.no_dedup_near,

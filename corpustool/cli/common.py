@@ -76,6 +76,9 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
                    help="drop pages larger than this many bytes (default 10 MiB; the thesis used 1 MB)")
     g.add_argument("--min-bytes", type=int, default=0, help="drop pages smaller than this many bytes")
+    g.add_argument("--no-stoplist", choices=("independent", "drop"), default="independent",
+                   help="a page in a language without a stoplist (Chinese, Japanese, Thai ...): clean it in "
+                        "jusText's language-independent mode, by length and link density (default), or drop it")
 
 
 _JUSTEXT_OPTIONS = ("preset", "length_low", "length_high", "stopwords_low", "stopwords_high",
@@ -92,6 +95,7 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "stoplist_file": args.stoplist,
         "max_bytes": args.max_bytes,
         "min_bytes": args.min_bytes,
+        "no_stoplist": getattr(args, "no_stoplist", "independent"),
     }
     for name in _JUSTEXT_OPTIONS:
         value = getattr(args, name, None)

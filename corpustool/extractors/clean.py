@@ -17,6 +17,7 @@ from .base import OptionError, Page, get_extractor
 
 DEFAULT_EXTRACTOR = "justext-plus"
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+NO_STOPLIST_MODES = ("independent", "drop")
 
 
 class Clean(DocumentStage):
@@ -25,12 +26,18 @@ class Clean(DocumentStage):
 
     def __init__(self, extractor: str = DEFAULT_EXTRACTOR, languages: list[str] | None = None,
                  stoplist_file: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                 min_bytes: int = 0, keep_html: bool = False, **extractor_options: Any) -> None:
+                 min_bytes: int = 0, keep_html: bool = False, no_stoplist: str = "independent",
+                 **extractor_options: Any) -> None:
         super().__init__()
         from ..language.stoplists import load_stoplist_file, resolve_language
 
         if max_bytes <= 0:
             raise OptionError("max_bytes must be positive")
+        if no_stoplist not in NO_STOPLIST_MODES:
+            raise OptionError(f"no_stoplist must be one of {', '.join(NO_STOPLIST_MODES)}, not {no_stoplist!r}")
+        # a page in a language without a stoplist: cleaned in jusText's
+        # language-independent mode (counted) or dropped as "no-stoplist"
+        self.language_independent = no_stoplist == "independent"
         self.extractor = get_extractor(extractor, **extractor_options)
         self.extractor_name = extractor
         langs = [l for l in (languages or []) if l]
@@ -87,6 +94,16 @@ class Clean(DocumentStage):
             if code is None:
                 # say why: no stoplist for its language (Thai ...), not a wanted one, or unknown
                 reason, doc.lang = no_stoplist_reason(text, self.languages or None)
+                if reason == "no-stoplist" and self.language_independent:
+                    # a language we know but have no list for: jusText's language-independent
+                    # mode judges its paragraphs by length and link density alone
+                    page.stoplist = frozenset()
+                    page.language = doc.lang
+                    page.meta["language_independent"] = True
+                    doc.stoplist_lang = None
+                    doc.meta["stoplist"] = "none (language-independent)"
+                    self.stats.extra["language-independent"] += 1
+                    return True
                 doc.drop(reason)
                 return False
             doc.meta["stoplist_density"] = round(density, 4)

@@ -503,29 +503,36 @@ class JustextEngineExtractor(Extractor):
 
     def __init__(self, **options: Any) -> None:
         self.params = params_from_options(options)
+        self.independent_params = self.params.language_independent()
+
+    def params_for(self, page: Page) -> JustextParams:
+        """The page's parameters: language-independent when the clean stage found no stoplist for it."""
+        return self.independent_params if page.meta.get("language_independent") else self.params
 
     def extract(self, page: Page) -> list[Paragraph]:
         root = page.tree
         if root is None:
             return []
         stoplist = page.stoplist or frozenset()
+        params = self.params_for(page)
         if COMPILED:
-            return extract_compiled(root, stoplist, self.params, Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD)
-        return self.build_py(paragraph_rows(segment_py(root), stoplist))
+            return extract_compiled(root, stoplist, params, Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD)
+        return self.build_py(paragraph_rows(segment_py(root), stoplist), params)
 
-    def paragraphs(self, blocks: list[tuple], stoplist: frozenset[str]) -> list[Paragraph]:
+    def paragraphs(self, blocks: list[tuple], stoplist: frozenset[str],
+                   params: JustextParams | None = None) -> list[Paragraph]:
         """Text, features and classes of the blocks of :func:`segment`."""
-        return self.build(paragraph_rows(blocks, stoplist))
+        return self.build(paragraph_rows(blocks, stoplist), params)
 
-    def build(self, rows: list[tuple]) -> list[Paragraph]:
+    def build(self, rows: list[tuple], params: JustextParams | None = None) -> list[Paragraph]:
         """Paragraphs with their features and classes from the rows of :func:`paragraph_rows`."""
         if not COMPILED:
-            return self.build_py(rows)
-        return build_compiled(rows, self.params, Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD)
+            return self.build_py(rows, params)
+        return build_compiled(rows, params or self.params, Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD)
 
-    def build_py(self, rows: list[tuple]) -> list[Paragraph]:
+    def build_py(self, rows: list[tuple], params: JustextParams | None = None) -> list[Paragraph]:
         """:meth:`build` in Python (the compiled ``build`` is this loop and :func:`classify` compiled)."""
-        params = self.params
+        params = params or self.params
         tokens = params.length_unit == "tokens"
         headings = not params.no_headings
         new = object.__new__

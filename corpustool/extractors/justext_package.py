@@ -60,7 +60,7 @@ class JustextPackageExtractor(Extractor):
                 pass
         if tree is None:
             return []
-        p = self.params
+        p = self.params.language_independent() if page.meta.get("language_independent") else self.params
         dom = jt.preprocessor(tree)
         maker = _TokenLengthMaker if p.length_unit == "tokens" else jt.ParagraphMaker
         paragraphs = maker.make_paragraphs(dom)

@@ -45,6 +45,15 @@ class JustextParams:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def language_independent(self) -> "JustextParams":
+        """The parameters for a page whose language has no stoplist.
+
+        jusText's language-independent mode (the justext package's documented
+        setting): an empty stoplist with both stop-word thresholds at 0, so
+        paragraphs are judged by length and link density alone.
+        """
+        return replace(self, stopwords_low=0.0, stopwords_high=0.0)
+
     def with_options(self, **options: Any) -> "JustextParams":
         """A copy with some parameters replaced; unknown names are refused."""
         names = {f.name for f in fields(self)}

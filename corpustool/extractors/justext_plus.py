@@ -77,7 +77,7 @@ TOKENS = {
                      "morestories", "readmore", "marginal", "rail", "sidenav", "outbrain", "taboola",
                      "sidecol", "sidecolumn", "tagcloud", "blogroll", "archives", "categories"), "aside"),
     **dict.fromkeys(("share", "shares", "sharing", "sharebar", "social", "socials", "socialmedia",
-                     "sharedaddy", "addthis", "shariff", "sociallinks", "follow", "print", "rating",
+                     "sharedaddy", "addthis", "shariff", "sociallinks", "follow", "rating",
                      "tags", "tagged", "taglist", "bookmark"), "share"),
     **dict.fromkeys(("cookie", "cookies", "cookiebar", "cookienotice", "consent", "gdpr", "privacy",
                      "optin", "dsgvo", "cookiebot", "cookieconsent", "cookielaw", "onetrust"), "cookie"),
@@ -102,6 +102,8 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 PAGE_TAGS = frozenset({"html", "body"})
+BARE_FORM = "form-element"
+_TEXTLESS_UNWRAPPED = UNWRAPPED_TAGS - {"form"}
 MAIN_ITEMPROPS = frozenset({"articlebody", "text", "reviewbody", "description"})
 META_ITEMPROPS = frozenset({"author", "datepublished", "datemodified", "datecreated", "publisher"})
 
@@ -132,7 +134,7 @@ def element_kind(el: Any) -> str | None:
         # ("single-post", "cookies-not-set"), not a region of it
         return None
     kind = SEMANTIC_TAGS.get(tag)
-    if kind:
+    if kind and tag != "form":
         return kind
     role = el.get("role")
     if role:
@@ -148,7 +150,9 @@ def element_kind(el: Any) -> str | None:
         return "meta"
     kinds = value_kinds(el.get("class") or "") | value_kinds(el.get("id") or "")
     if not kinds:
-        return None
+        # a <form> named by nothing but its tag: ASP.NET wraps whole pages in one,
+        # recipe sites their ingredient lists; inside the main text it is not boilerplate
+        return BARE_FORM if tag == "form" else None
     # one element, several names: the most specific kind
     for k in ("cookie", "comment", "share", "ad", "nav", "footer", "aside", "form", "header", "meta"):
         if k in kinds:
@@ -322,6 +326,10 @@ class JustextPlusExtractor(Extractor):
                 seen.add(el)
                 candidates.append(el)
         for el in candidates:
+            if el.tag in _TEXTLESS_UNWRAPPED:
+                # an iframe or object has no text of its own here, and the engine
+                # numbers it with its parent: its name would mark the parent
+                continue
             kind = element_kind(el)
             hint = is_main_hint(el)
             if not (kind or hint):
@@ -341,7 +349,11 @@ class JustextPlusExtractor(Extractor):
         root = page.tree
         if root is None:
             return []
-        paras = engine.paragraphs(segment(root), page.stoplist or frozenset())
+        if next(root.iter("rt"), None) is not None:
+            # ruby annotations (Japanese furigana) are readings printed above the
+            # words, not words of the text: "子こども" would read twice
+            etree.strip_elements(root, "rt", "rp", with_tail=False)
+        paras = engine.paragraphs(segment(root), page.stoplist or frozenset(), engine.params_for(page))
         if not paras:
             return paras
         kinds, hints, why = self.regions(root)
@@ -374,6 +386,18 @@ class JustextPlusExtractor(Extractor):
         # and a few lines of text are too little to overrule a name)
         active = {x: k for x, k in kinds.items()
                   if k == "cookie" or total < MIN_OVERRULE_CHARS or region_mass.get(x, 0) * 2 <= total}
+        if why and total >= MIN_OVERRULE_CHARS:
+            # the same for a name: page builders wrap every block, content included, in
+            # one class ("elementor-widget-container"); a name whose regions together
+            # hold most of the content names the page's blocks, not boilerplate
+            name_mass: dict[str, int] = {}
+            for pre, c in zip(prefixes, content):
+                if c:
+                    for name in {why[x] for x in pre if x in active and x in why}:
+                        name_mass[name] = name_mass.get(name, 0) + c
+            crowded = {name for name, m in name_mass.items() if m * 2 > total}
+            if crowded:
+                active = {x: k for x, k in active.items() if k == "cookie" or why.get(x) not in crowded}
 
         # innermost boilerplate kind of each paragraph
         kind_of: list[str | None] = [None] * n
@@ -406,6 +430,16 @@ class JustextPlusExtractor(Extractor):
                             kind_of[i], region_of[i] = k, x
                             break
         inside = [main is not None and (p.xpath == main or p.xpath.startswith(main + "/")) for p in paras]
+        if main is not None:
+            # a bare <form> inside the main region holds main text (ingredients, a questionnaire)
+            for i in range(n):
+                if inside[i] and kind_of[i] == BARE_FORM and region_of[i] != main:
+                    kind_of[i] = None
+                    for x in reversed(prefixes[i]):
+                        k = active.get(x)
+                        if k and k != BARE_FORM and x.startswith(main):
+                            kind_of[i], region_of[i] = k, x
+                            break
 
         # the main text's span in the region: from its first to its last content
         # paragraph; before it only headings (the title block), after it nothing
@@ -425,7 +459,7 @@ class JustextPlusExtractor(Extractor):
             kind = kind_of[i]
             ld = p.features.get("link_density", 0.0)
             if kind is not None and kind != "meta":
-                reason[i] = f"boilerplate:{kind}"
+                reason[i] = f"boilerplate:{'form' if kind == BARE_FORM else kind}"
                 continue
             if "\xa9" in p.text or "&copy" in p.text:
                 reason[i] = "boilerplate"
