@@ -260,3 +260,33 @@ def test_hidden_iframe_does_not_mark_its_parent():
     body = f"<div id='post'><iframe style='display:none' src='/px'></iframe>{article_html()}</div>"
     text = kept(run(page(body)))
     assert ARTICLE[0] in text and ARTICLE[3] in text
+
+
+def test_text_block_is_not_the_main_region():
+    # one <p> holding most of the article as <br><br>-separated blocks: the region is its
+    # container, so the blocks in the <p> before it are main text too
+    lines = "<br><br>".join(ARTICLE[:2] + [ARTICLE[3]] * 3)
+    body = f"<div class='post'><p>{ARTICLE[1]}</p><p>{ARTICLE[0]} Short.</p><p>{lines}</p></div>"
+    text = kept(run(page(body)))
+    assert f"{ARTICLE[0]} Short." in text
+
+
+def test_lead_named_teaser_kept_before_the_article():
+    lead = ("The old library will reopen next spring as a centre for the young people of the town, "
+            "the council decided.")
+    body = (f"<header><h1>Old library to become a youth centre</h1></header><div class='teaser-text'><p>{lead}</p></div>"
+            "<div class='article-body'>" + "".join(f"<p>{t}</p>" for t in ARTICLE) + "</div>"
+            "<div class='teaser-text'><p>Elsewhere in the town a new bakery opened its doors on Monday morning, "
+            "selling bread.</p></div>")
+    text = kept(run(page(body)))
+    assert lead in text
+    assert "bakery" not in text
+
+
+def test_soft_hyphens_and_zero_width_spaces_removed_from_text():
+    words = "Die Stadt\u00adverwaltung hat am Dienstag be\u200bschlossen, dass die alte Bibliothek umgebaut wird."
+    html = page("<p>" + " ".join([words] * 4) + "</p>")
+    doc = Document(id="t", raw=html.encode("utf-8"))
+    Clean(extractor="justext-plus", languages=["de"]).process(doc)
+    assert "Stadtverwaltung" in doc.clean_text() and "beschlossen" in doc.clean_text()
+    assert "\u00ad" not in doc.clean_text() and "\u200b" not in doc.clean_text()

@@ -8,6 +8,7 @@ Documents without any good paragraph are dropped with a reason.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import encoding
@@ -18,6 +19,8 @@ from .base import OptionError, Page, get_extractor
 DEFAULT_EXTRACTOR = "justext-plus"
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 NO_STOPLIST_MODES = ("independent", "drop")
+# soft hyphen, zero-width space, word joiner, zero-width no-break space (BOM)
+_INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
 
 
 class Clean(DocumentStage):
@@ -144,6 +147,11 @@ class Clean(DocumentStage):
         if self.extractor.needs_stoplist and not self.choose_stoplist(doc, page):
             return doc
         doc.paragraphs = self.extractor.extract(page)
+        for par in doc.paragraphs:
+            if _INVISIBLE.search(par.text):
+                # soft hyphens and zero-width spaces split words for every later tool
+                # ("Mag\xadda\xadle\xadner"): they are layout hints, not text
+                par.text = _INVISIBLE.sub("", par.text)
         doc.title = self.extractor.title(page)
         doc.meta["extractor"] = self.extractor_name
         if not self.keep_html:

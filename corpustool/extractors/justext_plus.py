@@ -521,6 +521,18 @@ class JustextPlusExtractor(Extractor):
                     if paras[j].heading and kind_of[j] is None and paras[j].features.get("link_density", 0.0) <= 0.5:
                         keep[j] = True
                         break
+            # the lead: a "teaser" (the German press's word for it) right before or at the
+            # start of the main text is its first paragraph, not a teaser of another page
+            start = next((i for i in range(n) if inside[i] and kind_of[i] is None), None)
+            if start is not None:
+                j = start - 1
+                while j >= 0 and paras[j].heading and keep[j]:
+                    j -= 1
+                for i in (j, start + 1) if j >= 0 else (start + 1,):
+                    if (0 <= i < n and kind_of[i] == "aside" and not keep[i] and _is_sentence(paras[i])
+                            and paras[i].cf_class in ("good", "neargood")):
+                        keep[i] = True
+                        reason[i] = None
 
         for p, k, r, ins, kind, region in zip(paras, keep, reason, inside, kind_of, region_of):
             # the evidence, for the inspect view and the evaluation's reports
@@ -547,7 +559,7 @@ class JustextPlusExtractor(Extractor):
         need = self.main_share * total
         best = None
         for x, m in mass.items():
-            if m >= need and (best is None or len(x) > len(best)):
+            if m >= need and (best is None or len(x) > len(best)) and _container(x):
                 best = x
         if best is None:
             return None
@@ -556,6 +568,19 @@ class JustextPlusExtractor(Extractor):
             if best.startswith(h + "/") and h.count("/") > 2:
                 return h
         return best
+
+
+# elements that hold one block of text, not a region: a <p> whose lines are
+# split by <br><br> gives paragraphs with the paths ".../p[3]/br[2]", and
+# the region of the text around them is the <p>'s container
+_TEXT_BLOCK_TAGS = frozenset(("p", "br", "span", "a", "b", "i", "em", "strong", "font", "small", "big", "u",
+                              "sup", "sub", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dd", "dt", "td", "th"))
+
+
+def _container(xpath: str) -> bool:
+    """Whether the element at an engine XPath can be a region (not a text block inside one)."""
+    tag = xpath[xpath.rfind("/") + 1:xpath.rfind("[")]
+    return tag not in _TEXT_BLOCK_TAGS
 
 
 _SENTENCE_END = tuple(".!?…\"“”»)。！？")
