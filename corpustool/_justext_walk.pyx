@@ -25,6 +25,10 @@ paragraphs, field for field (tests/test_justext_engine.py compares them):
   headings rule) on C arrays of class codes.
 * :func:`extract` is :func:`features` and :func:`build` with the rows kept in
   C arrays in between: what the engine runs.
+* :func:`extract_evidence` is :func:`extract` plus justext-plus's structural
+  evidence from the same walk (:class:`EvidenceRules` in, :class:`PageTree`
+  out): what ``JustextPlusExtractor.regions`` and the XPath prefixes of its
+  paragraphs give, without XPath queries or prefix strings.
 
 The tag sets of ``justext_engine`` (PARAGRAPH_TAGS, KILLED_TAGS,
 UNWRAPPED_TAGS) are spelt out in :func:`tag_kind`; :func:`kind_of` lets the

@@ -207,3 +207,12 @@ def test_development_pages(snippets_dir):
                 pass
         paragraphs += compare(html, extractor, stoplist(code))
     assert paragraphs > 10000
+
+
+def test_without_the_extension_the_same_paragraphs(monkeypatch):
+    html = AWKWARD["nested semantic"]
+    ex = get_extractor("justext-plus")
+    compiled = [(p.text, p.cls, p.reason, p.features) for p in ex.extract(Page(html, stoplist=EN))]
+    monkeypatch.setattr(justext_engine, "COMPILED", False)
+    fallback = [(p.text, p.cls, p.reason, p.features) for p in ex.extract(Page(html, stoplist=EN))]
+    assert fallback == compiled and compiled
