@@ -25,6 +25,10 @@ paragraphs, field for field (tests/test_justext_engine.py compares them):
   headings rule) on C arrays of class codes.
 * :func:`extract` is :func:`features` and :func:`build` with the rows kept in
   C arrays in between: what the engine runs.
+* :func:`extract_evidence` is :func:`extract` plus justext-plus's structural
+  evidence from the same walk (:class:`EvidenceRules` in, :class:`PageTree`
+  out): what ``JustextPlusExtractor.regions`` and the XPath prefixes of its
+  paragraphs give, without XPath queries or prefix strings.
 
 The tag sets of ``justext_engine`` (PARAGRAPH_TAGS, KILLED_TAGS,
 UNWRAPPED_TAGS) are spelt out in :func:`tag_kind`; :func:`kind_of` lets the
@@ -38,7 +42,7 @@ from libc.string cimport memcmp, memcpy, strcmp
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes.tree cimport (XML_CDATA_SECTION_NODE, XML_COMMENT_NODE, XML_ELEMENT_NODE,
                                  XML_ENTITY_REF_NODE, XML_PI_NODE, XML_TEXT_NODE, XML_XINCLUDE_END,
-                                 XML_XINCLUDE_START, xmlNode)
+                                 XML_XINCLUDE_START, xmlAttr, xmlNode)
 
 cetree.import_lxml__etree()
 
@@ -336,6 +340,7 @@ cdef StopSet stopset_of(stoplist):
 cdef struct Numbers:
     Py_ssize_t chars, words, stop, link_chars
     bint heading
+    Py_ssize_t node     # extract_evidence(): the paragraph element's node in the PageTree
 
 
 cdef class Rows:
@@ -353,7 +358,7 @@ cdef class Rows:
         free(self.numbers)
 
     cdef int add(self, text, dom_path, xpath, bint heading, Py_ssize_t chars, Py_ssize_t words,
-                 Py_ssize_t stop, Py_ssize_t link_chars) except -1:
+                 Py_ssize_t stop, Py_ssize_t link_chars, Py_ssize_t node=-1) except -1:
         cdef Numbers* numbers
         if self.n == self.cap:
             self.cap = max(256, 2 * self.cap)
@@ -370,6 +375,7 @@ cdef class Rows:
         numbers.stop = stop
         numbers.link_chars = link_chars
         numbers.heading = heading
+        numbers.node = node
         self.n += 1
         return 0
 
@@ -387,6 +393,7 @@ cdef struct Level:
     Py_ssize_t dom_len  # the path strings up to and including this level (features())
     Py_ssize_t xpath_len
     bint heading
+    Py_ssize_t node_id  # extract_evidence(): its node in the PageTree
 
 
 cdef struct Counter:
@@ -477,6 +484,375 @@ cdef int add_position(Buf* b, Py_ssize_t position) except -1:
     return buf_add(b, digits + k, 24 - k)
 
 
+# -- justext-plus's structural evidence --------------------------------------------------
+
+cdef struct NodeRec:
+    # an element of the cleaned tree (or the path "/"): parent node, XPath in the arena
+    Py_ssize_t parent
+    Py_ssize_t start, length
+    bint evidence       # a key of the kinds or a main-content hint
+
+
+cdef struct MaskEntry:
+    size_t hash
+    char* value         # UTF-8, owned; NULL = empty slot
+    Py_ssize_t len
+    long mask
+
+
+cdef inline bint in_names(const char* name, list names):
+    cdef bytes n
+    for n in names:
+        if strcmp(name, <const char*>n) == 0:
+            return True
+    return False
+
+
+cdef inline char lower_ascii(char c) noexcept nogil:
+    return c + 32 if b'A' <= c <= b'Z' else c
+
+
+cdef bint is_ascii(const char* s) noexcept nogil:
+    cdef Py_ssize_t i = 0
+    while s[i] != 0:
+        if <unsigned char>s[i] >= 0x80:
+            return False
+        i += 1
+    return True
+
+
+cdef bint has_word_ci(const char* s, const char* word) noexcept nogil:
+    """Does s contain word (lower-case ASCII), ignoring ASCII case?"""
+    cdef Py_ssize_t i = 0, k
+    while s[i] != 0:
+        k = 0
+        while word[k] != 0 and lower_ascii(s[i + k]) == word[k]:
+            k += 1
+        if word[k] == 0:
+            return True
+        i += 1
+    return False
+
+
+cdef class EvidenceRules:
+    """justext-plus's element rules in the form the walk reads fast (built once by ``justext_plus``).
+
+    ``evidence(el) -> (kind, hint)`` is the full rule (``element_kind`` and
+    ``is_main_hint``); the walk asks it for every candidate element except the
+    common one it decides itself: an element named only by its class and id
+    tokens (no semantic tag, no tag in ``python_tags``, no role, hidden or
+    itemprop attribute, no style that hides it), whose kind is
+    ``mask_kinds[value_mask(class) | value_mask(id)]``. Candidates are the
+    elements of justext-plus's queries: ``semantic`` tags, class/id values
+    that name a kind, role, hidden and itemprop attributes, hiding styles.
+    """
+    cdef object evidence, value_mask, hidden_style, describe, candidate
+    cdef tuple mask_kinds
+    cdef list semantic, python_tags
+    cdef MaskEntry* table
+    cdef size_t size, count
+    cdef MaskEntry* tokens     # token -> bit of its kind (TOKENS)
+    cdef size_t tokens_size
+    cdef unsigned char first[256]   # first letters of the semantic and python_tags names
+    cdef dict decided               # evidence() and describe() of elements, by tag and attributes
+
+    def __cinit__(self, evidence, value_mask, tuple mask_kinds, hidden_style, describe, candidate, semantic,
+                  python_tags, dict token_bits):
+        cdef bytes data
+        cdef size_t h
+        cdef MaskEntry* e
+        self.tokens_size = 16
+        while self.tokens_size < 4 * len(token_bits) + 4:
+            self.tokens_size *= 2
+        self.tokens = <MaskEntry*>malloc(self.tokens_size * sizeof(MaskEntry))
+        if self.tokens is NULL:
+            raise MemoryError()
+        for i in range(self.tokens_size):
+            self.tokens[i].value = NULL
+        for token, bit in token_bits.items():
+            data = token.encode("utf-8")
+            h = fnv1a(<const unsigned char*>data, len(data))
+            e = &self.tokens[h & (self.tokens_size - 1)]
+            while e.value is not NULL:
+                e = &self.tokens[((<size_t>(e - self.tokens)) + 1) & (self.tokens_size - 1)]
+            e.value = <char*>malloc(len(data) + 1)
+            if e.value is NULL:
+                raise MemoryError()
+            memcpy(e.value, <const char*>data, len(data) + 1)
+            e.hash = h
+            e.len = len(data)
+            e.mask = bit
+        self.evidence = evidence
+        self.candidate = candidate
+        self.value_mask = value_mask
+        self.mask_kinds = mask_kinds
+        self.hidden_style = hidden_style
+        self.describe = describe
+        self.semantic = [t.encode("utf-8") for t in semantic]
+        self.python_tags = [t.encode("utf-8") for t in python_tags]
+        for i in range(256):
+            self.first[i] = False
+        for name in self.semantic + self.python_tags:
+            if name:
+                self.first[<unsigned char>name[0]] = True
+        self.decided = {}
+        self.size = 1 << 17
+        self.table = <MaskEntry*>malloc(self.size * sizeof(MaskEntry))
+        if self.table is NULL:
+            raise MemoryError()
+        for i in range(self.size):
+            self.table[i].value = NULL
+
+    def __dealloc__(self):
+        if self.table is not NULL:
+            self.clear()
+            free(self.table)
+        if self.tokens is not NULL:
+            for i in range(self.tokens_size):
+                free(self.tokens[i].value)
+            free(self.tokens)
+
+    def mask_of_value(self, str value):
+        """The bit set the walk gives a class or id value (for the tests: value_mask's)."""
+        data = value.encode("utf-8", "surrogatepass")
+        return self.mask_of(<const char*>data)
+
+    cdef long token_bit(self, const char* t, Py_ssize_t n) noexcept:
+        cdef size_t h = fnv1a(<const unsigned char*>t, n)
+        cdef size_t i = h & (self.tokens_size - 1)
+        cdef MaskEntry* e = &self.tokens[i]
+        while e.value is not NULL:
+            if e.hash == h and e.len == n and memcmp(e.value, t, n) == 0:
+                return e.mask
+            i = (i + 1) & (self.tokens_size - 1)
+            e = &self.tokens[i]
+        return 0
+
+    cdef long ascii_mask(self, const char* value) noexcept:
+        """value_mask of an ASCII value: its tokens are the runs of letters and digits, split
+        where a lower-case letter meets an upper-case one (class_tokens), lower-cased."""
+        cdef char token[64]
+        cdef Py_ssize_t i = 0, n = 0
+        cdef bint long_token = False
+        cdef long mask = 0
+        cdef char c, prev = 0
+        while True:
+            c = value[i]
+            if (b'a' <= c <= b'z') or (b'0' <= c <= b'9') or (b'A' <= c <= b'Z'):
+                if b'A' <= c <= b'Z':
+                    if b'a' <= prev <= b'z' and n:
+                        # camel case: a token ends
+                        if not long_token:
+                            mask |= self.token_bit(token, n)
+                        n = 0
+                        long_token = False
+                    c += 32
+                if n < 64:
+                    token[n] = c
+                    n += 1
+                else:
+                    long_token = True   # longer than any token of TOKENS
+            else:
+                if n and not long_token:
+                    mask |= self.token_bit(token, n)
+                n = 0
+                long_token = False
+                if c == 0:
+                    break
+            prev = value[i]
+            i += 1
+        return mask
+
+    cdef void clear(self) noexcept:
+        cdef size_t i
+        for i in range(self.size):
+            free(self.table[i].value)
+            self.table[i].value = NULL
+        self.count = 0
+
+    cdef long mask_of(self, const char* value) except -1:
+        """value_mask of a class or id value: ASCII ones here, others by value_mask (Unicode lower-casing),
+        cached by their UTF-8 bytes."""
+        if is_ascii(value):
+            return self.ascii_mask(value)
+        cdef Py_ssize_t n = len(value)
+        cdef size_t h = fnv1a(<const unsigned char*>value, n)
+        cdef size_t i = h & (self.size - 1)
+        cdef MaskEntry* e = &self.table[i]
+        cdef long mask
+        while e.value is not NULL:
+            if e.hash == h and e.len == n and memcmp(e.value, value, n) == 0:
+                return e.mask
+            i = (i + 1) & (self.size - 1)
+            e = &self.table[i]
+        mask = self.value_mask(PyUnicode_DecodeUTF8(value, n, NULL))
+        if self.count >= self.size // 2:
+            self.clear()
+            return mask
+        e.value = <char*>malloc(n + 1)
+        if e.value is NULL:
+            raise MemoryError()
+        memcpy(e.value, value, n + 1)
+        e.hash = h
+        e.len = n
+        e.mask = mask
+        self.count += 1
+        return mask
+
+
+cdef int add_part(Buf* b, const char* part) except -1:
+    """One attribute of a cache key: "\x01value", or "\x02" when there is none."""
+    if part is NULL:
+        return buf_add(b, b"\x02", 1)
+    buf_add(b, b"\x01", 1)
+    return buf_add(b, part, len(part))
+
+
+cdef inline const char* attr_text(xmlAttr* a, bint* plain) noexcept:
+    """An attribute's value as el.get() reads it when it is one text node (as libxml2's HTML parser
+    makes them) or none; otherwise plain[0] becomes False (the caller asks lxml)."""
+    cdef xmlNode* t = a.children
+    if t is NULL:
+        return b""
+    if t.next is NULL and t.type == XML_TEXT_NODE and t.content is not NULL:
+        return <const char*>t.content
+    plain[0] = False
+    return b""
+
+
+cdef class PageTree:
+    """Where each paragraph sits among justext-plus's evidence, by engine XPath (from the compiled walk).
+
+    ``kinds`` (XPath -> boilerplate kind), ``hints`` (XPaths of main-content
+    hints) and ``why`` (XPath -> element description) are what
+    ``JustextPlusExtractor.regions`` finds, in the same order; ``chains[i]``
+    are the XPaths of paragraph i's ancestors-or-self that are keys of
+    ``kinds`` or in ``hints``, outermost first; :meth:`masses` is the sum of
+    a per-paragraph weight over every ancestor-or-self. ``justext_plus.XPathTree``
+    is the same from the XPath strings.
+    """
+    cdef NodeRec* nodes
+    cdef Py_ssize_t n_nodes
+    cdef char* arena
+    cdef Py_ssize_t* para_nodes
+    cdef Py_ssize_t n_paras
+    cdef list keys
+    cdef public dict kinds, why
+    cdef public list hints, chains
+
+    def __dealloc__(self):
+        free(self.nodes)
+        free(self.arena)
+        free(self.para_nodes)
+
+    cdef object key(self, Py_ssize_t i):
+        """The XPath string of node i (made once)."""
+        k = self.keys[i]
+        if k is None:
+            k = PyUnicode_DecodeUTF8(self.arena + self.nodes[i].start, self.nodes[i].length, NULL)
+            self.keys[i] = k
+        return k
+
+    cdef int make_chains(self) except -1:
+        cdef Py_ssize_t i, j, node
+        cdef list memo = [None] * self.n_nodes
+        cdef list todo
+        empty = ()
+        chains = []
+        for i in range(self.n_paras):
+            node = self.para_nodes[i]
+            if node < 0:
+                chains.append(empty)
+                continue
+            chain = memo[node]
+            if chain is None:
+                # the nearest ancestor whose chain is known, then down again
+                todo = []
+                j = node
+                while j >= 0 and memo[j] is None:
+                    todo.append(j)
+                    j = self.nodes[j].parent
+                chain = empty if j < 0 else memo[j]
+                for j in reversed(todo):
+                    if self.nodes[j].evidence:
+                        chain = chain + (self.key(j),)
+                    memo[j] = chain
+            chains.append(chain)
+        self.chains = chains
+        return 0
+
+    def masses(self, weight):
+        """{XPath: sum of weight[i] over the paragraphs at or below it} for the paragraphs with a
+        weight, keys in the order a loop over the paragraphs and their ancestors, outermost
+        first, meets them."""
+        cdef Py_ssize_t i, j, k, n = self.n_paras
+        cdef long long w
+        cdef long long* mass
+        cdef unsigned char* met
+        cdef Py_ssize_t* fresh
+        cdef Py_ssize_t* order
+        cdef Py_ssize_t n_order = 0, n_fresh
+        cdef list ws = list(weight)
+        if len(ws) != n:
+            raise ValueError("one weight per paragraph")
+        for x in ws:
+            if type(x) is not int or not (-(1 << 62) < x < (1 << 62)):
+                return self.masses_py(ws)
+        mass = <long long*>malloc((self.n_nodes + 1) * sizeof(long long))
+        met = <unsigned char*>malloc(self.n_nodes + 1)
+        fresh = <Py_ssize_t*>malloc((2 * self.n_nodes + 1) * sizeof(Py_ssize_t))
+        if mass is NULL or fresh is NULL or met is NULL:
+            free(mass)
+            free(met)
+            free(fresh)
+            raise MemoryError()
+        order = fresh + self.n_nodes
+        try:
+            for j in range(self.n_nodes):
+                mass[j] = 0
+                met[j] = False
+            for i in range(n):
+                w = ws[i]
+                if w == 0 or self.para_nodes[i] < 0:
+                    continue
+                j = self.para_nodes[i]
+                n_fresh = 0
+                while j >= 0:
+                    if not met[j]:
+                        met[j] = True
+                        fresh[n_fresh] = j
+                        n_fresh += 1
+                    mass[j] += w
+                    j = self.nodes[j].parent
+                for k in range(n_fresh - 1, -1, -1):
+                    order[n_order] = fresh[k]
+                    n_order += 1
+            out = {}
+            for k in range(n_order):
+                out[self.key(order[k])] = mass[order[k]]
+            return out
+        finally:
+            free(mass)
+            free(met)
+            free(fresh)
+
+    cdef dict masses_py(self, list ws):
+        cdef Py_ssize_t i, j
+        out = {}
+        for i in range(self.n_paras):
+            w = ws[i]
+            if not w or self.para_nodes[i] < 0:
+                continue
+            chain = []
+            j = self.para_nodes[i]
+            while j >= 0:
+                chain.append(self.key(j))
+                j = self.nodes[j].parent
+            for x in reversed(chain):
+                out[x] = out.get(x, 0) + w
+        return out
+
+
 cdef class _Walk:
     cdef Buf pending, chunk
     cdef Level* levels
@@ -498,6 +874,16 @@ cdef class _Walk:
     cdef StopSet stopset
     cdef object stoplist
     cdef Rows rows          # extract(): the paragraphs' rows go here instead of into tuples
+    # extract_evidence(): the elements as nodes with parent links (node 0 is the
+    # path "/" of text before the root), each with its XPath in `arena`, and the
+    # candidate elements of justext-plus's evidence, in document order
+    cdef EvidenceRules rules
+    cdef NodeRec* nodes
+    cdef Py_ssize_t n_nodes, cap_nodes
+    cdef Buf arena
+    cdef Py_ssize_t para_id
+    cdef list semantic_candidates, other_candidates
+    cdef bint unusual       # a tree the compiled evidence does not cover (namespaced elements)
 
     def __cinit__(self):
         self.para_node = None
@@ -519,6 +905,8 @@ cdef class _Walk:
         free(self.para_xpath.data)
         free(self.text.data)
         free(self.lower.data)
+        free(self.nodes)
+        free(self.arena.data)
 
     # -- paths -----------------------------------------------------------------------
 
@@ -542,8 +930,10 @@ cdef class _Walk:
             return 0
         if self.n_levels == 0:
             self.para_none = True
+            self.para_id = 0
             return 0
         lv = &self.levels[self.n_levels - 1]
+        self.para_id = lv.node_id
         self.para_none = False
         self.para_heading = lv.heading
         self.para_dom.len = 0
@@ -552,9 +942,10 @@ cdef class _Walk:
         buf_add(&self.para_xpath, self.xpath.data, lv.xpath_len)
         return 0
 
-    cdef int para_at_leaf(self, xmlNode* c, bint image, Py_ssize_t position) except -1:
+    cdef int para_at_leaf(self, xmlNode* c, bint image, Py_ssize_t position, Py_ssize_t leaf_id) except -1:
         """The open paragraph's path is a leaf's below the innermost level (para_node = [node, tag, position])."""
         cdef Py_ssize_t start
+        self.para_id = leaf_id
         if not self.features:
             self.para_node = [self.path(self.n_levels - 1), tag_of(c, image), position, None]
             return 0
@@ -644,6 +1035,10 @@ cdef class _Walk:
         lv.dom_len = self.dom.len
         lv.xpath_len = self.xpath.len
         lv.heading = heading
+        lv.node_id = -1
+        if self.rules is not None:
+            lv.node_id = self.add_node(self.levels[self.n_levels - 2].node_id if self.n_levels > 1 else -1,
+                                       self.xpath.data, self.xpath.len, NULL, False, 0)
         return 0
 
     cdef void pop_level(self) noexcept:
@@ -666,6 +1061,192 @@ cdef class _Walk:
         self.open[self.n_open].kind = kind
         self.n_open += 1
         return 0
+
+
+    # -- justext-plus's evidence (extract_evidence) --------------------------------------
+
+    cdef Py_ssize_t add_node(self, Py_ssize_t parent, const char* prefix, Py_ssize_t prefix_len,
+                             xmlNode* leaf, bint image, Py_ssize_t position) except -1:
+        """A new node whose XPath is prefix (+ "/tag[position]" of a leaf)."""
+        cdef NodeRec* rec
+        if self.n_nodes == self.cap_nodes:
+            self.cap_nodes = max(256, 2 * self.cap_nodes)
+            rec = <NodeRec*>realloc(self.nodes, self.cap_nodes * sizeof(NodeRec))
+            if rec is NULL:
+                raise MemoryError()
+            self.nodes = rec
+        rec = &self.nodes[self.n_nodes]
+        rec.parent = parent
+        rec.start = self.arena.len
+        rec.evidence = False
+        buf_add(&self.arena, prefix, prefix_len)
+        if leaf is not NULL:
+            buf_add(&self.arena, b"/", 1)
+            add_tag(&self.arena, leaf, image)
+            add_position(&self.arena, position)
+        rec.length = self.arena.len - rec.start
+        self.n_nodes += 1
+        return self.n_nodes - 1
+
+    cdef Py_ssize_t leaf_node(self, xmlNode* c, bint image, Py_ssize_t position) except -1:
+        """The node of a leaf (an element without children) below the innermost level."""
+        if self.n_levels:
+            return self.add_node(self.levels[self.n_levels - 1].node_id, self.xpath.data,
+                                 self.levels[self.n_levels - 1].xpath_len, c, image, position)
+        return self.add_node(-1, b"", 0, c, image, position)
+
+    cdef object examine(self, xmlNode* c):
+        """``(semantic, kind, hint, why)`` of a candidate element of justext-plus's evidence, else None."""
+        cdef EvidenceRules rules = self.rules
+        cdef xmlAttr* a = c.properties
+        cdef const char* name = <const char*>c.name
+        cdef const char* an
+        cdef const char* cls = NULL
+        cdef const char* idv = NULL
+        cdef const char* style = NULL
+        cdef bint plain = True, other = False, semantic, special
+        cdef long mask = 0
+        cdef Buf b
+        if c.ns is not NULL:
+            return None   # the page is left to the XPath evidence (self.unusual)
+        cdef const char* role = NULL
+        cdef const char* itemprop = NULL
+        cdef bint hidden = False
+        semantic = special = False
+        if rules.first[<unsigned char>name[0]]:
+            semantic = in_names(name, rules.semantic)
+            special = semantic or in_names(name, rules.python_tags)
+        while a is not NULL:
+            if a.ns is NULL:
+                an = <const char*>a.name
+                if an[0] == b'c' and cls is NULL and strcmp(an, b"class") == 0:
+                    cls = attr_text(a, &plain)
+                elif an[0] == b'i' and idv is NULL and strcmp(an, b"id") == 0:
+                    idv = attr_text(a, &plain)
+                elif an[0] == b'r' and role is NULL and strcmp(an, b"role") == 0:
+                    role = attr_text(a, &plain)
+                    other = True
+                elif an[0] == b'h' and strcmp(an, b"hidden") == 0:
+                    hidden = other = True
+                elif an[0] == b'i' and itemprop is NULL and strcmp(an, b"itemprop") == 0:
+                    itemprop = attr_text(a, &plain)
+                    other = True
+                elif an[0] == b's' and style is NULL and strcmp(an, b"style") == 0:
+                    style = attr_text(a, &plain)
+            a = a.next
+        if not plain:
+            # an attribute value of several nodes: lxml reads it, the rules decide
+            el = cetree.elementFactory(self.doc, c)
+            if not rules.candidate(el):
+                return None
+            kind, hint = rules.evidence(el)
+            return (semantic, kind, hint, rules.describe(el) if kind else None)
+        if True:
+            if cls is not NULL and cls[0] != 0:
+                mask |= rules.mask_of(cls)
+            if idv is not NULL and idv[0] != 0:
+                mask |= rules.mask_of(idv)
+            if not other and style is not NULL and style[0] != 0:
+                # only a style that says display:none or visibility:hidden (any case) counts
+                if not is_ascii(style) or has_word_ci(style, b"display") or has_word_ci(style, b"visibility"):
+                    if rules.hidden_style(PyUnicode_DecodeUTF8(style, len(style), NULL)):
+                        other = True
+            if not (semantic or other or mask):
+                return None
+            if special or other:
+                # the rules decide; elements with the same tag and attributes alike
+                # (candidate_evidence and describe read nothing else)
+                b.data = NULL
+                b.len = b.cap = 0
+                try:
+                    add_part(&b, name)
+                    add_part(&b, cls)
+                    add_part(&b, idv)
+                    add_part(&b, role)
+                    add_part(&b, itemprop)
+                    add_part(&b, style)
+                    if hidden:
+                        buf_add(&b, b"\x03", 1)
+                    key = b.data[:b.len]
+                finally:
+                    free(b.data)
+                found = rules.decided.get(key)
+                if found is None:
+                    el = cetree.elementFactory(self.doc, c)
+                    kind, hint = rules.evidence(el)
+                    found = (semantic, kind, hint, rules.describe(el) if kind else None)
+                    if len(rules.decided) >= 65536:
+                        rules.decided.clear()
+                    rules.decided[key] = found
+                return found
+            kind = rules.mask_kinds[mask]
+            if not kind:
+                return None
+            # why: f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:60]
+            b.data = NULL
+            b.len = b.cap = 0
+            try:
+                buf_add(&b, name, len(name))
+                buf_add(&b, b".", 1)
+                if cls is not NULL:
+                    buf_add(&b, cls, len(cls))
+                buf_add(&b, b"#", 1)
+                if idv is not NULL:
+                    buf_add(&b, idv, len(idv))
+                why = PyUnicode_DecodeUTF8(b.data, b.len, NULL)
+            finally:
+                free(b.data)
+            if len(why) > 60:
+                why = why[:60]
+            return (False, kind, False, why)
+
+    cdef int add_candidate(self, tuple found, Py_ssize_t node) except -1:
+        if found[0]:
+            self.semantic_candidates.append((node, found[1], found[2], found[3]))
+        else:
+            self.other_candidates.append((node, found[1], found[2], found[3]))
+        return 0
+
+    cdef PageTree page_tree(self):
+        """The PageTree of the walk: regions() in the order of its queries (semantic elements
+        first, then the elements named by attributes, each in document order), the first
+        kind found for an XPath winning."""
+        cdef PageTree tree = PageTree()
+        cdef Py_ssize_t i, node
+        tree.nodes = self.nodes
+        tree.n_nodes = self.n_nodes
+        tree.arena = self.arena.data
+        self.nodes = NULL
+        self.n_nodes = self.cap_nodes = 0
+        self.arena.data = NULL
+        self.arena.len = self.arena.cap = 0
+        tree.keys = [None] * tree.n_nodes
+        tree.n_paras = self.rows.n
+        tree.para_nodes = <Py_ssize_t*>malloc((tree.n_paras + 1) * sizeof(Py_ssize_t))
+        if tree.para_nodes is NULL:
+            raise MemoryError()
+        for i in range(tree.n_paras):
+            tree.para_nodes[i] = self.rows.numbers[i].node
+        kinds = {}
+        why = {}
+        hints = []
+        for candidates in (self.semantic_candidates, self.other_candidates):
+            for node, kind, hint, description in candidates:
+                if not (kind or hint):
+                    continue
+                key = tree.key(node)
+                if kind and key not in kinds:
+                    kinds[key] = kind
+                    why[key] = description
+                    tree.nodes[node].evidence = True
+                if hint:
+                    hints.append(key)
+                    tree.nodes[node].evidence = True
+        tree.kinds = kinds
+        tree.why = why
+        tree.hints = hints
+        tree.make_chains()
+        return tree
 
     # -- ParagraphMaker --------------------------------------------------------------
 
@@ -772,7 +1353,7 @@ cdef class _Walk:
             xpath = PyUnicode_DecodeUTF8(self.para_xpath.data, self.para_xpath.len, NULL)
             heading = self.para_heading
         if self.rows is not None:
-            self.rows.add(text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars)
+            self.rows.add(text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars, self.para_id)
         else:
             self.blocks.append((text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars))
         return 0
@@ -780,14 +1361,20 @@ cdef class _Walk:
     cdef int start_kept(self, xmlNode* c, Kind kind) except -1:
         """Start of an element the cleaned tree keeps; it is a leaf when it has no element-like child."""
         cdef bint image = kind == K_IMAGE
-        cdef Py_ssize_t position
+        cdef Py_ssize_t position, leaf_id = -1
         self.deliver()
         position = self.count(c, image)
         if next_element_like(c.children) is NULL:
             # a leaf: start and end at once
+            if self.rules is not None:
+                found = self.examine(c)
+                if found is not None or kind == K_PARA or (kind == K_BR and self.after_br):
+                    leaf_id = self.leaf_node(c, image, position)
+                if found is not None:
+                    self.add_candidate(found, leaf_id)
             if kind == K_PARA or (kind == K_BR and self.after_br):
                 self.emit()
-                self.para_at_leaf(c, image, position)
+                self.para_at_leaf(c, image, position, leaf_id)
             elif kind == K_BR:
                 self.after_br = True
                 buf_add(&self.chunk, b" ", 1)
@@ -805,6 +1392,10 @@ cdef class _Walk:
             collect_text(&self.pending, c.next)
             return 0
         self.push_level(c, image, position)
+        if self.rules is not None:
+            found = self.examine(c)
+            if found is not None:
+                self.add_candidate(found, self.levels[self.n_levels - 1].node_id)
         if kind == K_PARA or (kind == K_BR and self.after_br):
             self.emit()
             self.para_at_level()
@@ -850,6 +1441,7 @@ cdef class _Walk:
             return 0
         if c.ns is not NULL and c.ns.href is not NULL:
             kind = K_PLAIN   # "{uri}name" is none of the known tags
+            self.unusual = True
         else:
             kind = tag_kind(<const char*>c.name)
         if kind == K_LINK:
@@ -859,6 +1451,14 @@ cdef class _Walk:
             collect_text(&self.pending, c.next)   # subtree gone, its tail glued to the text before
             return 0
         if kind == K_UNWRAP:
+            if self.rules is not None:
+                # the engine numbers an unwrapped element with its parent: its evidence marks the parent
+                found = self.examine(c)
+                if found is not None:
+                    if self.n_levels == 0:
+                        self.unusual = True
+                    else:
+                        self.add_candidate(found, self.levels[self.n_levels - 1].node_id)
             collect_text(&self.pending, c.children)
             if next_element_like(c.children) is NULL:
                 collect_text(&self.pending, c.next)
@@ -993,6 +1593,26 @@ def extract(root, stoplist, params, paragraph_type, bint fast_init, good, bad):
     walk.rows = Rows()
     walk.run(as_element(root))
     return make_paragraphs(walk.rows, params, paragraph_type, fast_init, good, bad)
+
+
+def extract_evidence(root, stoplist, params, paragraph_type, bint fast_init, good, bad, EvidenceRules rules):
+    """:func:`extract` and, in the same walk, justext-plus's structural evidence: ``(paragraphs,
+    PageTree)``, the PageTree None when the tree has namespaced elements (justext-plus then
+    reads the evidence with its XPath queries)."""
+    cdef _Walk walk = _Walk()
+    walk.features = True
+    walk.stoplist = stoplist
+    walk.stopset = stopset_of(stoplist)
+    walk.rows = Rows()
+    walk.rules = rules
+    walk.semantic_candidates = []
+    walk.other_candidates = []
+    walk.add_node(-1, b"/", 1, NULL, False, 0)   # node 0: the path "/" of text before the root element
+    walk.run(as_element(root))
+    paragraphs = make_paragraphs(walk.rows, params, paragraph_type, fast_init, good, bad)
+    if walk.unusual:
+        return paragraphs, None
+    return paragraphs, walk.page_tree()
 
 
 cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, good, bad):

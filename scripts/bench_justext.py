@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Benchmark: our jusText engine ("justext") against the justext package ("justext-package").
+"""Benchmark: our jusText engine ("justext") and the default extractor ("justext-plus") against the justext package.
 
-Both extractors get the same pages with the same options and stoplist, one
-page at a time, alternating which goes first, pinned to one core. Times are
+The three extractors get the same pages with the same options and stoplist,
+one page at a time, taking turns at going first, pinned to one core. Times are
 CPU times of this process (``time.process_time``), so other work on a shared
 machine does not count against either side.
 
@@ -11,7 +11,9 @@ package through ``Page.tree``, i.e. ``parse_html``; our engine with its own
 parse), then extract. Two more ratios: from the raw bytes (the same
 ``corpustool.encoding.decode`` added to both sides), and on an already parsed
 tree (the clean stage parses each page once for everyone, so this is the
-saving inside the pipeline).
+saving inside the pipeline). The same three measures for justext-plus (the
+default extractor: the engine plus page structure), as ratios to the package
+(issue 11 asks for 10x its pages per second) and to our engine.
 
 Pages: ../shared/data/snippets/pages, else data/demo/crawl.warc.gz, else
 generated pages (seeded). Prints pages/s for both and the ratios.
@@ -132,51 +134,48 @@ def main() -> int:
         return 1
 
     pin_one_core()
-    ours = get_extractor("justext", preset=args.preset)
-    theirs = get_extractor("justext-package", preset=args.preset)
+    # the justext package, our engine, and the default extractor (our engine plus page structure)
+    extractors = {"theirs": get_extractor("justext-package", preset=args.preset),
+                  "ours": get_extractor("justext", preset=args.preset),
+                  "plus": get_extractor("justext-plus", preset=args.preset)}
+    names = list(extractors)
     htmls = [decode(raw).text for raw in raws]
     stoplists = [page_stoplist(h) for h in htmls]
     sizes = sum(len(raw) for raw in raws)
 
     clock = time.process_time
-    t_ours = t_theirs = 0.0           # from raw bytes
-    d_ours = d_theirs = 0.0           # decoding part (same function, timed on each side)
-    tree_ours = tree_theirs = 0.0     # on a parsed tree
+    raw_time = dict.fromkeys(names, 0.0)      # from raw bytes
+    decoding = dict.fromkeys(names, 0.0)      # decoding part (same function, timed on each side)
+    tree_time = dict.fromkeys(names, 0.0)     # on a parsed tree
     same = total = 0
     for i, (raw, sl) in enumerate(zip(raws, stoplists)):
-        order = ((ours, "ours"), (theirs, "theirs")) if i % 2 == 0 else ((theirs, "theirs"), (ours, "ours"))
+        # each extractor goes first, second and third in turn
+        order = names[i % 3:] + names[:i % 3]
         results = {}
-        for extractor, who in order:
+        for who in order:
             t0 = clock()
             html = decode(raw).text
             t1 = clock()
-            paragraphs = extractor.extract(Page(html, stoplist=sl))
+            paragraphs = extractors[who].extract(Page(html, stoplist=sl))
             t2 = clock()
             results[who] = paragraphs
-            if who == "ours":
-                t_ours += t2 - t0
-                d_ours += t1 - t0
-            else:
-                t_theirs += t2 - t0
-                d_theirs += t1 - t0
+            raw_time[who] += t2 - t0
+            decoding[who] += t1 - t0
         # the pipeline's situation: the page is parsed (by parse_html) before extraction
-        for extractor, who in order:
+        for who in order:
             page = Page(htmls[i], stoplist=sl)
             page.tree
             t0 = clock()
-            extractor.extract(page)
-            dt = clock() - t0
-            if who == "ours":
-                tree_ours += dt
-            else:
-                tree_theirs += dt
+            extractors[who].extract(page)
+            tree_time[who] += clock() - t0
         a, b = results["theirs"], results["ours"]
         total += len(a)
         if [p.text for p in a] == [p.text for p in b]:
             same += sum(x.cls == y.cls for x, y in zip(a, b))
 
     n = len(raws)
-    s_theirs, s_ours = t_theirs - d_theirs, t_ours - d_ours
+    string_time = {who: raw_time[who] - decoding[who] for who in names}
+    s_theirs, s_ours, s_plus = string_time["theirs"], string_time["ours"], string_time["plus"]
     print(f"pages: {n} from {source} ({sizes / 1e6:.1f} MB), preset {args.preset}, one core, CPU time")
     if justext_engine.COMPILED:
         print("our engine's walk: compiled (corpustool/_justext_walk.pyx)")
@@ -184,10 +183,19 @@ def main() -> int:
         print(f"our engine's walk: pure Python (compiled walk not available: {justext_engine.COMPILED_ERROR})")
     print(f"justext package : {n / s_theirs:8.1f} pages/s  ({sizes / s_theirs / 1e6:.1f} MB/s)  from the decoded string")
     print(f"our engine      : {n / s_ours:8.1f} pages/s  ({sizes / s_ours / 1e6:.1f} MB/s)  from the decoded string")
+    print(f"justext-plus    : {n / s_plus:8.1f} pages/s  ({sizes / s_plus / 1e6:.1f} MB/s)  from the decoded string")
     print(f"ratio (parse + extract, from the decoded string): {s_theirs / s_ours:.2f}")
-    print(f"ratio from the raw bytes (decode + parse + extract): {t_theirs / t_ours:.2f}")
-    print(f"ratio on a parsed tree (inside the clean stage):     {tree_theirs / tree_ours:.2f}")
+    print(f"ratio from the raw bytes (decode + parse + extract): {raw_time['theirs'] / raw_time['ours']:.2f}")
+    print(f"ratio on a parsed tree (inside the clean stage):     {tree_time['theirs'] / tree_time['ours']:.2f}")
     print(f"same final class: {same}/{total} paragraphs ({same / max(total, 1):.4%})")
+    print("justext-plus (the default extractor):")
+    print(f"  on a parsed tree: {n / tree_time['plus']:8.1f} pages/s, our engine {n / tree_time['ours']:8.1f}, "
+          f"package {n / tree_time['theirs']:8.1f}")
+    print(f"  justext-plus / package, from the decoded string: {s_theirs / s_plus:.2f}")
+    print(f"  justext-plus / package, from the raw bytes:      {raw_time['theirs'] / raw_time['plus']:.2f}")
+    print(f"  justext-plus / package, on a parsed tree:        {tree_time['theirs'] / tree_time['plus']:.2f}")
+    print(f"  justext-plus / our engine, from the decoded string: {s_ours / s_plus:.2f}")
+    print(f"  justext-plus / our engine, on a parsed tree:        {tree_time['ours'] / tree_time['plus']:.2f}")
     return 0
 
 

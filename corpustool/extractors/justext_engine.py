@@ -306,6 +306,7 @@ def segment_py(root: etree._Element) -> list[tuple]:
 # COMPILED says which walk runs; a module that is missing or does not load
 # (e.g. built against another lxml) leaves the pure-Python walk in charge.
 try:
+    from .._justext_walk import EvidenceRules, extract_evidence
     from .._justext_walk import build as build_compiled
     from .._justext_walk import extract as extract_compiled
     from .._justext_walk import features as features_compiled
@@ -313,6 +314,7 @@ try:
     COMPILED_ERROR: str | None = None
 except Exception as exc:   # noqa: BLE001 - ImportError, or ValueError/TypeError from a binary mismatch
     build_compiled = extract_compiled = features_compiled = segment_compiled = None
+    EvidenceRules = extract_evidence = None
     COMPILED_ERROR = f"{type(exc).__name__}: {exc}"
 COMPILED = segment_compiled is not None
 segment = segment_compiled if COMPILED else segment_py

@@ -34,6 +34,18 @@ apart, and this extractor adds it to jusText's classes:
    the reason. Headings of the main text are kept: headings in the region,
    the heading just before it and a heading that repeats the page title.
 
+**Speed.** With the compiled walk (``corpustool/_justext_walk.pyx``) the
+engine's paragraphs and the evidence of steps 2 and 3 come from one pass over
+the tree: each element of the cleaned tree becomes a node with a parent link,
+the candidate elements are judged as they are met (class and id values
+tokenised in C; elements with a semantic tag, role, itemprop, hidden flag or
+hiding style by :func:`candidate_evidence`), and decide() gets each
+paragraph's evidence ancestors (``PageTree.chains``) and the main region's
+masses without building XPath prefixes. Without the extension, or for a tree
+with namespaced elements, :meth:`JustextPlusExtractor.regions` queries the
+tree and :class:`XPathTree` works on the XPath strings: the same paragraphs
+(tests/test_justext_plus_fast.py).
+
 Site evidence (URL Tree, ``--template-evidence``) acts after the page
 level on the paragraphs this extractor returns, as for any extractor.
 
@@ -49,7 +61,8 @@ from lxml import etree
 
 from ..document import BAD, GOOD, Paragraph
 from .base import Extractor, OptionError, Page, register
-from .justext_engine import KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
+from . import justext_engine
+from .justext_engine import _FAST_PARAGRAPH_INIT, KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
 
 MIN_OVERRULE_CHARS = 300
 OUTSIDE_MODES = ("drop", "good", "justext")
@@ -96,7 +109,8 @@ TOKENS = {
 # Candidates, found inside libxml2: semantic elements and elements with a
 # role, itemprop, hidden flag or inline style; class and id values are read
 # as strings (pages repeat a few values many times: tokenised once each).
-_SEMANTIC_XPATH = etree.XPath("|".join(f"//{t}" for t in (*SEMANTIC_TAGS, "article", "main", "time")))
+SEMANTIC_QUERY_TAGS = (*SEMANTIC_TAGS, "article", "main", "time")
+_SEMANTIC_XPATH = etree.XPath("|".join(f"//{t}" for t in SEMANTIC_QUERY_TAGS))
 _ATTRIBUTE_XPATH = etree.XPath("//@class|//@id|//@role|//@hidden|//@itemprop|//@style")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
@@ -149,11 +163,19 @@ def element_kind(el: Any) -> str | None:
     if tag == "time":
         return "meta"
     kinds = value_kinds(el.get("class") or "") | value_kinds(el.get("id") or "")
-    if not kinds:
+    if not kinds and tag == "form":
         # a <form> named by nothing but its tag: ASP.NET wraps whole pages in one,
         # recipe sites their ingredient lists; inside the main text it is not boilerplate
-        return BARE_FORM if tag == "form" else None
-    # one element, several names: the most specific kind
+        return BARE_FORM
+    # (the compiled walk decides an element named by nothing but these tokens
+    # itself, by most_specific: keep this last)
+    return most_specific(kinds)
+
+
+def most_specific(kinds: frozenset[str]) -> str | None:
+    """One element, several names: the most specific kind."""
+    if not kinds:
+        return None
     for k in ("cookie", "comment", "share", "ad", "nav", "footer", "aside", "form", "header", "meta"):
         if k in kinds:
             return k
@@ -167,6 +189,58 @@ def is_main_hint(el: Any) -> bool:
     if (el.get("role") or "").strip().lower() == "main":
         return True
     return (el.get("itemprop") or "").lower() in MAIN_ITEMPROPS
+
+
+def candidate_evidence(el: Any) -> tuple[str | None, bool]:
+    """(boilerplate kind, main-content hint) of a candidate element: what regions() records."""
+    if el.tag in _TEXTLESS_UNWRAPPED:
+        # an iframe or object has no text of its own here, and the engine
+        # numbers it with its parent: its name would mark the parent
+        return None, False
+    return element_kind(el), is_main_hint(el)
+
+
+def describe(el: Any) -> str:
+    """The element behind a region, for the inspect view (``features["region_element"]``)."""
+    return f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:60]
+
+
+def is_candidate(el: Any) -> bool:
+    """Would the queries of regions() find this element (a semantic tag or a telling attribute)?"""
+    if el.tag in SEMANTIC_QUERY_TAGS or el.get("role") is not None or el.get("hidden") is not None:
+        return True
+    if el.get("itemprop") is not None or _HIDDEN_STYLE.search(el.get("style") or ""):
+        return True
+    return bool(value_kinds(el.get("class") or "") or value_kinds(el.get("id") or ""))
+
+
+# The same rules for the compiled walk (justext_engine.extract_evidence): class
+# and id values as bit sets of kinds, the kind of each bit set, the tags it
+# leaves to candidate_evidence() (the page's own and the unwrapped ones).
+_KIND_BITS = {k: 1 << i for i, k in enumerate(sorted(set(TOKENS.values())))}
+
+
+def value_mask(value: str) -> int:
+    """value_kinds() as a bit set."""
+    mask = 0
+    for k in value_kinds(value):
+        mask |= _KIND_BITS[k]
+    return mask
+
+
+def _evidence_rules() -> Any:
+    global _EVIDENCE_RULES
+    if _EVIDENCE_RULES is None:
+        mask_kinds = tuple(most_specific(frozenset(k for k, bit in _KIND_BITS.items() if mask & bit))
+                           for mask in range(1 << len(_KIND_BITS)))
+        _EVIDENCE_RULES = justext_engine.EvidenceRules(
+            candidate_evidence, value_mask, mask_kinds, lambda style: _HIDDEN_STYLE.search(style) is not None,
+            describe, is_candidate, SEMANTIC_QUERY_TAGS, sorted(PAGE_TAGS | UNWRAPPED_TAGS),
+            {token: _KIND_BITS[kind] for token, kind in TOKENS.items()})
+    return _EVIDENCE_RULES
+
+
+_EVIDENCE_RULES = None
 
 
 class EnginePaths:
@@ -241,6 +315,32 @@ def _prefixes(xpath: str) -> list[str]:
     return out
 
 
+class XPathTree:
+    """Where each paragraph sits among the evidence, from the XPath strings (regions() and the paragraphs).
+
+    ``chains[i]``: the XPaths of paragraph i's ancestors-or-self that are keys
+    of ``kinds`` or in ``hints``, outermost first (every loop of decide() over
+    a paragraph's ancestors looks for evidence); :meth:`masses`: a weight
+    summed over every ancestor-or-self. The compiled walk's ``PageTree`` gives
+    the same without the strings' prefixes (tests/test_justext_plus_fast.py).
+    """
+
+    def __init__(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],
+                 why: dict[str, str] | None = None) -> None:
+        self.kinds, self.hints, self.why = kinds, hints, why
+        self.prefixes = [_prefixes(p.xpath) if p.xpath.startswith("/") else [] for p in paras]
+        evidence = set(kinds).union(hints)
+        self.chains = [tuple(x for x in pre if x in evidence) for pre in self.prefixes]
+
+    def masses(self, weight: list[int]) -> dict[str, int]:
+        mass: dict[str, int] = {}
+        for pre, w in zip(self.prefixes, weight):
+            if w:
+                for x in pre:
+                    mass[x] = mass.get(x, 0) + w
+        return mass
+
+
 _DATE = re.compile(
     r"\b(\d{1,2}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+\w+\.?\s+\d{4}|\w+\.?\s+\d{1,2},?\s+\d{4}"
     r"|\d{1,2}:\d{2})\b")
@@ -262,13 +362,19 @@ MAX_CREDIT_CHARS = 200
 
 def looks_like_credit_line(text: str) -> bool:
     """A short line naming a picture's author or a source: a caption's credit, not running text."""
-    return len(text) < MAX_CREDIT_CHARS and _CREDIT.search(text) is not None
+    # (every credit has a colon: most lines are settled without the pattern)
+    return len(text) < MAX_CREDIT_CHARS and ":" in text and _CREDIT.search(text) is not None
+
+
+_DIGIT = re.compile(r"\d").search
 
 
 def looks_like_date_line(text: str) -> bool:
     """A short line made of a date (and maybe a name or "posted on"): dateline or byline."""
     if len(text) > 80:
         return False
+    if _DIGIT(text) is None:
+        return False      # every date below has a digit (\d, or a word of ASCII digits)
     if text.rstrip().endswith((".", "!", "?")) and len(text.split()) >= 6:
         return False      # a sentence that mentions a date ("Her last day is April 1.")
     if _DATE.search(text):
@@ -326,12 +432,7 @@ class JustextPlusExtractor(Extractor):
                 seen.add(el)
                 candidates.append(el)
         for el in candidates:
-            if el.tag in _TEXTLESS_UNWRAPPED:
-                # an iframe or object has no text of its own here, and the engine
-                # numbers it with its parent: its name would mark the parent
-                continue
-            kind = element_kind(el)
-            hint = is_main_hint(el)
+            kind, hint = candidate_evidence(el)
             if not (kind or hint):
                 continue
             xpath = paths.xpath(el)
@@ -339,21 +440,41 @@ class JustextPlusExtractor(Extractor):
                 continue
             if kind and xpath not in kinds:
                 kinds[xpath] = kind
-                why[xpath] = f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:60]
+                why[xpath] = describe(el)
             if hint:
                 hints.append(xpath)
         return kinds, hints, why
 
     def extract(self, page: Page) -> list[Paragraph]:
-        engine = self.engine
         root = page.tree
         if root is None:
             return []
-        if next(root.iter("rt"), None) is not None:
-            # ruby annotations (Japanese furigana) are readings printed above the
-            # words, not words of the text: "子こども" would read twice
-            etree.strip_elements(root, "rt", "rp", with_tail=False)
-        paras = engine.paragraphs(segment(root), page.stoplist or frozenset(), engine.params_for(page))
+        _strip_ruby(root)
+        stoplist = page.stoplist or frozenset()
+        params = self.engine.params_for(page)
+        tree = None
+        if justext_engine.COMPILED and root.getroottree().getroot() is root:
+            # paragraphs and evidence in one compiled walk
+            paras, tree = justext_engine.extract_evidence(root, stoplist, params, Paragraph,
+                                                          _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules())
+        else:
+            paras = self.engine.paragraphs(segment(root), stoplist, params)
+        if not paras:
+            return paras
+        if tree is None:
+            tree = XPathTree(paras, *self.regions(root))
+        self.decide(paras, tree.kinds, tree.hints, self.title(page) if page._tree_done else _title_of(root),
+                    tree.why, tree)
+        return paras
+
+    def extract_py(self, page: Page) -> list[Paragraph]:
+        """:meth:`extract` without the compiled walk: the evidence from XPath queries and strings."""
+        root = page.tree
+        if root is None:
+            return []
+        _strip_ruby(root)
+        paras = self.engine.paragraphs(justext_engine.segment_py(root), page.stoplist or frozenset(),
+                                       self.engine.params_for(page))
         if not paras:
             return paras
         kinds, hints, why = self.regions(root)
@@ -361,9 +482,12 @@ class JustextPlusExtractor(Extractor):
         return paras
 
     def decide(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],
-               title: str | None, why: dict[str, str] | None = None) -> None:
+               title: str | None, why: dict[str, str] | None = None, tree: Any = None) -> None:
         n = len(paras)
-        prefixes = [_prefixes(p.xpath) if p.xpath.startswith("/") else [] for p in paras]
+        if tree is None:
+            tree = XPathTree(paras, kinds, hints, why)
+        # each paragraph's ancestors-or-self that are regions or hints, outermost first
+        prefixes = tree.chains
         chars = [len(p.text) for p in paras]
         good = [p.cls == GOOD for p in paras]
         # text that reads like content: what jusText keeps or finds near-good, outside links
@@ -415,7 +539,7 @@ class JustextPlusExtractor(Extractor):
             # no content-like paragraph: longer paragraphs' text outside links
             weight = [int(c * (1.0 - p.features.get("link_density", 0.0))) if p.features.get("words", 0) >= 10
                       and kind_of[i] in (None, "meta") else 0 for i, (p, c) in enumerate(zip(paras, chars))]
-        main = self.main_region(prefixes, weight, hints)
+        main = self.main_region(tree, weight, hints)
         if main is not None:
             # a region that holds the main content is not boilerplate
             for x in list(active):
@@ -547,15 +671,11 @@ class JustextPlusExtractor(Extractor):
             else:
                 p.cls, p.reason = BAD, r or "boilerplate"
 
-    def main_region(self, prefixes: list[list[str]], weight: list[int], hints: list[str]) -> str | None:
+    def main_region(self, tree: Any, weight: list[int], hints: list[str]) -> str | None:
         total = sum(weight)
         if total == 0:
             return None
-        mass: dict[str, int] = {}
-        for pre, w in zip(prefixes, weight):
-            if w:
-                for x in pre:
-                    mass[x] = mass.get(x, 0) + w
+        mass = tree.masses(weight)   # weight at or below each element
         need = self.main_share * total
         best = None
         for x, m in mass.items():
@@ -581,6 +701,13 @@ def _container(xpath: str) -> bool:
     """Whether the element at an engine XPath can be a region (not a text block inside one)."""
     tag = xpath[xpath.rfind("/") + 1:xpath.rfind("[")]
     return tag not in _TEXT_BLOCK_TAGS
+
+
+def _strip_ruby(root: Any) -> None:
+    """Remove ruby annotations (Japanese furigana): readings printed above the
+    words, not words of the text ("子こども" would read twice)."""
+    if next(root.iter("rt"), None) is not None:
+        etree.strip_elements(root, "rt", "rp", with_tail=False)
 
 
 _SENTENCE_END = tuple(".!?…\"“”»)。！？")
