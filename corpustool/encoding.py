@@ -89,6 +89,27 @@ def _strict(raw: bytes, enc: str) -> str | None:
         return None
 
 
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+MAX_UTF8_ERROR_SHARE = 0.02
+
+
+def _mostly_utf8(raw: bytes) -> str | None:
+    """UTF-8 with a few broken bytes (a truncated character, one pasted Latin-1 word), or None.
+
+    Such pages are UTF-8 with damage, not another encoding: read as a
+    single-byte code page, every one of their many valid multi-byte
+    characters would become two wrong letters ("moŇľemy" for "możemy").
+    The broken bytes become U+FFFD. Accepted when they are at most 2% of
+    the page's non-ASCII characters.
+    """
+    valid = len(_UTF8_SEQUENCE.findall(raw))
+    if valid < 20:
+        return None
+    text = raw.decode("utf-8", "replace")
+    broken = text.count("\ufffd") - raw.count(b"\xef\xbf\xbd")
+    return text if broken <= MAX_UTF8_ERROR_SHARE * (valid + broken) else None
+
+
 def _has_utf8_multibyte(raw: bytes) -> bool:
     return re.search(rb"[\xc2-\xf4][\x80-\xbf]", raw) is not None
 
@@ -151,6 +172,8 @@ def _decode(raw: bytes, content_type: str | None) -> Decoded:
             overruled = overruled or label
             continue
         text = _strict(raw, enc)
+        if text is None and enc == "utf-8":
+            text = _mostly_utf8(raw)
         if text is None:
             overruled = overruled or label
             continue
@@ -164,6 +187,9 @@ def _decode(raw: bytes, content_type: str | None) -> Decoded:
     text = _strict(raw, "utf-8")
     if text is not None:
         return Decoded(text, "utf-8", "utf8" if overruled is None else "detected", declared=overruled)
+    text = _mostly_utf8(raw)
+    if text is not None:
+        return Decoded(text, "utf-8", "detected", declared=overruled)
     guess = _detect(raw)
     if guess is not None:
         return Decoded(raw.decode(guess, "replace"), guess, "detected", declared=overruled)

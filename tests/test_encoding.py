@@ -214,3 +214,18 @@ def test_canonical_labels():
     assert canonical("x-sjis") == canonical("Shift_JIS") == "cp932"
     assert canonical("koi8-r") == "koi8-r"
     assert canonical("no-such-thing") is None
+
+
+def test_utf8_with_a_few_broken_bytes_stays_utf8():
+    # a Polish page in UTF-8 with one stray Latin-1 byte: not a single-byte code page
+    text = "Nie możemy pozwolić na wszystkie te zuchwałe manipulacje, mówiła prezes fundacji. " * 10
+    raw = ("<html><head><meta charset='utf-8'></head><body><p>" + text + "</p></body></html>").encode("utf-8")
+    damaged = raw.replace("zuchwałe".encode("utf-8"), b"zuchwa\xb3e", 1)
+    for data, ct in ((damaged, None), (damaged.replace(b"<meta charset='utf-8'>", b""), None)):
+        dec = decode(data, ct)
+        assert dec.encoding == "utf-8"
+        assert "Nie możemy pozwolić" in dec.text
+        assert dec.text.count("\ufffd") == 1
+    # mostly broken: not UTF-8
+    latin2 = ("<html><body><p>" + text + "</p></body></html>").encode("iso-8859-2")
+    assert decode(latin2, None).encoding != "utf-8"
