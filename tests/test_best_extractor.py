@@ -290,3 +290,10 @@ def test_soft_hyphens_and_zero_width_spaces_removed_from_text():
     Clean(extractor="justext-plus", languages=["de"]).process(doc)
     assert "Stadtverwaltung" in doc.clean_text() and "beschlossen" in doc.clean_text()
     assert "\u00ad" not in doc.clean_text() and "\u200b" not in doc.clean_text()
+
+
+def test_paragraph_text_is_nfc_normalised():
+    decomposed = "Cafe\u0301 und Re\u0301sume\u0301: die Stadtverwaltung hat am Dienstag beschlossen, dass die alte Bibliothek umgebaut wird."
+    doc = Document(id="t", raw=page("<p>" + " ".join([decomposed] * 4) + "</p>").encode("utf-8"))
+    Clean(extractor="justext-plus", languages=["de"]).process(doc)
+    assert "Café und Résumé" in doc.clean_text() and "\u0301" not in doc.clean_text()

@@ -9,6 +9,7 @@ Documents without any good paragraph are dropped with a reason.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from .. import encoding
@@ -152,6 +153,10 @@ class Clean(DocumentStage):
                 # soft hyphens and zero-width spaces split words for every later tool
                 # ("Mag\xadda\xadle\xadner"): they are layout hints, not text
                 par.text = _INVISIBLE.sub("", par.text)
+            if not unicodedata.is_normalized("NFC", par.text):
+                # one spelling per character: decomposed "য়" (U+09AF U+09BC) and composed
+                # U+09DF must be the same word for searches, counts and de-duplication
+                par.text = unicodedata.normalize("NFC", par.text)
         doc.title = self.extractor.title(page)
         doc.meta["extractor"] = self.extractor_name
         if not self.keep_html:
