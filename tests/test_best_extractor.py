@@ -281,6 +281,11 @@ def test_lead_named_teaser_kept_before_the_article():
     text = kept(run(page(body)))
     assert lead in text
     assert "bakery" not in text
+    # inside the article, after its title and date, before the body text
+    body = ("<article><header><h1>Old library to become a youth centre</h1><p>12 May 2024</p>"
+            f"<div class='teaser'><p>{lead}</p></div></header><div class='text'>"
+            + "".join(f"<p>{t}</p>" for t in ARTICLE) + "</div></article>")
+    assert lead in kept(run(page(body)))
 
 
 def test_soft_hyphens_and_zero_width_spaces_removed_from_text():

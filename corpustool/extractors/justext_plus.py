@@ -652,7 +652,12 @@ class JustextPlusExtractor(Extractor):
                 j = start - 1
                 while j >= 0 and paras[j].heading and keep[j]:
                     j -= 1
-                for i in (j, start + 1) if j >= 0 else (start + 1,):
+                lead = [j, start + 1] if j >= 0 else [start + 1]
+                # and inside the main region before its body text begins (after the title and date)
+                body = next((i for i in range(start, n) if inside[i] and kind_of[i] is None and content[i]
+                             and not paras[i].heading), n)
+                lead += [i for i in range(start, body) if inside[i]]
+                for i in lead:
                     if (0 <= i < n and kind_of[i] == "aside" and not keep[i] and _is_sentence(paras[i])
                             and paras[i].cf_class in ("good", "neargood")):
                         keep[i] = True
