@@ -302,3 +302,17 @@ def test_paragraph_text_is_nfc_normalised():
     doc = Document(id="t", raw=page("<p>" + " ".join([decomposed] * 4) + "</p>").encode("utf-8"))
     Clean(extractor="justext-plus", languages=["de"]).process(doc)
     assert "Café und Résumé" in doc.clean_text() and "\u0301" not in doc.clean_text()
+
+
+def test_lead_sentence_in_its_own_container_before_the_main_region_kept():
+    lead = "The old library will reopen next spring as a centre for the young people of the town."
+    body = (f"<div class='intro'><p>{lead}</p></div><div class='text'>"
+            + "".join(f"<p>{t}</p>" for t in ARTICLE) + "</div>"
+            "<div class='box'><p>Opening hours of the town hall</p></div>")
+    text = kept(run(page(body)))
+    assert lead in text and ARTICLE[3] in text
+    assert "Opening hours" not in text
+    # a picture credit there stays out
+    body = (f"<div class='intro'><p>The library in May. (Photo: Town Archive)</p></div><div class='text'>"
+            + "".join(f"<p>{t}</p>" for t in ARTICLE) + "</div>")
+    assert "Town Archive" not in kept(run(page(body)))

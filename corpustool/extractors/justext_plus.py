@@ -641,6 +641,16 @@ class JustextPlusExtractor(Extractor):
         if main is not None:
             first = next((i for i in range(n) if inside[i]), None)
             if first is not None:
+                # and so does the lead sentence right before it (its own container above the body)
+                j = first - 1
+                while j >= 0 and j >= first - 3 and (paras[j].heading or not keep[j]):
+                    p = paras[j]
+                    if (not p.heading and kind_of[j] is None and reason[j] == "boilerplate" and _is_sentence(p)
+                            and p.cf_class in ("good", "neargood")):
+                        keep[j], reason[j] = True, None
+                        break
+                    j -= 1
+            if first is not None:
                 for j in range(first - 1, max(first - 4, -1), -1):
                     if paras[j].heading and kind_of[j] is None and paras[j].features.get("link_density", 0.0) <= 0.5:
                         keep[j] = True
