@@ -316,3 +316,13 @@ def test_lead_sentence_in_its_own_container_before_the_main_region_kept():
     body = (f"<div class='intro'><p>The library in May. (Photo: Town Archive)</p></div><div class='text'>"
             + "".join(f"<p>{t}</p>" for t in ARTICLE) + "</div>")
     assert "Town Archive" not in kept(run(page(body)))
+
+
+def test_layout_class_on_the_block_holding_mains_text_is_not_boilerplate():
+    # <main> holds the article in a container whose class names the layout ("sidebar_right");
+    # the page's other text (a long footer) keeps the container below half of the page's text
+    footer = "".join(f"<p>{t}</p>" for t in ARTICLE[:2]) * 2
+    body = ("<main><div class='container_wrap sidebar_right'>" + "".join(f"<p>{t}</p>" for t in ARTICLE)
+            + "</div><div class='note'><p>x</p></div></main>" + f"<div class='about-the-town'>{footer}</div>")
+    text = kept(run(page(body)))
+    assert ARTICLE[3] in text

@@ -501,15 +501,25 @@ class JustextPlusExtractor(Extractor):
                 del kinds[x]
         # text per region, to overrule names on regions that hold most of the content
         region_mass: dict[str, int] = {}
+        hint_set = set(hints)
         for pre, c in zip(prefixes, content):
             if c:
                 for x in pre:
-                    if x in kinds:
+                    if x in kinds or x in hint_set:
                         region_mass[x] = region_mass.get(x, 0) + c
         # (a cookie notice stays one even when it is the only text that reads well,
         # and a few lines of text are too little to overrule a name)
         active = {x: k for x, k in kinds.items()
                   if k == "cookie" or total < MIN_OVERRULE_CHARS or region_mass.get(x, 0) * 2 <= total}
+        # the same inside an element that declares itself the main content (<main>,
+        # <article>): a "sidebar_right" layout class on the block that holds most of
+        # <main>'s text names the layout, not the block
+        for h in hints:
+            hm = region_mass.get(h, 0)
+            if hm >= MIN_OVERRULE_CHARS:
+                for x in [x for x in active if x.startswith(h + "/") and active[x] != "cookie"]:
+                    if region_mass.get(x, 0) * 2 > hm:
+                        del active[x]
         if why and total >= MIN_OVERRULE_CHARS:
             # the same for a name: page builders wrap every block, content included, in
             # one class ("elementor-widget-container"); a name whose regions together
