@@ -326,3 +326,11 @@ def test_layout_class_on_the_block_holding_mains_text_is_not_boilerplate():
             + "</div><div class='note'><p>x</p></div></main>" + f"<div class='about-the-town'>{footer}</div>")
     text = kept(run(page(body)))
     assert ARTICLE[3] in text
+
+
+def test_heading_after_the_last_kept_text_removed():
+    body = article_html() + "<div class='more'><h3>Comments</h3><p>Log in to comment</p></div>"
+    text = kept(run(page(body)))
+    assert ARTICLE[0] in text and "Comments" not in text
+    # a heading followed by its text stays
+    assert "What happens next" in text

@@ -683,6 +683,13 @@ class JustextPlusExtractor(Extractor):
                         keep[i] = True
                         reason[i] = None
 
+        # headings after the last kept text head nothing of it ("More on this topic",
+        # "Comments"): what they announced was removed
+        last_text = max((i for i in range(n) if keep[i] and not paras[i].heading), default=n)
+        for i in range(last_text + 1, n):
+            if keep[i] and paras[i].heading:
+                keep[i], reason[i] = False, "boilerplate:heading"
+
         for p, k, r, ins, kind, region in zip(paras, keep, reason, inside, kind_of, region_of):
             # the evidence, for the inspect view and the evaluation's reports
             p.features["jt_class"] = p.cls
