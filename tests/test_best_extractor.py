@@ -338,3 +338,11 @@ def test_heading_after_the_last_kept_text_removed():
     assert ARTICLE[0] in text
     # a heading followed by its text stays
     assert "What happens next" in text
+
+
+def test_first_sentence_with_a_link_or_two_is_the_lead():
+    # links on a quarter of its text: more than jusText's max_link_density (0.2)
+    lead = ("<p>The <a href='/town'>council of Oldtown and its new mayor</a> met on Tuesday evening to discuss "
+            "the future of the old library building in the centre of the town.</p>")
+    body = "<article><h1>Old library</h1>" + lead + "".join(f"<p>{t}</p>" for t in ARTICLE[1:]) + "</article>"
+    assert "The council of Oldtown and its new mayor met" in kept(run(page(body)))

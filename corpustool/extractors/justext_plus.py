@@ -582,7 +582,7 @@ class JustextPlusExtractor(Extractor):
             paras[i].cf_class == "bad" and chars[i] >= 70 and paras[i].features.get("link_density", 0.0) <= 0.2))]
         first_c, last_c = (span[0], span[-1]) if span else (n, -1)
         # sentences next to the span are its lead and its closing words
-        while first_c > 0 and inside[first_c - 1] and _is_sentence(paras[first_c - 1]):
+        while first_c > 0 and inside[first_c - 1] and _is_sentence(paras[first_c - 1], LEAD_LINK_DENSITY):
             first_c -= 1
         while last_c + 1 < n and inside[last_c + 1] and _is_sentence(paras[last_c + 1]):
             last_c += 1
@@ -742,13 +742,18 @@ def _strip_ruby(root: Any) -> None:
         etree.strip_elements(root, "rt", "rp", with_tail=False)
 
 
+# a lead sentence may link a name or two (links on at most a third of its text)
+LEAD_LINK_DENSITY = 0.35
 _SENTENCE_END = tuple(".!?…\"“”»)。！？")
 
 
-def _is_sentence(p: Paragraph) -> bool:
-    """A line of running text: no links, not a heading, at least three words, ends like a sentence."""
-    return (not p.heading and not p.features.get("link_density") and p.features.get("words", 0) >= 3
-            and p.text.rstrip().endswith(_SENTENCE_END))
+def _is_sentence(p: Paragraph, max_link_density: float = 0.0) -> bool:
+    """A line of running text: not a heading, at least three words, ends like a sentence; no
+    links, or (with ``max_link_density``) a few in a sentence of at least 15 words."""
+    ld = p.features.get("link_density") or 0.0
+    if ld and (ld > max_link_density or p.features.get("words", 0) < 15):
+        return False
+    return not p.heading and p.features.get("words", 0) >= 3 and p.text.rstrip().endswith(_SENTENCE_END)
 
 
 def _title_of(root: Any) -> str | None:
