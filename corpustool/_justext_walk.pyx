@@ -1182,7 +1182,7 @@ cdef class _Walk:
             kind = rules.mask_kinds[mask]
             if not kind:
                 return None
-            # why: f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:60]
+            # why: f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:DESCRIPTION_CHARS]
             b.data = NULL
             b.len = b.cap = 0
             try:
@@ -1196,8 +1196,8 @@ cdef class _Walk:
                 why = PyUnicode_DecodeUTF8(b.data, b.len, NULL)
             finally:
                 free(b.data)
-            if len(why) > 60:
-                why = why[:60]
+            if len(why) > 200:
+                why = why[:200]
             return (False, kind, False, why)
 
     cdef int add_candidate(self, tuple found, Py_ssize_t node) except -1:

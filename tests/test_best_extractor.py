@@ -211,7 +211,8 @@ def test_heading_over_a_link_list_removed():
 def test_a_name_that_wraps_every_block_is_not_boilerplate():
     # page builders put each block, the article's paragraphs included, in a "widget" container;
     # no single container holds most of the text, but the name together does
-    blocks = "".join(f"<div class='elementor-widget-container'><p>{t}</p></div>" for t in ARTICLE)
+    blocks = "".join(f"<div class='elementor-element elementor-element-{i:x}7a3 elementor-widget-container'>"
+                     f"<p>{t}</p></div>" for i, t in enumerate(ARTICLE))
     side = "<div class='elementor-widget-container sidebar'><ul>" + "".join(
         f"<li><a href='/{n}'>{n}</a></li>" for n in NAV) + "</ul></div>"
     doc = run(page(f"<div class='page'>{blocks}{side}</div>"))

@@ -200,9 +200,12 @@ def candidate_evidence(el: Any) -> tuple[str | None, bool]:
     return element_kind(el), is_main_hint(el)
 
 
+DESCRIPTION_CHARS = 200      # (the compiled walk's limit too)
+
+
 def describe(el: Any) -> str:
     """The element behind a region, for the inspect view (``features["region_element"]``)."""
-    return f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:60]
+    return f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:DESCRIPTION_CHARS]
 
 
 def is_candidate(el: Any) -> bool:
@@ -524,14 +527,18 @@ class JustextPlusExtractor(Extractor):
             # the same for a name: page builders wrap every block, content included, in
             # one class ("elementor-widget-container"); a name whose regions together
             # hold most of the content names the page's blocks, not boilerplate
+            # (only class names: an <aside> or <nav> is one by the page's own
+            # declaration, and comments stay comments however long the discussion)
+            names = {x: _name_key(why[x]) for x in active
+                     if x in why and active[x] != "comment" and why[x].partition(".")[0] not in SEMANTIC_TAGS}
             name_mass: dict[str, int] = {}
             for pre, c in zip(prefixes, content):
                 if c:
-                    for name in {why[x] for x in pre if x in active and x in why}:
+                    for name in {names[x] for x in pre if x in names}:
                         name_mass[name] = name_mass.get(name, 0) + c
             crowded = {name for name, m in name_mass.items() if m * 2 > total}
             if crowded:
-                active = {x: k for x, k in active.items() if k == "cookie" or why.get(x) not in crowded}
+                active = {x: k for x, k in active.items() if k == "cookie" or names.get(x) not in crowded}
 
         # innermost boilerplate kind of each paragraph
         kind_of: list[str | None] = [None] * n
@@ -733,6 +740,15 @@ def _container(xpath: str) -> bool:
     """Whether the element at an engine XPath can be a region (not a text block inside one)."""
     tag = xpath[xpath.rfind("/") + 1:xpath.rfind("[")]
     return tag not in _TEXT_BLOCK_TAGS
+
+
+_ID_LIKE = re.compile(r"\S*\d\S*")
+
+
+def _name_key(description: str) -> str:
+    """A region's name without the ids page builders number their blocks with
+    ("elementor-element-672a337d")."""
+    return " ".join(_ID_LIKE.sub(" ", description).split())
 
 
 def _strip_ruby(root: Any) -> None:
