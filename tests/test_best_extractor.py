@@ -347,3 +347,11 @@ def test_first_sentence_with_a_link_or_two_is_the_lead():
             "the future of the old library building in the centre of the town.</p>")
     body = "<article><h1>Old library</h1>" + lead + "".join(f"<p>{t}</p>" for t in ARTICLE[1:]) + "</article>"
     assert "The council of Oldtown and its new mayor met" in kept(run(page(body)))
+
+
+def test_credit_words_of_more_languages():
+    from corpustool.extractors.justext_plus import looks_like_credit_line
+
+    for line in ("(crédito: Minervino Júnior)", "Kuva: ALEXANDER BECHER", "Фото: ТАСС", "Fotografie: dpa"):
+        assert looks_like_credit_line(line), line
+    assert not looks_like_credit_line("The photograph shows the old library in 1910.")

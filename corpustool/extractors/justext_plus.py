@@ -359,7 +359,7 @@ października listopada grudnia""".split())
 _CREDIT = re.compile(
     r"(?:^|[\s(|.,;])(?:foto|fotos|bild|bilder|bildquelle|fotoquelle|titelbild|grafik|abbildung|abb|photo|photos"
     r"|image|images|picture|pictures|credit|credits|crédit|crédits|source|quelle|fuente|imagen|imágenes|zdjęcie"
-    r"|źródło|fonte)\s?:\s*\S", re.IGNORECASE)
+    r"|źródło|fonte|crédito|créditos|kuva|kuvat|фото|foto\w*)\s?:\s*\S", re.IGNORECASE)
 MAX_CREDIT_CHARS = 200
 
 
