@@ -355,3 +355,19 @@ def test_credit_words_of_more_languages():
     for line in ("(crédito: Minervino Júnior)", "Kuva: ALEXANDER BECHER", "Фото: ТАСС", "Fotografie: dpa"):
         assert looks_like_credit_line(line), line
     assert not looks_like_credit_line("The photograph shows the old library in 1910.")
+
+
+def test_calls_to_action_removed_from_the_article():
+    ctas = ["Möchten Sie den Artikel teilen?", "Subscribe now to our edition for the full story.",
+            "Para comentar debes registrarte.", "(Noch keine Bewertungen)"]
+    extra = "".join(f"<p>{c}</p>" for c in ctas) + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert ARTICLE[1] in text
+    for c in ctas:
+        assert c not in text
+    from corpustool.extractors.justext_plus import looks_like_call_to_action
+
+    # a sentence that mentions sharing is not a button; a long one never is
+    assert not looks_like_call_to_action("Their market share rose to 20 percent last year.")
+    assert not looks_like_call_to_action("The council asked residents to subscribe to the new bus service, "
+                                         "which starts in May and runs every day of the week.")

@@ -372,6 +372,22 @@ def looks_like_credit_line(text: str) -> bool:
 _DIGIT = re.compile(r"\d").search
 
 
+# what a page asks its reader to do with it (share, rate, print, subscribe, log in,
+# comment), in the most common languages' words; stems match inflections. Ambiguous
+# words ("share" of a market, "print" edition) only in phrases.
+_ACTION = re.compile(
+    r"\b(?:share this|subscrib\w*|newsletter\w*|sign(?:ing)? up|log(?:ged)? ?in|sign in|rate this|"
+    r"comment(?:s|ing)?|teilen|abonnier\w*|einlogg\w*|eingeloggt|anmeld\w*|registrier\w*|kommentier\w*|"
+    r"bewert\w*|drucken|compartir|suscríbe\w*|comenta\w*|valora|partager|abonne\w*|commente\w*|"
+    r"udostępnij|subskryb\w*|zaloguj\w*|compartilh\w*|assine)\b", re.IGNORECASE)
+MAX_ACTION_WORDS = 12
+
+
+def looks_like_call_to_action(text: str) -> bool:
+    """A short line asking the reader to share, rate, print, subscribe, log in or comment."""
+    return len(text.split()) <= MAX_ACTION_WORDS and _ACTION.search(text) is not None
+
+
 def looks_like_date_line(text: str) -> bool:
     """A short line made of a date (and maybe a name or "posted on"): dateline or byline."""
     if len(text) > 80:
@@ -611,6 +627,9 @@ class JustextPlusExtractor(Extractor):
                 continue
             if not p.heading and not self.keep_meta and looks_like_credit_line(p.text):
                 reason[i] = "boilerplate:credit"
+                continue
+            if looks_like_call_to_action(p.text):
+                reason[i] = "boilerplate:action"
                 continue
             if inside[i]:
                 if ld > self.max_link_density:
