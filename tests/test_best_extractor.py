@@ -371,3 +371,15 @@ def test_calls_to_action_removed_from_the_article():
     assert not looks_like_call_to_action("Their market share rose to 20 percent last year.")
     assert not looks_like_call_to_action("The council asked residents to subscribe to the new bus service, "
                                          "which starts in May and runs every day of the week.")
+
+
+def test_related_articles_heading_removed():
+    box = ("<h3>Mehr zum Thema</h3><p>Die Bibliothek der Stadt wird im Frühjahr neu eröffnet, sagte die "
+           "Bürgermeisterin am Dienstag.</p>")
+    from corpustool.extractors.justext_plus import looks_like_related_heading
+
+    for line in ("Mehr zum Thema", "Lesen Sie auch:", "Veja Também:", "More on this topic", "Vous aimerez aussi"):
+        assert looks_like_related_heading(line), line
+    assert not looks_like_related_heading("More people than ever visited the old library building this year.")
+    text = kept(run(page(article_html(extra_inside=box + f"<p>{ARTICLE[1]}</p>"))))
+    assert "Mehr zum Thema" not in text and ARTICLE[1] in text

@@ -388,6 +388,22 @@ def looks_like_call_to_action(text: str) -> bool:
     return len(text.split()) <= MAX_ACTION_WORDS and _ACTION.search(text) is not None
 
 
+# the words that announce links to other pages ("More on this topic", "Lesen Sie auch")
+_RELATED = re.compile(
+    r"^\W*(?:more on|more from|more about|read more|read also|see also|related\w*|you (?:may|might) also like|"
+    r"recommended|mehr zum thema|mehr zu|mehr von|mehr aus|lesen sie (?:auch|mehr)|lies auch|auch interessant|"
+    r"das könnte (?:sie|dich|euch) auch interessieren|weitere (?:artikel|beiträge|themen|news|nachrichten)|"
+    r"ähnliche artikel|verwandte artikel|vous aimerez aussi|à lire aussi|lire aussi|voir aussi|sur le même sujet|"
+    r"veja também|leia também|leia mais|contenido relacionado|noticias relacionadas|te puede interesar|"
+    r"lee también|leer más|czytaj (?:także|też|więcej)|zobacz (?:też|także)|polecane)\b", re.IGNORECASE)
+MAX_RELATED_WORDS = 8
+
+
+def looks_like_related_heading(text: str) -> bool:
+    """A short line announcing links to other pages: the title of a related-articles box."""
+    return len(text.split()) <= MAX_RELATED_WORDS and _RELATED.search(text) is not None
+
+
 def looks_like_date_line(text: str) -> bool:
     """A short line made of a date (and maybe a name or "posted on"): dateline or byline."""
     if len(text) > 80:
@@ -630,6 +646,9 @@ class JustextPlusExtractor(Extractor):
                 continue
             if looks_like_call_to_action(p.text):
                 reason[i] = "boilerplate:action"
+                continue
+            if looks_like_related_heading(p.text):
+                reason[i] = "boilerplate:related"
                 continue
             if inside[i]:
                 if ld > self.max_link_density:
