@@ -378,7 +378,8 @@ def test_related_articles_heading_removed():
            "Bürgermeisterin am Dienstag.</p>")
     from corpustool.extractors.justext_plus import looks_like_related_heading
 
-    for line in ("Mehr zum Thema", "Lesen Sie auch:", "Veja Também:", "More on this topic", "Vous aimerez aussi"):
+    for line in ("Mehr zum Thema", "Lesen Sie auch:", "Veja Também:", "More on this topic", "Vous aimerez aussi",
+                 "NOTAS RELACIONADAS", "Meistgelesene Artikel", "Most read"):
         assert looks_like_related_heading(line), line
     assert not looks_like_related_heading("More people than ever visited the old library building this year.")
     text = kept(run(page(article_html(extra_inside=box + f"<p>{ARTICLE[1]}</p>"))))

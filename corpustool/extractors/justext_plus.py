@@ -379,7 +379,8 @@ _ACTION = re.compile(
     r"\b(?:share this|subscrib\w*|newsletter\w*|sign(?:ing)? up|log(?:ged)? ?in|sign in|rate this|"
     r"comment(?:s|ing)?|teilen|abonnier\w*|einlogg\w*|eingeloggt|anmeld\w*|registrier\w*|kommentier\w*|"
     r"bewert\w*|drucken|compartir|suscríbe\w*|comenta\w*|valora|partager|abonne\w*|commente\w*|"
-    r"udostępnij|subskryb\w*|zaloguj\w*|compartilh\w*|assine)\b", re.IGNORECASE)
+    r"udostępnij|subskryb\w*|zaloguj\w*|compartilh\w*|assine|support us|donate|unterstütze\w*|spende\w*)\b",
+    re.IGNORECASE)
 MAX_ACTION_WORDS = 12
 
 
@@ -395,7 +396,10 @@ _RELATED = re.compile(
     r"das könnte (?:sie|dich|euch) auch interessieren|weitere (?:artikel|beiträge|themen|news|nachrichten)|"
     r"ähnliche artikel|verwandte artikel|vous aimerez aussi|à lire aussi|lire aussi|voir aussi|sur le même sujet|"
     r"veja também|leia também|leia mais|contenido relacionado|noticias relacionadas|te puede interesar|"
-    r"lee también|leer más|czytaj (?:także|też|więcej)|zobacz (?:też|także)|polecane)\b", re.IGNORECASE)
+    r"lee también|leer más|czytaj (?:także|też|więcej)|zobacz (?:też|także)|polecane|"
+    r"notas relacionadas|artículos relacionados|artigos relacionados|meistgelesen\w*|meistdiskutiert\w*|"
+    r"meistgeklickt\w*|most read|most popular|editor'?s picks|die redaktion empfiehlt|unsere empfehlung\w*)\b",
+    re.IGNORECASE)
 MAX_RELATED_WORDS = 8
 
 
