@@ -384,3 +384,9 @@ def test_related_articles_heading_removed():
     assert not looks_like_related_heading("More people than ever visited the old library building this year.")
     text = kept(run(page(article_html(extra_inside=box + f"<p>{ARTICLE[1]}</p>"))))
     assert "Mehr zum Thema" not in text and ARTICLE[1] in text
+
+
+def test_advertisement_label_removed():
+    extra = "<p>Anzeige</p><p>ADVERTISEMENT</p>" + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert "Anzeige" not in text and "ADVERTISEMENT" not in text and ARTICLE[1] in text

@@ -379,7 +379,8 @@ _ACTION = re.compile(
     r"\b(?:share this|subscrib\w*|newsletter\w*|sign(?:ing)? up|log(?:ged)? ?in|sign in|rate this|"
     r"comment(?:s|ing)?|teilen|abonnier\w*|einlogg\w*|eingeloggt|anmeld\w*|registrier\w*|kommentier\w*|"
     r"bewert\w*|drucken|compartir|suscríbe\w*|comenta\w*|valora|partager|abonne\w*|commente\w*|"
-    r"udostępnij|subskryb\w*|zaloguj\w*|compartilh\w*|assine|support us|donate|unterstütze\w*|spende\w*)\b",
+    r"udostępnij|subskryb\w*|zaloguj\w*|compartilh\w*|assine|support us|donate|unterstütze\w*|spende\w*|"
+    r"become a member|mitglied werden|hazte miembro)\b",
     re.IGNORECASE)
 MAX_ACTION_WORDS = 12
 
@@ -398,9 +399,16 @@ _RELATED = re.compile(
     r"veja também|leia também|leia mais|contenido relacionado|noticias relacionadas|te puede interesar|"
     r"lee también|leer más|czytaj (?:także|też|więcej)|zobacz (?:też|także)|polecane|"
     r"notas relacionadas|artículos relacionados|artigos relacionados|meistgelesen\w*|meistdiskutiert\w*|"
-    r"meistgeklickt\w*|most read|most popular|editor'?s picks|die redaktion empfiehlt|unsere empfehlung\w*)\b",
+    r"meistgeklickt\w*|most read|most popular|editor'?s picks|die redaktion empfiehlt|unsere empfehlung\w*|"
+    r"verwandte themen\w*|zobacz również|lire la suite|weiterlesen|continue reading|seguir leyendo|"
+    r"continuar lendo|czytaj dalej)\b",
     re.IGNORECASE)
 MAX_RELATED_WORDS = 8
+
+
+# a line that is only the label over an advertisement
+_AD_LABEL = re.compile(r"^\W*(?:anzeige|werbung|reklama|advertisement|advertising|publicidad|publicité|publicidade|"
+                       r"sponsored|gesponsert|pubblicità)\W*$", re.IGNORECASE)
 
 
 def looks_like_related_heading(text: str) -> bool:
@@ -653,6 +661,9 @@ class JustextPlusExtractor(Extractor):
                 continue
             if looks_like_related_heading(p.text):
                 reason[i] = "boilerplate:related"
+                continue
+            if _AD_LABEL.match(p.text):
+                reason[i] = "boilerplate:ad"
                 continue
             if inside[i]:
                 if ld > self.max_link_density:
