@@ -390,3 +390,12 @@ def test_advertisement_label_removed():
     extra = "<p>Anzeige</p><p>ADVERTISEMENT</p>" + f"<p>{ARTICLE[1]}</p>"
     text = kept(run(page(article_html(extra_inside=extra))))
     assert "Anzeige" not in text and "ADVERTISEMENT" not in text and ARTICLE[1] in text
+
+
+def test_agency_credits_and_repeated_control_labels_removed():
+    gallery = "".join(f"<div><p>Show picture</p></div>" for _ in range(4))
+    extra = "<p>The old library / Shutterstock</p>" + gallery + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert "Shutterstock" not in text and "Show picture" not in text and ARTICLE[1] in text
+    # keep_meta keeps credits
+    assert "Shutterstock" in kept(run(page(article_html(extra_inside=extra)), keep_meta=True))

@@ -411,6 +411,20 @@ _AD_LABEL = re.compile(r"^\W*(?:anzeige|werbung|reklama|advertisement|advertisin
                        r"sponsored|gesponsert|pubblicità)\W*$", re.IGNORECASE)
 
 
+# picture agencies and stock libraries named in a caption's credit ("Berlin / Shutterstock")
+_AGENCY = re.compile(r"\b(?:shutterstock|getty ?images|getty|istock\w*|adobe ?stock|imago|picture[ -]alliance|"
+                     r"unsplash|pixabay|pexels|123rf|fotolia|dpa|afp|reuters|epa|keystone|apa|ap photo)\b",
+                     re.IGNORECASE)
+MAX_AGENCY_WORDS = 8
+MIN_UI_REPEATS = 3          # the same short line three times on a page: a control's label
+MAX_UI_WORDS = 5
+
+
+def looks_like_agency_credit(text: str) -> bool:
+    """A short line naming a picture agency: the credit under a picture."""
+    return len(text.split()) <= MAX_AGENCY_WORDS and _AGENCY.search(text) is not None
+
+
 def looks_like_related_heading(text: str) -> bool:
     """A short line announcing links to other pages: the title of a related-articles box."""
     return len(text.split()) <= MAX_RELATED_WORDS and _RELATED.search(text) is not None
@@ -638,6 +652,11 @@ class JustextPlusExtractor(Extractor):
         while last_c + 1 < n and inside[last_c + 1] and _is_sentence(paras[last_c + 1]):
             last_c += 1
         title_norm = _norm(title or "")
+        # short lines repeated on the page are the labels of its controls ("Bild anzeigen")
+        repeated: dict[str, int] = {}
+        for p in paras:
+            if len(p.text) < 60:
+                repeated[p.text] = repeated.get(p.text, 0) + 1
         keep = [False] * n
         reason: list[str | None] = [None] * n
         for i, p in enumerate(paras):
@@ -664,6 +683,12 @@ class JustextPlusExtractor(Extractor):
                 continue
             if _AD_LABEL.match(p.text):
                 reason[i] = "boilerplate:ad"
+                continue
+            if not self.keep_meta and looks_like_agency_credit(p.text):
+                reason[i] = "boilerplate:credit"
+                continue
+            if repeated.get(p.text, 0) >= MIN_UI_REPEATS and len(p.text.split()) <= MAX_UI_WORDS:
+                reason[i] = "boilerplate:repeated"
                 continue
             if inside[i]:
                 if ld > self.max_link_density:
