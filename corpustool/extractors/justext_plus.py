@@ -55,6 +55,7 @@ vocabulary of web templates); the thresholds are round numbers, not fitted.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from lxml import etree
@@ -425,6 +426,24 @@ def looks_like_agency_credit(text: str) -> bool:
     return len(text.split()) <= MAX_AGENCY_WORDS and _AGENCY.search(text) is not None
 
 
+def _template_line(text: str, keep_meta: bool, repeated: dict[str, int]) -> str | None:
+    """The reason a short line belongs to the page's template, or None."""
+    words = len(text.split())
+    if words > MAX_ACTION_WORDS:
+        return None
+    if _ACTION.search(text):
+        return "boilerplate:action"
+    if words <= MAX_RELATED_WORDS and _RELATED.search(text):
+        return "boilerplate:related"
+    if words <= 3 and _AD_LABEL.match(text):
+        return "boilerplate:ad"
+    if not keep_meta and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
+        return "boilerplate:credit"
+    if words <= MAX_UI_WORDS and repeated.get(text, 0) >= MIN_UI_REPEATS:
+        return "boilerplate:repeated"
+    return None
+
+
 def looks_like_related_heading(text: str) -> bool:
     """A short line announcing links to other pages: the title of a related-articles box."""
     return len(text.split()) <= MAX_RELATED_WORDS and _RELATED.search(text) is not None
@@ -675,20 +694,10 @@ class JustextPlusExtractor(Extractor):
             if not p.heading and not self.keep_meta and looks_like_credit_line(p.text):
                 reason[i] = "boilerplate:credit"
                 continue
-            if looks_like_call_to_action(p.text):
-                reason[i] = "boilerplate:action"
-                continue
-            if looks_like_related_heading(p.text):
-                reason[i] = "boilerplate:related"
-                continue
-            if _AD_LABEL.match(p.text):
-                reason[i] = "boilerplate:ad"
-                continue
-            if not self.keep_meta and looks_like_agency_credit(p.text):
-                reason[i] = "boilerplate:credit"
-                continue
-            if repeated.get(p.text, 0) >= MIN_UI_REPEATS and len(p.text.split()) <= MAX_UI_WORDS:
-                reason[i] = "boilerplate:repeated"
+            template = _template_line(p.text, self.keep_meta, repeated) if len(p.text) < 200 else None
+            if template:
+                # a short line of the site's template: a button, a box title, a label
+                reason[i] = template
                 continue
             if inside[i]:
                 if ld > self.max_link_density:
@@ -823,6 +832,7 @@ def _container(xpath: str) -> bool:
 _ID_LIKE = re.compile(r"\S*\d\S*")
 
 
+@lru_cache(maxsize=65536)
 def _name_key(description: str) -> str:
     """A region's name without the ids page builders number their blocks with
     ("elementor-element-672a337d")."""
