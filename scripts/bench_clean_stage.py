@@ -78,7 +78,7 @@ def generated_pages(n: int) -> list[bytes]:
         main = rng.choice(texts)
         paras = "".join(f"<p>{' '.join(rng.sample(main.split(), k=len(main.split())))}</p>"
                         for _ in range(rng.randint(3, 12)))
-        menu = "".join(f"<li><a href='/{k}'>{w}</a></li>" for k, w in enumerate(rng.sample(main.split(), 8)))
+        menu = "".join(f"<li><a href='/{k}'>{w}</a></li>" for k, w in enumerate(rng.choices(main.split(), k=8)))
         html = (f"<html><head><title>{main[:40]}</title><script>var a = 1;</script></head><body>"
                 f"<ul>{menu}</ul><script>if (the in window) {{ }}</script>{paras}"
                 f"<div class='footer'>© 2024 | Impressum | Privacy</div></body></html>")

@@ -53,6 +53,7 @@ import operator
 from itertools import compress, filterfalse, repeat
 from typing import Iterable, NamedTuple, Union
 
+import numpy as np
 from lxml import etree
 
 from ..text import tokenizer
@@ -84,6 +85,8 @@ VOCABULARY = 100_000     # size of the rest of the vocabulary in the model
 TEMPERATURE = 2.0        # softmax temperature of the posterior (score units are nats)
 SUPPORT_WORDS = 3.0      # distinct stop words giving support 1 - 1/e
 MIN_DENSITY = 0.02       # below this stop-word density no stoplist is chosen
+SHORT_TEXT = 3000        # characters: shorter texts are split into words by the regex directly
+NUMPY_WORDS = 40         # distinct stop words from which numpy scores faster than Python
 UNDETERMINED = "und"
 
 # scripts written without spaces: (code, character class)
@@ -147,13 +150,17 @@ class PageWords:
       distinct chunks go through the regex (a few per cent of a page);
     * the scripts the identification counts (CJK, Thai ..., Hangul, Greek ...)
       are never ASCII, so they are looked for in the non-ASCII chunks only.
+
+    A short text (a paragraph for the language filter) repeats few words: it
+    goes through the regex directly, as before, without the counting.
     """
 
     __slots__ = ("text", "_chunks", "_counts", "_nospace", "_nonascii", "_extra", "_rest_words",
-                 "_letters", "_lowered", "_identified", "_density")
+                 "_letters", "_lowered", "_identified", "_density", "_direct")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._direct = len(text) < SHORT_TEXT
         self._chunks: list[str] | None = None
         self._counts: Counter[str] | None = None
         self._nospace: bool | None = None
@@ -185,7 +192,7 @@ class PageWords:
         class, a superset of the one :func:`_script_language` looks for)."""
         if self._nospace is None:
             self._nospace = not self.text.isascii() and tokenizer._NOSPACE_RE.search(
-                " ".join(filterfalse(str.isascii, self.counts))) is not None
+                self.text if self._direct else " ".join(filterfalse(str.isascii, self.counts))) is not None
         return self._nospace
 
     @property
@@ -198,6 +205,10 @@ class PageWords:
 
     def _split_rest(self) -> None:
         """The words of the distinct chunks that are not letters only."""
+        if self._direct:
+            self._rest_words = _WORD.findall(self.text)
+            self._extra = 0     # unused: n_words is the number of these words
+            return
         counts = self.counts
         rest = list(filterfalse(str.isalpha, counts))
         cores = list(map(str.strip, rest, repeat(_EDGE)))
@@ -218,11 +229,14 @@ class PageWords:
         """Number of words of the word regex (``len(_WORD.findall(text))``)."""
         if self._extra is None:
             self._split_rest()
-        return len(self.chunks) + self._extra
+        return len(self._rest_words) if self._direct else len(self.chunks) + self._extra
 
     @property
     def letters(self) -> int:
         """Characters in those words (``sum(map(len, _WORD.findall(text)))``)."""
+        if self._letters is None and self._direct:
+            self.n_words
+            self._letters = sum(map(len, self._rest_words))
         if self._letters is None:
             findall = _WORD.findall
             self._letters = sum(n * (len(c) if c.isalpha() else sum(map(len, findall(c))))
@@ -234,6 +248,8 @@ class PageWords:
         if self._extra is None:
             self._split_rest()
         keys = index.keys()
+        if self._direct:
+            return keys & self._rest_words      # all the words
         # a chunk that is a key is a whole word (keys are words of _WORD); the others' words
         # are in _rest_words
         hits = keys & self.counts
@@ -244,6 +260,9 @@ class PageWords:
     def stopword_share(self, stop: frozenset[str]) -> float:
         """Share of jusText's words (:func:`corpustool.text.tokenizer.justext_words`) whose
         lower-case form is in ``stop``; 0.0 without words."""
+        if not self.nospace and self._direct:
+            chunks = self.chunks
+            return sum(map(stop.__contains__, map(str.lower, chunks))) / len(chunks) if chunks else 0.0
         if not self.nospace:
             # justext_words is text.split() here: count the distinct chunks' matches
             counts = self.counts
@@ -296,6 +315,14 @@ class _Model(NamedTuple):
     langs: tuple[str, ...]
     index: dict[str, tuple[tuple[int, float], ...]]
     base: tuple[float, ...]      # log prior per language: regional languages are rarer on the web
+    # the index as arrays, for scoring a page's words in a few numpy calls: rows[word] is the
+    # word's row (rows in sorted word order); a row's entries (language, weight), as in
+    # index[word], are entry_lang/entry_weight[start[row]:start[row] + length[row]]
+    rows: dict[str, int]
+    start: np.ndarray
+    length: np.ndarray
+    entry_lang: np.ndarray
+    entry_weight: np.ndarray
 
 
 @functools.lru_cache(maxsize=64)
@@ -313,7 +340,44 @@ def _model(candidates: tuple[str, ...]) -> _Model:
             for form in forms:
                 index.setdefault(form, []).append((i, weight))
     base = tuple(math.log(REGIONAL_PRIOR) if c in REGIONAL else 0.0 for c in langs)
-    return _Model(langs, {w: tuple(v) for w, v in index.items()}, base)
+    ordered = sorted(index)
+    length = np.array([len(index[w]) for w in ordered], dtype=np.intp)
+    start = np.zeros(len(ordered), dtype=np.intp)
+    np.cumsum(length[:-1], out=start[1:])
+    entry_lang = np.array([i for w in ordered for i, _ in index[w]], dtype=np.intp)
+    entry_weight = np.array([x for w in ordered for _, x in index[w]], dtype=np.float64)
+    return _Model(langs, {w: tuple(v) for w, v in index.items()}, base,
+                  {w: row for row, w in enumerate(ordered)}, start, length, entry_lang, entry_weight)
+
+
+def _scores(model: _Model, words: list[str]) -> tuple[dict[int, float], dict[int, int]]:
+    """Per language listing any of ``words`` (index keys): the sum of their weights and how many.
+
+    The sums run over the words in sorted order (``np.bincount`` adds its weights in
+    order), so they never depend on set order, i.e. on the process's hash seed."""
+    if len(words) < NUMPY_WORDS:
+        # a few words (a paragraph): the same sums, added in the same order, in Python
+        sums: dict[int, float] = {}
+        counts: dict[int, int] = {}
+        index = model.index
+        for word in sorted(words):
+            for i, weight in index[word]:
+                sums[i] = sums.get(i, 0.0) + weight
+                counts[i] = counts.get(i, 0) + 1
+        return sums, counts
+    n = len(model.langs)
+    rows = np.fromiter(map(model.rows.__getitem__, words), dtype=np.intp, count=len(words))
+    rows.sort()
+    length = model.length[rows]
+    ends = np.cumsum(length)
+    # the entries of the rows, one after another: start[row] + 0, 1, ... length[row] - 1
+    entries = np.arange(ends[-1]) + np.repeat(model.start[rows] - (ends - length), length)
+    langs = model.entry_lang[entries]
+    sums = np.bincount(langs, weights=model.entry_weight[entries], minlength=n)
+    counts = np.bincount(langs, minlength=n)
+    found = np.flatnonzero(counts)
+    ids = found.tolist()
+    return dict(zip(ids, sums[found].tolist())), dict(zip(ids, counts[found].tolist()))
 
 
 def _script_of(word: str) -> str:
@@ -371,13 +435,14 @@ def identify(text: Union[str, PageWords], candidates: Iterable[str] | None = Non
     """
     explicit = bool(candidates)
     cands = _candidates(candidates)
-    words = _page_words(text)
+    if not isinstance(text, PageWords):
+        return _identify(PageWords(text), cands, explicit, prior)
+    if prior is not None:
+        return _identify(text, cands, explicit, prior)
     key = (cands, explicit)
-    if prior is None and key in words._identified:
-        return words._identified[key]
-    result = _identify(words, cands, explicit, prior)
-    if prior is None:
-        words._identified[key] = result
+    result = text._identified.get(key)
+    if result is None:
+        result = text._identified[key] = _identify(text, cands, explicit, prior)
     return result
 
 
@@ -391,19 +456,10 @@ def _identify(words: PageWords, cands: tuple[str, ...], explicit: bool,
         if by_script is not None:
             return Identification(by_script[0], round(by_script[1], 4), "script", None, n_words, 0)
     model = _model(cands)
-    index = model.index
     langs = model.langs
-    sums = [0.0] * len(langs)
-    counts = [0] * len(langs)
-    # words in sorted order: the float sums do not depend on set order (hash seeds)
-    for word in sorted(words.found(index)):
-        for i, weight in index[word]:
-            sums[i] += weight
-            counts[i] += 1
-    scores = {i: sc for i, sc in enumerate(sums) if counts[i]}
+    scores, hits = _scores(model, list(words.found(model.rows)))
     if not scores:
         return _unique_script(words.nonascii_text, words.letters, n_words, cands if explicit else None)
-    hits = {i: counts[i] for i in scores}
     log_prior = _log_prior(prior, langs)
     if log_prior:
         for i in log_prior:   # a language with a prior competes even without stop words found
@@ -519,12 +575,17 @@ def stopword_density(text: Union[str, PageWords], code: str) -> float:
 
 
 # -- page text for the guess before cleaning ------------------------------------------
-# All text nodes below the root minus the first text child of each script and style
-# element (lxml's ``el.text`` of those elements; their tails are page text). One libxml2
-# XPath evaluation: only the kept nodes become Python strings (a Python walk over the
-# elements makes a proxy object per element, and ``text()`` without the difference
-# would decode every script); the EXSLT set difference compares against the few script
-# and style nodes only, where an XPath predicate per text node is twice as slow.
+# The element walk (el.text of elements other than script and style, el.tail of every
+# node below the root) compiled with the jusText walk: libxml2's nodes by pointer into
+# one buffer, 4x faster than the Python walk, which makes a proxy object per element.
+try:
+    from .._justext_walk import page_text as _compiled_page_text
+except ImportError:   # pragma: no cover - the extension is not built
+    _compiled_page_text = None
+# Without it: all text nodes below the root minus the first text child of each script and
+# style element, in one libxml2 XPath evaluation (only the kept nodes become Python
+# strings; the EXSLT set difference compares against the few script and style nodes
+# only, where an XPath predicate per text node is twice as slow): 1.4x the Python walk.
 _PAGE_TEXT_NODES = etree.XPath(
     "set:difference(descendant::text(),"
     " (descendant-or-self::script | descendant-or-self::style)/node()[1][self::text()])",
@@ -541,7 +602,10 @@ def page_text(root) -> str:
     body = root.find("body")
     if body is not None and len(body):
         root = body
-    # text nodes are joined with spaces, as the parts of the element walk this replaces were
-    # (in another order: word counts do not depend on it); the parser merges adjacent
-    # character data, so each text node is one ``.text`` or ``.tail`` of that walk
+    if _compiled_page_text is not None and isinstance(root, etree._Element):
+        # the element walk (el.text unless script or style, el.tail) in C: the same string
+        return _compiled_page_text(root)
+    # text nodes are joined with spaces, as the parts of the element walk were (in another
+    # order: word counts do not depend on it); the parser merges adjacent character data,
+    # so each text node is one ``.text`` or ``.tail`` of that walk
     return " ".join(_PAGE_TEXT_NODES(root))
