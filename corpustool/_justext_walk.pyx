@@ -1767,3 +1767,68 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
 def round_4(double x):
     """round(x, 4) as :func:`build` computes it (for the tests)."""
     return round4(x)
+
+
+# -- the page text for the language guess --------------------------------------------------
+
+cdef inline bint is_script_or_style(xmlNode* c) noexcept nogil:
+    """el.tag in ("script", "style"): the name without a namespace (lxml's tag is "{href}name" with one)."""
+    if c.ns is not NULL and c.ns.href is not NULL:
+        return False
+    return strcmp(<const char*>c.name, b"script") == 0 or strcmp(<const char*>c.name, b"style") == 0
+
+
+cdef inline int add_text_part(Buf* b, xmlNode* c, bint* first) except -1:
+    """Append _collectText(c) when not empty, after a space unless it is the first part."""
+    cdef Py_ssize_t before = b.len
+    if not first[0]:
+        buf_add(b, b" ", 1)
+    collect_text(b, c)
+    if b.len == before + (0 if first[0] else 1):
+        b.len = before          # nothing: no part, no separator
+    else:
+        first[0] = False
+    return 0
+
+
+cdef int page_text_bytes(Buf* b, cetree._Element el) except -1:
+    """page_text's parts joined with spaces, UTF-8, into b."""
+    cdef xmlNode* top = el._c_node
+    cdef xmlNode* c = top
+    cdef xmlNode* nxt
+    cdef bint first = True
+    while c is not NULL:
+        if c.type == XML_ELEMENT_NODE and not is_script_or_style(c):
+            add_text_part(b, c.children, &first)
+        if c is not top:
+            add_text_part(b, c.next, &first)
+        # the next node of iter(): first element-like child (not below entity references),
+        # else the next element-like sibling of the node or of an ancestor below top
+        nxt = NULL
+        if c.type != XML_ENTITY_REF_NODE and c.children is not NULL:
+            nxt = next_element_like(c.children)
+        while nxt is NULL and c is not top and c is not NULL:
+            nxt = next_element_like(c.next)
+            if nxt is NULL:
+                c = c.parent
+        c = nxt
+    return 0
+
+
+def page_text(root):
+    """``corpustool.language.identify.page_text``'s walk below ``root``, string for string.
+
+    The old Python walk, ``" ".join`` of the non-empty ``el.text`` (elements
+    other than script and style) and ``el.tail`` (every node but ``root``) of
+    the nodes ``root.iter()`` yields, in its order: libxml2's nodes by their
+    pointers, the texts appended to one UTF-8 buffer and decoded once, no
+    Python object per node.
+    """
+    cdef Buf b
+    b.data = NULL
+    b.len = b.cap = 0
+    try:
+        page_text_bytes(&b, as_element(root))
+        return PyUnicode_DecodeUTF8(b.data, b.len, NULL) if b.len else ""
+    finally:
+        free(b.data)

@@ -80,7 +80,7 @@ class Clean(DocumentStage):
         return True
 
     def choose_stoplist(self, doc: Document, page: Page) -> bool:
-        from ..language.identify import guess_stoplist_language, no_stoplist_reason, page_text
+        from ..language.identify import PageWords, guess_stoplist_language, no_stoplist_reason, page_text
         from ..language.stoplists import stoplist
 
         if self.user_stoplist is not None:
@@ -90,8 +90,9 @@ class Clean(DocumentStage):
         if len(self.languages) == 1:
             code = self.languages[0]
         else:
-            # text without scripts and style sheets: JavaScript votes for random languages
-            text = page_text(page.tree)
+            # text without scripts and style sheets: JavaScript votes for random languages;
+            # its words are found once for all the questions below
+            text = PageWords(page_text(page.tree))
             code, density = guess_stoplist_language(text, self.languages or None)
             if self.languages and self._clearly_unwanted(doc, text, density):
                 return False
@@ -116,7 +117,7 @@ class Clean(DocumentStage):
         doc.stoplist_lang = code
         return True
 
-    def _clearly_unwanted(self, doc: Document, text: str, wanted_density: float) -> bool:
+    def _clearly_unwanted(self, doc: Document, text: Any, wanted_density: float) -> bool:
         """Drop a page written in another language before cleaning it.
 
         Cleaning it with a wanted language's stoplist would keep the few blocks

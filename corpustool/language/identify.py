@@ -48,8 +48,15 @@ import functools
 import math
 import re
 import unicodedata
-from typing import Iterable, NamedTuple
+from collections import Counter
+import operator
+from itertools import compress, filterfalse, repeat
+from typing import Iterable, NamedTuple, Union
 
+import numpy as np
+from lxml import etree
+
+from ..text import tokenizer
 from ..text.tokenizer import MARKS
 from .stoplists import (available_languages, ranked_words, resolve_language, stoplist,
                         has_stoplist)
@@ -78,6 +85,8 @@ VOCABULARY = 100_000     # size of the rest of the vocabulary in the model
 TEMPERATURE = 2.0        # softmax temperature of the posterior (score units are nats)
 SUPPORT_WORDS = 3.0      # distinct stop words giving support 1 - 1/e
 MIN_DENSITY = 0.02       # below this stop-word density no stoplist is chosen
+SHORT_TEXT = 3000        # characters: shorter texts are split into words by the regex directly
+NUMPY_WORDS = 40         # distinct stop words from which numpy scores faster than Python
 UNDETERMINED = "und"
 
 # scripts written without spaces: (code, character class)
@@ -106,6 +115,172 @@ _UNIQUE_SCRIPTS = (
 )
 KANA_SHARE_JA = 0.05     # Japanese running text is far above this; Chinese has (almost) no kana
 SCRIPT_SHARE = 0.5       # share of letters in a space-less script that decides by script
+
+
+# Characters that are never part of a word of _WORD (no letter, no combining mark): stripped
+# from the ends of a chunk they leave its words as they were ("(Welt," -> "Welt"; an
+# apostrophe only joins two letters). ASCII punctuation and digits, and the punctuation
+# most common around words on web pages.
+_EDGE = ("".join(chr(c) for c in range(0x21, 0x7f) if not chr(c).isalpha())
+         + "\u00ab\u00bb\u00b7\u00a7\u00b0\u00a9\u00ae\u2013\u2014\u2018\u2019\u201a\u201c\u201d"
+           "\u201e\u2022\u2026\u2039\u203a\u20ac\u00bf\u00a1\u3001\u3002\uff0c\uff1a\uff08\uff09")
+
+
+class PageWords:
+    """The words of one text, found once and shared by every question asked about it.
+
+    The clean stage asks up to four (:func:`guess_stoplist_language`,
+    :func:`no_stoplist_reason`, the "clearly another language" check) about
+    the same page text; each used to scan the whole text with the word regex
+    and to lower-case every word again. Every public function here takes a
+    ``PageWords`` wherever it takes a text, with the same answers.
+
+    The text is split at white space once and its distinct chunks are
+    counted (a page repeats most of its words); everything else works on the
+    distinct chunks. Why that gives exactly the answers of the regex over the
+    whole text:
+
+    * no word of ``_WORD`` and no character of a script without spaces is
+      white space, so every regex answer over the text is the sum of its
+      answers over the chunks, each chunk counted as often as it occurs;
+    * a chunk of letters only (``str.isalpha``, the Unicode letter categories)
+      is one word, whole (``_WORD``'s letters are letters plus other
+      numerals); so is a chunk that is letters only once :data:`_EDGE`
+      characters are stripped from its ends ("Welt," "(the"); only the other
+      distinct chunks go through the regex (a few per cent of a page);
+    * the scripts the identification counts (CJK, Thai ..., Hangul, Greek ...)
+      are never ASCII, so they are looked for in the non-ASCII chunks only.
+
+    A short text (a paragraph for the language filter) repeats few words: it
+    goes through the regex directly, as before, without the counting.
+    """
+
+    __slots__ = ("text", "_chunks", "_counts", "_nospace", "_nonascii", "_extra", "_rest_words",
+                 "_letters", "_lowered", "_identified", "_density", "_direct")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._direct = len(text) < SHORT_TEXT
+        self._chunks: list[str] | None = None
+        self._counts: Counter[str] | None = None
+        self._nospace: bool | None = None
+        self._nonascii: str | None = None
+        self._extra: int | None = None
+        self._rest_words: list[str] | None = None
+        self._letters: int | None = None
+        self._lowered: list[str] | None = None
+        self._identified: dict = {}
+        self._density: dict[str, float] = {}
+
+    @property
+    def chunks(self) -> list[str]:
+        """The text split at white space (the justext package's words)."""
+        if self._chunks is None:
+            self._chunks = self.text.split()
+        return self._chunks
+
+    @property
+    def counts(self) -> Counter[str]:
+        """Each distinct chunk and how often it occurs."""
+        if self._counts is None:
+            self._counts = Counter(self.chunks)
+        return self._counts
+
+    @property
+    def nospace(self) -> bool:
+        """Whether the text has a character of a script written without spaces (the tokenizer's
+        class, a superset of the one :func:`_script_language` looks for)."""
+        if self._nospace is None:
+            self._nospace = not self.text.isascii() and tokenizer._NOSPACE_RE.search(
+                self.text if self._direct else " ".join(filterfalse(str.isascii, self.counts))) is not None
+        return self._nospace
+
+    @property
+    def nonascii_text(self) -> str:
+        """The chunks with a non-ASCII character, each as often as in the text: the text's
+        characters of non-ASCII scripts, without the (mostly ASCII) rest."""
+        if self._nonascii is None:
+            self._nonascii = "" if self.text.isascii() else " ".join(filterfalse(str.isascii, self.chunks))
+        return self._nonascii
+
+    def _split_rest(self) -> None:
+        """The words of the distinct chunks that are not letters only."""
+        if self._direct:
+            self._rest_words = _WORD.findall(self.text)
+            self._extra = 0     # unused: n_words is the number of these words
+            return
+        counts = self.counts
+        rest = list(filterfalse(str.isalpha, counts))
+        cores = list(map(str.strip, rest, repeat(_EDGE)))
+        alpha = list(map(str.isalpha, cores))
+        words = list(compress(cores, alpha))                    # one word each
+        # words minus chunks: -1 per chunk without letters ("2020", "|") ...
+        extra = -sum(map(counts.__getitem__, compress(rest, map(operator.not_, cores))))
+        # ... and the regex's count less one for the rest ("Süd-Ost", "it's", "Wer\xadte")
+        hard = map(operator.and_, map(bool, cores), map(operator.not_, alpha))
+        for chunk, core in compress(zip(rest, cores), hard):
+            found = _WORD.findall(core)
+            words += found
+            extra += counts[chunk] * (len(found) - 1)
+        self._extra, self._rest_words = extra, words
+
+    @property
+    def n_words(self) -> int:
+        """Number of words of the word regex (``len(_WORD.findall(text))``)."""
+        if self._extra is None:
+            self._split_rest()
+        return len(self._rest_words) if self._direct else len(self.chunks) + self._extra
+
+    @property
+    def letters(self) -> int:
+        """Characters in those words (``sum(map(len, _WORD.findall(text)))``)."""
+        if self._letters is None and self._direct:
+            self.n_words
+            self._letters = sum(map(len, self._rest_words))
+        if self._letters is None:
+            findall = _WORD.findall
+            self._letters = sum(n * (len(c) if c.isalpha() else sum(map(len, findall(c))))
+                                for c, n in self.counts.items())
+        return self._letters
+
+    def found(self, index) -> set[str]:
+        """The distinct words that are keys of ``index``."""
+        if self._extra is None:
+            self._split_rest()
+        keys = index.keys()
+        if self._direct:
+            return keys & self._rest_words      # all the words
+        # a chunk that is a key is a whole word (keys are words of _WORD); the others' words
+        # are in _rest_words
+        hits = keys & self.counts
+        if self._rest_words:
+            hits |= keys & self._rest_words
+        return hits
+
+    def stopword_share(self, stop: frozenset[str]) -> float:
+        """Share of jusText's words (:func:`corpustool.text.tokenizer.justext_words`) whose
+        lower-case form is in ``stop``; 0.0 without words."""
+        if not self.nospace and self._direct:
+            chunks = self.chunks
+            return sum(map(stop.__contains__, map(str.lower, chunks))) / len(chunks) if chunks else 0.0
+        if not self.nospace:
+            # justext_words is text.split() here: count the distinct chunks' matches
+            counts = self.counts
+            if not counts:
+                return 0.0
+            if self._lowered is None:
+                self._lowered = list(map(str.lower, counts))
+            return sum(compress(counts.values(), map(stop.__contains__, self._lowered))) / len(self.chunks)
+        # units of the non-ASCII chunks, as justext_words splits them; an ASCII chunk is one unit
+        units = list(filter(str.isascii, self.chunks))
+        units += tokenizer.justext_words(self.nonascii_text)
+        if not units:
+            return 0.0
+        return sum(map(stop.__contains__, map(str.lower, units))) / len(units)
+
+
+def _page_words(text: Union[str, PageWords]) -> PageWords:
+    return text if isinstance(text, PageWords) else PageWords(text)
 
 
 class Identification(NamedTuple):
@@ -140,6 +315,14 @@ class _Model(NamedTuple):
     langs: tuple[str, ...]
     index: dict[str, tuple[tuple[int, float], ...]]
     base: tuple[float, ...]      # log prior per language: regional languages are rarer on the web
+    # the index as arrays, for scoring a page's words in a few numpy calls: rows[word] is the
+    # word's row (rows in sorted word order); a row's entries (language, weight), as in
+    # index[word], are entry_lang/entry_weight[start[row]:start[row] + length[row]]
+    rows: dict[str, int]
+    start: np.ndarray
+    length: np.ndarray
+    entry_lang: np.ndarray
+    entry_weight: np.ndarray
 
 
 @functools.lru_cache(maxsize=64)
@@ -157,7 +340,44 @@ def _model(candidates: tuple[str, ...]) -> _Model:
             for form in forms:
                 index.setdefault(form, []).append((i, weight))
     base = tuple(math.log(REGIONAL_PRIOR) if c in REGIONAL else 0.0 for c in langs)
-    return _Model(langs, {w: tuple(v) for w, v in index.items()}, base)
+    ordered = sorted(index)
+    length = np.array([len(index[w]) for w in ordered], dtype=np.intp)
+    start = np.zeros(len(ordered), dtype=np.intp)
+    np.cumsum(length[:-1], out=start[1:])
+    entry_lang = np.array([i for w in ordered for i, _ in index[w]], dtype=np.intp)
+    entry_weight = np.array([x for w in ordered for _, x in index[w]], dtype=np.float64)
+    return _Model(langs, {w: tuple(v) for w, v in index.items()}, base,
+                  {w: row for row, w in enumerate(ordered)}, start, length, entry_lang, entry_weight)
+
+
+def _scores(model: _Model, words: list[str]) -> tuple[dict[int, float], dict[int, int]]:
+    """Per language listing any of ``words`` (index keys): the sum of their weights and how many.
+
+    The sums run over the words in sorted order (``np.bincount`` adds its weights in
+    order), so they never depend on set order, i.e. on the process's hash seed."""
+    if len(words) < NUMPY_WORDS:
+        # a few words (a paragraph): the same sums, added in the same order, in Python
+        sums: dict[int, float] = {}
+        counts: dict[int, int] = {}
+        index = model.index
+        for word in sorted(words):
+            for i, weight in index[word]:
+                sums[i] = sums.get(i, 0.0) + weight
+                counts[i] = counts.get(i, 0) + 1
+        return sums, counts
+    n = len(model.langs)
+    rows = np.fromiter(map(model.rows.__getitem__, words), dtype=np.intp, count=len(words))
+    rows.sort()
+    length = model.length[rows]
+    ends = np.cumsum(length)
+    # the entries of the rows, one after another: start[row] + 0, 1, ... length[row] - 1
+    entries = np.arange(ends[-1]) + np.repeat(model.start[rows] - (ends - length), length)
+    langs = model.entry_lang[entries]
+    sums = np.bincount(langs, weights=model.entry_weight[entries], minlength=n)
+    counts = np.bincount(langs, minlength=n)
+    found = np.flatnonzero(counts)
+    ids = found.tolist()
+    return dict(zip(ids, sums[found].tolist())), dict(zip(ids, counts[found].tolist()))
 
 
 def _script_of(word: str) -> str:
@@ -203,36 +423,43 @@ def _script_language(text: str, letters: int, candidates: tuple[str, ...] | None
     return code, share
 
 
-def identify(text: str, candidates: Iterable[str] | None = None, *,
+def identify(text: Union[str, PageWords], candidates: Iterable[str] | None = None, *,
              prior: dict[str, float] | None = None) -> Identification:
     """Language of ``text`` with confidence, method and runner-up (see the module doc).
 
     ``prior`` gives some languages a prior probability (the rest share what is
     left equally): a paragraph of a German document is German unless its
     stop words clearly say otherwise. Without it all languages are equally
-    likely a priori.
+    likely a priori. ``text`` may be a :class:`PageWords` (answers without a
+    prior are then remembered on it).
     """
     explicit = bool(candidates)
     cands = _candidates(candidates)
-    words = _WORD.findall(text)
-    n_words = len(words)
+    if not isinstance(text, PageWords):
+        return _identify(PageWords(text), cands, explicit, prior)
+    if prior is not None:
+        return _identify(text, cands, explicit, prior)
+    key = (cands, explicit)
+    result = text._identified.get(key)
+    if result is None:
+        result = text._identified[key] = _identify(text, cands, explicit, prior)
+    return result
+
+
+def _identify(words: PageWords, cands: tuple[str, ...], explicit: bool,
+              prior: dict[str, float] | None) -> Identification:
+    n_words = words.n_words
     if not n_words:
         return Identification(UNDETERMINED, 0.0, "none")
-    letters = sum(map(len, words))
-    by_script = _script_language(text, letters, cands if explicit else None)
-    if by_script is not None:
-        return Identification(by_script[0], round(by_script[1], 4), "script", None, n_words, 0)
+    if words.nospace:
+        by_script = _script_language(words.nonascii_text, words.letters, cands if explicit else None)
+        if by_script is not None:
+            return Identification(by_script[0], round(by_script[1], 4), "script", None, n_words, 0)
     model = _model(cands)
-    index = model.index
-    scores: dict[int, float] = {}
-    hits: dict[int, int] = {}
-    for word in set(words) & index.keys():
-        for i, weight in index[word]:
-            scores[i] = scores.get(i, 0.0) + weight
-            hits[i] = hits.get(i, 0) + 1
-    if not scores:
-        return _unique_script(text, letters, n_words, cands if explicit else None)
     langs = model.langs
+    scores, hits = _scores(model, list(words.found(model.rows)))
+    if not scores:
+        return _unique_script(words.nonascii_text, words.letters, n_words, cands if explicit else None)
     log_prior = _log_prior(prior, langs)
     if log_prior:
         for i in log_prior:   # a language with a prior competes even without stop words found
@@ -294,7 +521,7 @@ def identify_language(text: str, candidates: list[str] | None = None) -> tuple[s
     return result.lang, result.confidence
 
 
-def guess_stoplist_language(text: str, candidates: list[str] | tuple[str, ...] | None = None,
+def guess_stoplist_language(text: Union[str, PageWords], candidates: list[str] | tuple[str, ...] | None = None,
                             min_density: float = MIN_DENSITY) -> tuple[str | None, float]:
     """The language whose stoplist to clean a page with: (code, stop-word density) or (None, density).
 
@@ -307,16 +534,17 @@ def guess_stoplist_language(text: str, candidates: list[str] | tuple[str, ...] |
     cands = tuple(c for c in _candidates(candidates, require_stoplist=True))
     if len(cands) == 1:
         return cands[0], 1.0
-    result = identify(text, cands if candidates else None)
+    words = _page_words(text)
+    result = identify(words, cands if candidates else None)
     if result.lang == UNDETERMINED or not has_stoplist(result.lang):
         return None, 0.0
-    density = stopword_density(text, result.lang)
+    density = stopword_density(words, result.lang)
     if density < min_density:
         return None, density
     return result.lang, density
 
 
-def no_stoplist_reason(text: str, candidates: Iterable[str] | None = None) -> tuple[str, str | None]:
+def no_stoplist_reason(text: Union[str, PageWords], candidates: Iterable[str] | None = None) -> tuple[str, str | None]:
     """Why :func:`guess_stoplist_language` found no stoplist: (drop reason, language or None).
 
     "no-stoplist" for a language we can name but have no list for (Thai,
@@ -333,23 +561,35 @@ def no_stoplist_reason(text: str, candidates: Iterable[str] | None = None) -> tu
     return "unknown-language", lang
 
 
-def stopword_density(text: str, code: str) -> float:
+def stopword_density(text: Union[str, PageWords], code: str) -> float:
     """Share of the words of ``text`` (split at whitespace, lower-cased) in the stoplist of ``code``.
 
     Words are counted as jusText counts them (see :func:`corpustool.text.tokenizer.justext_words`:
     whitespace-separated, characters for scripts without spaces).
     """
-    from ..text.tokenizer import justext_words
-
-    words = justext_words(text)
-    if not words:
-        return 0.0
-    stop = stoplist(code)
-    return sum(1 for w in words if w.lower() in stop) / len(words)
+    words = _page_words(text)
+    density = words._density.get(code)
+    if density is None:
+        density = words._density[code] = words.stopword_share(stoplist(code))
+    return density
 
 
 # -- page text for the guess before cleaning ------------------------------------------
-_NO_TEXT_TAGS = frozenset(("script", "style"))
+# The element walk (el.text of elements other than script and style, el.tail of every
+# node below the root) compiled with the jusText walk: libxml2's nodes by pointer into
+# one buffer, 4x faster than the Python walk, which makes a proxy object per element.
+try:
+    from .._justext_walk import page_text as _compiled_page_text
+except ImportError:   # pragma: no cover - the extension is not built
+    _compiled_page_text = None
+# Without it: all text nodes below the root minus the first text child of each script and
+# style element, in one libxml2 XPath evaluation (only the kept nodes become Python
+# strings; the EXSLT set difference compares against the few script and style nodes
+# only, where an XPath predicate per text node is twice as slow): 1.4x the Python walk.
+_PAGE_TEXT_NODES = etree.XPath(
+    "set:difference(descendant::text(),"
+    " (descendant-or-self::script | descendant-or-self::style)/node()[1][self::text()])",
+    namespaces={"set": "http://exslt.org/sets"}, smart_strings=False)
 
 
 def page_text(root) -> str:
@@ -362,11 +602,10 @@ def page_text(root) -> str:
     body = root.find("body")
     if body is not None and len(body):
         root = body
-    parts = []
-    for el in root.iter():
-        tag = el.tag
-        if isinstance(tag, str) and tag not in _NO_TEXT_TAGS and el.text:
-            parts.append(el.text)
-        if el.tail and el is not root:
-            parts.append(el.tail)
-    return " ".join(parts)
+    if _compiled_page_text is not None and isinstance(root, etree._Element):
+        # the element walk (el.text unless script or style, el.tail) in C: the same string
+        return _compiled_page_text(root)
+    # text nodes are joined with spaces, as the parts of the element walk were (in another
+    # order: word counts do not depend on it); the parser merges adjacent character data,
+    # so each text node is one ``.text`` or ``.tail`` of that walk
+    return " ".join(_PAGE_TEXT_NODES(root))
