@@ -529,7 +529,8 @@ class JustextPlusExtractor(Extractor):
         root = page.tree
         if root is None:
             return []
-        _strip_ruby(root)
+        if "<rt" in page.html or "<RT" in page.html or not page.html:
+            _strip_ruby(root)
         stoplist = page.stoplist or frozenset()
         params = self.engine.params_for(page)
         tree = None
