@@ -421,13 +421,9 @@ MIN_UI_REPEATS = 3          # the same short line three times on a page: a contr
 MAX_UI_WORDS = 5
 
 
-def looks_like_agency_credit(text: str) -> bool:
-    """A short line naming a picture agency: the credit under a picture."""
-    return len(text.split()) <= MAX_AGENCY_WORDS and _AGENCY.search(text) is not None
-
-
 def _template_line(text: str, keep_meta: bool, repeated: dict[str, int]) -> str | None:
-    """The reason a short line belongs to the page's template, or None."""
+    """The reason a short line belongs to the page's template, or None (the checks of
+    looks_like_call_to_action and looks_like_related_heading, the word count taken once)."""
     words = len(text.split())
     if words > MAX_ACTION_WORDS:
         return None
