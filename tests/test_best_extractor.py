@@ -399,3 +399,9 @@ def test_agency_credits_and_repeated_control_labels_removed():
     assert "Shutterstock" not in text and "Show picture" not in text and ARTICLE[1] in text
     # keep_meta keeps credits
     assert "Shutterstock" in kept(run(page(article_html(extra_inside=extra)), keep_meta=True))
+
+
+def test_agency_names_in_headings_and_common_words_are_not_credits():
+    extra = "<h2>Reuters opens a new office in town</h2><p>EPA rules on the old library</p>" + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert "Reuters opens a new office in town" in text and "EPA rules on the old library" in text

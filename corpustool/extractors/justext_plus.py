@@ -386,9 +386,10 @@ _ACTION = re.compile(
 MAX_ACTION_WORDS = 12
 
 
-def looks_like_call_to_action(text: str) -> bool:
+def looks_like_call_to_action(text: str, words: int | None = None) -> bool:
     """A short line asking the reader to share, rate, print, subscribe, log in or comment."""
-    return len(text.split()) <= MAX_ACTION_WORDS and _ACTION.search(text) is not None
+    n = len(text.split()) if words is None else words
+    return n <= MAX_ACTION_WORDS and _ACTION.search(text) is not None
 
 
 # the words that announce links to other pages ("More on this topic", "Lesen Sie auch")
@@ -412,37 +413,39 @@ _AD_LABEL = re.compile(r"^\W*(?:anzeige|werbung|reklama|advertisement|advertisin
                        r"sponsored|gesponsert|pubblicità)\W*$", re.IGNORECASE)
 
 
-# picture agencies and stock libraries named in a caption's credit ("Berlin / Shutterstock")
+# picture agencies and stock libraries named in a caption's credit ("Berlin / Shutterstock");
+# not names that are also words or other bodies ("apa" is Indonesian, EPA an agency in the news)
 _AGENCY = re.compile(r"\b(?:shutterstock|getty ?images|getty|istock\w*|adobe ?stock|imago|picture[ -]alliance|"
-                     r"unsplash|pixabay|pexels|123rf|fotolia|dpa|afp|reuters|epa|keystone|apa|ap photo)\b",
+                     r"unsplash|pixabay|pexels|123rf|fotolia|dpa|afp|reuters|ap photo)\b",
                      re.IGNORECASE)
 MAX_AGENCY_WORDS = 8
 MIN_UI_REPEATS = 3          # the same short line three times on a page: a control's label
 MAX_UI_WORDS = 5
 
 
-def _template_line(text: str, keep_meta: bool, repeated: dict[str, int]) -> str | None:
-    """The reason a short line belongs to the page's template, or None (the checks of
-    looks_like_call_to_action and looks_like_related_heading, the word count taken once)."""
+def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int]) -> str | None:
+    """The reason a short line belongs to the page's template, or None (the word count taken once)."""
     words = len(text.split())
     if words > MAX_ACTION_WORDS:
         return None
-    if _ACTION.search(text):
+    if looks_like_call_to_action(text, words):
         return "boilerplate:action"
-    if words <= MAX_RELATED_WORDS and _RELATED.search(text):
+    if looks_like_related_heading(text, words):
         return "boilerplate:related"
     if words <= 3 and _AD_LABEL.match(text):
         return "boilerplate:ad"
-    if not keep_meta and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
+    if not (keep_meta or heading) and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
+        # (a heading naming an agency is news about it)
         return "boilerplate:credit"
     if words <= MAX_UI_WORDS and repeated.get(text, 0) >= MIN_UI_REPEATS:
         return "boilerplate:repeated"
     return None
 
 
-def looks_like_related_heading(text: str) -> bool:
+def looks_like_related_heading(text: str, words: int | None = None) -> bool:
     """A short line announcing links to other pages: the title of a related-articles box."""
-    return len(text.split()) <= MAX_RELATED_WORDS and _RELATED.search(text) is not None
+    n = len(text.split()) if words is None else words
+    return n <= MAX_RELATED_WORDS and _RELATED.search(text) is not None
 
 
 def looks_like_date_line(text: str) -> bool:
@@ -691,7 +694,7 @@ class JustextPlusExtractor(Extractor):
             if not p.heading and not self.keep_meta and looks_like_credit_line(p.text):
                 reason[i] = "boilerplate:credit"
                 continue
-            template = _template_line(p.text, self.keep_meta, repeated) if len(p.text) < 200 else None
+            template = _template_line(p.text, p.heading, self.keep_meta, repeated) if len(p.text) < 200 else None
             if template:
                 # a short line of the site's template: a button, a box title, a label
                 reason[i] = template
