@@ -329,6 +329,17 @@ def test_layout_class_on_the_block_holding_mains_text_is_not_boilerplate():
     assert ARTICLE[3] in text
 
 
+def test_cookie_notice_text_does_not_outweigh_the_article():
+    # a cookie dialog longer than the article: the container named by its layout
+    # ("sidebar_right") still holds most of the text that can be content
+    cookie = "".join(f"<p>{t.replace('library', 'cookie')}</p>" for t in ARTICLE + ARTICLE)
+    body = ("<div class='container_wrap sidebar_right'>" + "".join(f"<p>{t}</p>" for t in ARTICLE) + "</div>"
+            + f"<div class='cookie-modal'>{cookie}</div>")
+    text = kept(run(page(body)))
+    assert ARTICLE[0] in text and ARTICLE[3] in text
+    assert "old cookie building" not in text
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "
@@ -379,7 +390,8 @@ def test_related_articles_heading_removed():
     from corpustool.extractors.justext_plus import looks_like_related_heading
 
     for line in ("Mehr zum Thema", "Lesen Sie auch:", "Veja Também:", "More on this topic", "Vous aimerez aussi",
-                 "NOTAS RELACIONADAS", "Meistgelesene Artikel", "Most read"):
+                 "NOTAS RELACIONADAS", "Meistgelesene Artikel", "Most read", "Ähnliche Beiträge",
+                 "Verwandte Beiträge"):
         assert looks_like_related_heading(line), line
     assert not looks_like_related_heading("More people than ever visited the old library building this year.")
     text = kept(run(page(article_html(extra_inside=box + f"<p>{ARTICLE[1]}</p>"))))

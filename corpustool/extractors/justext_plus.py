@@ -397,7 +397,7 @@ _RELATED = re.compile(
     r"^\W*(?:more on|more from|more about|read more|read also|see also|related\w*|you (?:may|might) also like|"
     r"recommended|mehr zum thema|mehr zu|mehr von|mehr aus|lesen sie (?:auch|mehr)|lies auch|auch interessant|"
     r"das könnte (?:sie|dich|euch) auch interessieren|weitere (?:artikel|beiträge|themen|news|nachrichten)|"
-    r"ähnliche artikel|verwandte artikel|vous aimerez aussi|à lire aussi|lire aussi|voir aussi|sur le même sujet|"
+    r"(?:ähnliche|verwandte) (?:artikel|beiträge|themen)|vous aimerez aussi|à lire aussi|lire aussi|voir aussi|sur le même sujet|"
     r"veja também|leia também|leia mais|contenido relacionado|noticias relacionadas|te puede interesar|"
     r"lee también|leer más|czytaj (?:także|też|więcej)|zobacz (?:też|także)|polecane|"
     r"notas relacionadas|artículos relacionados|artigos relacionados|meistgelesen\w*|meistdiskutiert\w*|"
@@ -573,7 +573,10 @@ class JustextPlusExtractor(Extractor):
         # text that reads like content: what jusText keeps or finds near-good, outside links
         content = [c if (g or p.cf_class in ("good", "neargood")) and p.features.get("link_density", 0.0) <= 0.5
                    else 0 for p, c, g in zip(paras, chars, good)]
-        total = sum(content)
+        # (a cookie notice stays one, so its text, often longer than a short article,
+        # competes with nothing: it does not count in the shares below)
+        total = sum(c for pre, c in zip(prefixes, content)
+                    if c and not any(kinds.get(x) == "cookie" for x in pre))
 
         # a header inside an article is the article's title block, not the page's header
         for x, k in list(kinds.items()):
@@ -597,8 +600,9 @@ class JustextPlusExtractor(Extractor):
         for h in hints:
             hm = region_mass.get(h, 0)
             if hm >= MIN_OVERRULE_CHARS:
-                for x in [x for x in active if x.startswith(h + "/") and active[x] != "cookie"]:
-                    if region_mass.get(x, 0) * 2 > hm:
+                # (only regions with content can hold most of it)
+                for x in [x for x in region_mass if x in active and x.startswith(h + "/") and active[x] != "cookie"]:
+                    if region_mass[x] * 2 > hm:
                         del active[x]
         if why and total >= MIN_OVERRULE_CHARS:
             # the same for a name: page builders wrap every block, content included, in
@@ -606,8 +610,11 @@ class JustextPlusExtractor(Extractor):
             # hold most of the content names the page's blocks, not boilerplate
             # (only class names: an <aside> or <nav> is one by the page's own
             # declaration, and comments stay comments however long the discussion)
-            names = {x: _name_key(why[x]) for x in active
-                     if x in why and active[x] != "comment" and why[x].partition(".")[0] not in SEMANTIC_TAGS}
+            def named(x: str) -> bool:
+                return x in why and active[x] != "comment" and why[x].partition(".")[0] not in SEMANTIC_TAGS
+
+            # names only of the regions that hold content (the others add no mass)
+            names = {x: _name_key(why[x]) for x in region_mass if x in active and named(x)}
             name_mass: dict[str, int] = {}
             for pre, c in zip(prefixes, content):
                 if c:
@@ -615,7 +622,8 @@ class JustextPlusExtractor(Extractor):
                         name_mass[name] = name_mass.get(name, 0) + c
             crowded = {name for name, m in name_mass.items() if m * 2 > total}
             if crowded:
-                active = {x: k for x, k in active.items() if k == "cookie" or names.get(x) not in crowded}
+                active = {x: k for x, k in active.items()
+                          if k == "cookie" or not named(x) or _name_key(why[x]) not in crowded}
 
         # innermost boilerplate kind of each paragraph
         kind_of: list[str | None] = [None] * n
