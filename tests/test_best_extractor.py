@@ -404,6 +404,20 @@ def test_advertisement_label_removed():
     assert "Anzeige" not in text and "ADVERTISEMENT" not in text and ARTICLE[1] in text
 
 
+def test_affiliate_disclosure_feedback_widget_and_read_aloud_removed():
+    lines = ["Anzeige, enthält Affiliate Links", "This post contains affiliate links.", "War der Artikel nützlich?",
+             "Was this article helpful?", "ESCUCHA ESTA NOTA AQUÍ", "Listen to this article"]
+    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert ARTICLE[1] in text
+    for line in lines:
+        assert line not in text, line
+    # a sentence about links or usefulness is text
+    from corpustool.extractors.justext_plus import looks_like_call_to_action
+
+    assert not looks_like_call_to_action("The article was useful for the council.")
+
+
 def test_agency_credits_and_repeated_control_labels_removed():
     gallery = "".join(f"<div><p>Show picture</p></div>" for _ in range(4))
     extra = "<p>The old library / Shutterstock</p>" + gallery + f"<p>{ARTICLE[1]}</p>"

@@ -381,7 +381,14 @@ _ACTION = re.compile(
     r"comment(?:s|ing)?|teilen|abonnier\w*|einlogg\w*|eingeloggt|anmeld\w*|registrier\w*|kommentier\w*|"
     r"bewert\w*|drucken|compartir|suscríbe\w*|comenta\w*|valora|partager|abonne\w*|commente\w*|"
     r"udostępnij|subskryb\w*|zaloguj\w*|compartilh\w*|assine|support us|donate|unterstütze\w*|spende\w*|"
-    r"become a member|mitglied werden|hazte miembro)\b",
+    r"become a member|mitglied werden|hazte miembro|"
+    # feedback widgets and read-aloud players
+    r"(?:war|ist) (?:der|dieser|die|diese) (?:artikel|beitrag|text|seite|information\w*) (?:hilfreich|nützlich)|"
+    r"was this (?:article|page|post|answer|information) (?:helpful|useful)|"
+    r"(?:te|le) (?:ha )?(?:resultó|resulto|fue|sido) útil|cet article (?:vous )?a-t-il été utile|"
+    r"czy (?:ten )?artykuł był (?:pomocny|przydatny)|"
+    r"listen to (?:this|the) (?:article|story)|(?:artikel|beitrag) (?:anhören|vorlesen)|"
+    r"escuch(?:a|ar) (?:esta|la) (?:nota|noticia)|écouter (?:cet|l'|l’)\s?article|posłuchaj)\b",
     re.IGNORECASE)
 MAX_ACTION_WORDS = 12
 
@@ -411,6 +418,9 @@ MAX_RELATED_WORDS = 8
 # a line that is only the label over an advertisement
 _AD_LABEL = re.compile(r"^\W*(?:anzeige|werbung|reklama|advertisement|advertising|publicidad|publicité|publicidade|"
                        r"sponsored|gesponsert|pubblicità)\W*$", re.IGNORECASE)
+# a line declaring the text's links or products paid for ("Anzeige, enthält Affiliate Links")
+_AD_DISCLOSURE = re.compile(r"\b(?:enthält|contains?|contiene|contient) (?:\w+ )?(?:affiliate|werbe|sponsored|referral|"
+                            r"partner|afiliad\w*|affiliés?)[- ]?(?:links?|enlaces|liens)\b", re.IGNORECASE)
 
 
 # picture agencies and stock libraries named in a caption's credit ("Berlin / Shutterstock");
@@ -432,7 +442,7 @@ def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str
         return "boilerplate:action"
     if looks_like_related_heading(text, words):
         return "boilerplate:related"
-    if words <= 3 and _AD_LABEL.match(text):
+    if words <= 3 and _AD_LABEL.match(text) or _AD_DISCLOSURE.search(text):
         return "boilerplate:ad"
     if not (keep_meta or heading) and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
         # (a heading naming an agency is news about it)
