@@ -143,10 +143,30 @@ def decode(raw: bytes, content_type: str | None = None) -> Decoded:
     text: they are not allowed in HTML, and lxml refuses strings holding them.
     """
     dec = _decode(raw, content_type)
+    if _ascii_compatible(dec.encoding) and len(raw.translate(None, _FORBIDDEN_BYTES)) == len(raw):
+        # in these encodings a control character can only come from its own byte, and
+        # a scan of the bytes is several times cheaper than one of the decoded text
+        return dec
     text = strip_controls(dec.text)
     if text is not dec.text:
         return Decoded(text, dec.encoding, dec.source, dec.declared)
     return dec
+
+
+_FORBIDDEN_BYTES = bytes(range(0, 9)) + b"\x0b\x0c" + bytes(range(14, 32))
+# codecs whose bytes below 0x20 decode to themselves and never occur inside a multi-byte
+# character (UTF-8, single-byte code pages; Shift_JIS, GBK, Big5, EUC trail bytes are >= 0x40);
+# not UTF-16/32, UTF-7, ISO-2022 or EBCDIC
+_ASCII_COMPATIBLE_PREFIXES = ("utf_8", "utf-8", "cp125", "latin", "iso8859", "iso-8859", "koi8", "mac", "ascii",
+                              "gb", "big5", "euc", "shift_jis", "cp932", "cp936", "cp949", "cp950", "tis", "cp874")
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return False
+    return name.startswith(_ASCII_COMPATIBLE_PREFIXES)
 
 
 def strip_controls(text: str) -> str:

@@ -229,3 +229,15 @@ def test_utf8_with_a_few_broken_bytes_stays_utf8():
     # mostly broken: not UTF-8
     latin2 = ("<html><body><p>" + text + "</p></body></html>").encode("iso-8859-2")
     assert decode(latin2, None).encoding != "utf-8"
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1250", "iso-8859-2", "shift_jis", "gb18030", "koi8-r", "utf-16"])
+def test_control_characters_removed_in_every_encoding(encoding):
+    # the bytes are scanned instead of the text where the encoding allows it; the result is the same
+    text = "<html><head><meta charset='%s'></head><body><p>Plain \x01text\x0b with\x1f controls.</p></body></html>"
+    raw = (text % encoding).encode(encoding)
+    out = decode(raw).text
+    assert "Plain text with controls." in out
+    assert not any(c in out for c in "\x01\x0b\x1f")
+    clean = (text % encoding).replace("\x01", "").replace("\x0b", "").replace("\x1f", "").encode(encoding)
+    assert decode(clean).text == decode(raw).text

@@ -94,11 +94,18 @@ class Extractor:
         raise NotImplementedError
 
     def title(self, page: Page) -> str | None:
+        # asked for by the extractor and by the clean stage: found once per page
+        if "title" in page.meta:
+            return page.meta["title"]
         tree = page.tree
         if tree is None:
             return None
-        t = tree.find(".//title")
+        # (the head first: a search of the whole tree for a page without a title costs a walk)
+        t = tree.find("head/title")
+        if t is None:
+            t = tree.find(".//title")
         text = " ".join("".join(t.itertext()).split()) if t is not None else ""
+        page.meta["title"] = text or None
         return text or None
 
 
