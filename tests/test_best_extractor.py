@@ -340,6 +340,20 @@ def test_cookie_notice_text_does_not_outweigh_the_article():
     assert "old cookie building" not in text
 
 
+def test_main_text_split_in_two_blocks_keeps_both():
+    # a product page: the description in one block, the details (a sentence and short
+    # lines) in another block of the page's layout, menus around them
+    nav = "<div class='menu'>" + "".join(f"<a href='/{w}'>{w}</a> " for w in NAV) + "</div>"
+    description = "<div class='description'>" + "".join(f"<p>{t}</p>" for t in ARTICLE[:2] + ARTICLE[3:]) + "</div>"
+    details = ("<div class='details'><p>" + ARTICLE[0].replace("library", "shelf") + "</p>"
+               "<p>Material: oak wood</p><p>Height: 120 cm</p><p>"
+               + ARTICLE[1].replace("building", "shelf") + "</p></div>")
+    body = nav + "<div class='row'>" + description + "</div><div class='row2'>" + details + "</div>"
+    text = kept(run(page(body)))
+    assert ARTICLE[1] in text and "Material: oak wood" in text and "Height: 120 cm" in text
+    assert "Sport" not in text
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "

@@ -66,6 +66,7 @@ from . import justext_engine
 from .justext_engine import _FAST_PARAGRAPH_INIT, KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
 
 MIN_OVERRULE_CHARS = 300
+SECOND_MAIN_SHARE = 0.25    # share of the content-like text a second main block must hold
 OUTSIDE_MODES = ("drop", "good", "justext")
 
 # -- structural evidence --------------------------------------------------------
@@ -666,6 +667,16 @@ class JustextPlusExtractor(Extractor):
                             kind_of[i], region_of[i] = k, x
                             break
         inside = [main is not None and (p.xpath == main or p.xpath.startswith(main + "/")) for p in paras]
+        if main is not None:
+            # the main text split in two blocks (a recipe's ingredients and its steps, a
+            # product's description and its details): a second region holding most of the
+            # content-like text left outside the first, a quarter of the page's or more
+            rest = [0 if inside[i] else w for i, w in enumerate(weight)]
+            if sum(rest) >= SECOND_MAIN_SHARE * sum(weight):
+                second = self.main_region(tree, rest, hints)
+                if second is not None and not main.startswith(second + "/") and not second.startswith(main + "/"):
+                    inside = [ins or p.xpath == second or p.xpath.startswith(second + "/")
+                              for ins, p in zip(inside, paras)]
         if main is not None:
             # a bare <form> inside the main region holds main text (ingredients, a questionnaire)
             for i in range(n):
