@@ -354,6 +354,20 @@ def test_main_text_split_in_two_blocks_keeps_both():
     assert "Sport" not in text
 
 
+def test_article_header_before_the_article_is_its_title_block():
+    # a header that names itself the article's ("article-header", "entry-header") holds its
+    # headline and standfirst; the page's header (menu) stays boilerplate
+    standfirst = ("The empty building by the river will open its doors to the young people of the town "
+                  "next spring, after the council agreed on a plan for its future.")
+    body = ("<div class='site-header'><p>Town News: the paper of the town and of its villages since 1901.</p>"
+            + "".join(f"<a href='/{w}'>{w}</a> " for w in NAV) + "</div>"
+            "<div class='article-header'><h1>Old library to become a youth centre</h1>"
+            f"<h2>{standfirst}</h2></div><div class='text'>" + "".join(f"<p>{t}</p>" for t in ARTICLE) + "</div>")
+    text = kept(run(page(body)))
+    assert standfirst in text and ARTICLE[0] in text
+    assert "since 1901" not in text
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "
@@ -420,7 +434,10 @@ def test_advertisement_label_removed():
 
 def test_affiliate_disclosure_feedback_widget_and_read_aloud_removed():
     lines = ["Anzeige, enthält Affiliate Links", "This post contains affiliate links.", "War der Artikel nützlich?",
-             "Was this article helpful?", "ESCUCHA ESTA NOTA AQUÍ", "Listen to this article"]
+             "Was this article helpful?", "ESCUCHA ESTA NOTA AQUÍ", "Listen to this article",
+             "*Werbung. Dieser Beitrag enthält Werbung für eine Marke.",
+             "Für Links auf dieser Seite erhält die Redaktion ggf. eine Provision vom Händler, z.B. für solche mit Symbol.",
+             "Materiał chroniony prawem autorskim.", "Town News 2024. Alle Rechte vorbehalten."]
     extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
     text = kept(run(page(article_html(extra_inside=extra))))
     assert ARTICLE[1] in text

@@ -205,6 +205,10 @@ def candidate_evidence(el: Any) -> tuple[str | None, bool]:
 DESCRIPTION_CHARS = 200      # (the compiled walk's limit too)
 
 
+_ARTICLE_HEADER = re.compile(r"(?:article|artikel|post|entry|story|beitrag)[-_]?(?:header|head|kopf)"
+                             r"|(?:header|head|kopf)[-_]?(?:article|artikel|post|entry|story|beitrag)", re.IGNORECASE)
+
+
 def describe(el: Any) -> str:
     """The element behind a region, for the inspect view (``features["region_element"]``)."""
     return f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:DESCRIPTION_CHARS]
@@ -419,9 +423,17 @@ MAX_RELATED_WORDS = 8
 # a line that is only the label over an advertisement
 _AD_LABEL = re.compile(r"^\W*(?:anzeige|werbung|reklama|advertisement|advertising|publicidad|publicité|publicidade|"
                        r"sponsored|gesponsert|pubblicità)\W*$", re.IGNORECASE)
-# a line declaring the text's links or products paid for ("Anzeige, enthält Affiliate Links")
-_AD_DISCLOSURE = re.compile(r"\b(?:enthält|contains?|contiene|contient) (?:\w+ )?(?:affiliate|werbe|sponsored|referral|"
-                            r"partner|afiliad\w*|affiliés?)[- ]?(?:links?|enlaces|liens)\b", re.IGNORECASE)
+# a line declaring the text's links or products paid for ("Anzeige, enthält Affiliate Links",
+# "Dieser Beitrag enthält Werbung", "Für Links auf dieser Seite erhält X eine Provision")
+_AD_DISCLOSURE = re.compile(r"\b(?:(?:enthält|contains?|contiene|contient) (?:\w+ )?(?:affiliate|werbe|sponsored|referral|"
+                            r"partner|afiliad\w*|affiliés?)[- ]?(?:links?|enlaces|liens)|"
+                            r"enthält (?:unbezahlte |bezahlte )?werbung|contains (?:paid )?advertising|"
+                            r"(?:erhält|erhalten) (?:\w+ ){0,2}(?:ggf\. |gegebenenfalls |eventuell )?eine provision|"
+                            r"(?:earn|receive) (?:a )?(?:small )?(?:affiliate )?commission)\b", re.IGNORECASE)
+# a copyright notice in words
+_RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos los derechos reservados|"
+                     r"tous droits réservés|wszelkie prawa zastrzeżone|chroniony prawem autorskim|"
+                     r"todos os direitos reservados|urheberrechtlich geschützt)\b", re.IGNORECASE)
 
 
 # picture agencies and stock libraries named in a caption's credit ("Berlin / Shutterstock");
@@ -436,6 +448,8 @@ MAX_UI_WORDS = 5
 
 def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int]) -> str | None:
     """The reason a short line belongs to the page's template, or None (the word count taken once)."""
+    if _AD_DISCLOSURE.search(text):
+        return "boilerplate:ad"
     words = len(text.split())
     if words > MAX_ACTION_WORDS:
         return None
@@ -443,7 +457,7 @@ def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str
         return "boilerplate:action"
     if looks_like_related_heading(text, words):
         return "boilerplate:related"
-    if words <= 3 and _AD_LABEL.match(text) or _AD_DISCLOSURE.search(text):
+    if words <= 3 and _AD_LABEL.match(text):
         return "boilerplate:ad"
     if not (keep_meta or heading) and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
         # (a heading naming an agency is news about it)
@@ -590,8 +604,10 @@ class JustextPlusExtractor(Extractor):
                     if c and not any(kinds.get(x) == "cookie" for x in pre))
 
         # a header inside an article is the article's title block, not the page's header
+        # (and so is one that names itself so: "article-header", "entry-header", "post-head")
         for x, k in list(kinds.items()):
-            if k == "header" and any(x.startswith(h + "/") for h in hints):
+            if k == "header" and (any(x.startswith(h + "/") for h in hints)
+                                  or (why and x in why and _ARTICLE_HEADER.search(why[x]))):
                 del kinds[x]
         # text per region, to overrule names on regions that hold most of the content
         region_mass: dict[str, int] = {}
@@ -713,7 +729,7 @@ class JustextPlusExtractor(Extractor):
             if kind is not None and kind != "meta":
                 reason[i] = f"boilerplate:{'form' if kind == BARE_FORM else kind}"
                 continue
-            if "\xa9" in p.text or "&copy" in p.text:
+            if "\xa9" in p.text or "&copy" in p.text or (len(p.text) < 200 and _RIGHTS.search(p.text)):
                 reason[i] = "boilerplate"
                 continue
             meta_line = (kind == "meta" or looks_like_date_line(p.text)) and not p.heading
