@@ -368,6 +368,18 @@ def test_article_header_before_the_article_is_its_title_block():
     assert "since 1901" not in text
 
 
+def test_short_lines_in_headed_sections_before_the_text_kept():
+    # a facts box at the top of the article: sections of short lines, each under its heading
+    facts = ("<h3>Opening hours</h3><p>Monday to Friday.</p><h3>Address</h3><p>River Street 4.</p>"
+             "<p>Town centre.</p><h3>The plan</h3>")
+    body = "<div class='menu'>" + "".join(f"<a href='/{w}'>{w}</a> " for w in NAV) + "</div>" + article_html().replace(
+        "<h1>Old library to become a youth centre</h1>", "<h1>Old library to become a youth centre</h1>" + facts)
+    text = kept(run(page(body)))
+    for line in ("Opening hours", "Monday to Friday.", "River Street 4.", "Town centre.", ARTICLE[0]):
+        assert line in text, line
+    assert "Sport" not in text
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "

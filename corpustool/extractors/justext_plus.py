@@ -721,6 +721,13 @@ class JustextPlusExtractor(Extractor):
         for p in paras:
             if len(p.text) < 60:
                 repeated[p.text] = repeated.get(p.text, 0) + 1
+        # before the span (or without one): lines in a section of the main region that a
+        # heading opens and another closes (a facts box: "Cameras" / "Widelux."), not the
+        # title block's lines
+        headed_before = [False] * n
+        heads = [i for i in range(min(first_c + 1, n)) if inside[i] and paras[i].heading and kind_of[i] is None]
+        for i in range(heads[0] + 1, heads[-1]) if len(heads) >= 2 else ():
+            headed_before[i] = inside[i] and not paras[i].heading
         keep = [False] * n
         reason: list[str | None] = [None] * n
         for i, p in enumerate(paras):
@@ -748,7 +755,8 @@ class JustextPlusExtractor(Extractor):
                 if ld > self.max_link_density:
                     reason[i] = "boilerplate:links"
                     continue
-                keep[i] = first_c <= i <= last_c or (i < first_c and (p.heading or meta_line))
+                keep[i] = first_c <= i <= last_c or (i < first_c and (p.heading or meta_line or (
+                    ld == 0.0 and headed_before[i])))
             elif p.heading and title_norm and _is_title(_norm(p.text), title_norm):
                 keep[i] = True
             elif self.outside == "justext":
