@@ -380,6 +380,28 @@ def test_short_lines_in_headed_sections_before_the_text_kept():
     assert "Sport" not in text
 
 
+def test_blog_engine_post_lines_and_follow_us_removed_unless_meta_kept():
+    posted = ("Der Beitrag wurde am Mittwoch, den 27. November 2019\num 15:21 Uhr veröffentlicht und wurde "
+              "unter Allgemein abgelegt. Du kannst die Kommentare zu diesem Eintrag durch den RSS-2.0-Feed verfolgen.")
+    extra = (f"<p>{ARTICLE[1]}</p><p>This entry was posted in News. Bookmark the permalink.</p>"
+             f"<p>{posted}</p><p>Follow Town News on Twitter</p>")
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert ARTICLE[1] in text
+    assert "Bookmark the permalink" not in text and "RSS-2.0-Feed" not in text and "on Twitter" not in text
+    assert "Bookmark the permalink" in kept(run(page(article_html(extra_inside=extra)), keep_meta=True))
+
+
+def test_long_paragraph_with_a_few_links_bounds_the_text():
+    # the last paragraph has links on almost a quarter of its text: more than jusText allows
+    # (0.2), it is still the article's closing paragraph
+    closing = ("The <a href='/a'>town council</a> will meet again in <a href='/b'>March</a>, when the "
+               "<a href='/c'>plan for the building</a> and the gardens around it is presented to the people of the "
+               "town and its villages.")
+    body = article_html().replace("</article>", f"<p>Short line.</p><p>{closing}</p></article>")
+    text = kept(run(page(body)))
+    assert "will meet again in March" in text
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "
