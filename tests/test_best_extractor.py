@@ -402,6 +402,15 @@ def test_long_paragraph_with_a_few_links_bounds_the_text():
     assert "will meet again in March" in text
 
 
+def test_short_post_of_short_lines_kept():
+    # a post of three short quoted lines: no paragraph jusText finds good or near-good
+    post = ("<div class='post'><h2>A conversation</h2><p>\u201eI know I am tired and should not say it.\u201c</p>"
+            "<p>\u2013 \u201eThen do not say it, my friend.\u201c</p><p>\u2013 \u201eFine, I will not.\u201c</p></div>")
+    body = "<div class='menu'>" + "".join(f"<a href='/{w}'>{w}</a> " for w in NAV) + "</div>" + post
+    text = kept(run(page(body, title="A conversation")))
+    assert "I know I am tired" in text and "Then do not say it" in text and "Sport" not in text
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "

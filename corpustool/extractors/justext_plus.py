@@ -719,6 +719,11 @@ class JustextPlusExtractor(Extractor):
         # (share buttons, "related articles", credits)
         span = [i for i in range(n) if inside[i] and kind_of[i] is None and (content[i] or (
             paras[i].cf_class == "bad" and chars[i] >= 70 and paras[i].features.get("link_density", 0.0) <= SPAN_LINK_DENSITY))]
+        if not span:
+            # no paragraph reads like content (a short post of short lines): its lines without
+            # links are its text
+            span = [i for i in range(n) if inside[i] and kind_of[i] is None and not paras[i].heading
+                    and not paras[i].features.get("link_density") and paras[i].features.get("words", 0) >= 3]
         first_c, last_c = (span[0], span[-1]) if span else (n, -1)
         # sentences next to the span are its lead and its closing words
         while first_c > 0 and inside[first_c - 1] and _is_sentence(paras[first_c - 1], LEAD_LINK_DENSITY):
