@@ -200,6 +200,14 @@ def test_sentence_with_a_date_is_not_a_dateline():
     assert looks_like_date_line("Posted on 12 March 2024.")
 
 
+def test_labelled_date_is_a_dateline_only_under_a_publishing_label():
+    # an event's date or a deadline is a fact of the text; "Published:" and "Stand:" date the page
+    for line in ("Termin: 29.02.2020, 19 Uhr", "Deadline: 3 May 2021", "Einsendeschluss: 03.11.2019 (Poststempel)"):
+        assert not looks_like_date_line(line), line
+    for line in ("Veröffentlicht: 29.02.2020, 19:00", "Stand: 03.11.2019", "Last updated: 3 May 2021", "29.02.2020"):
+        assert looks_like_date_line(line), line
+
+
 def test_heading_over_a_link_list_removed():
     links = "".join(f"<li><a href='/n{i}'>Another story number {i}</a></li>" for i in range(5))
     doc = run(page(article_html(f"<h3>More from the town</h3><ul>{links}</ul>")))

@@ -483,6 +483,16 @@ _POSTED = re.compile(r"\W*(?:this (?:entry|post) was (?:posted|published)|bookma
                      r"lesezeichen .{0,20}permalink|cette entrée a été publiée|esta entrada fue publicada)\b", re.IGNORECASE | re.DOTALL)
 
 
+# "Label: value" lines; a date under a publishing label is the page's dateline, under any
+# other label it is a fact of the text (an event's date, a deadline)
+_FIELD_LABEL = re.compile(r"^\W*(\w+(?:[ -]\w+)?)\s?:\s")
+_PUBLISHING_LABELS = frozenset("""veröffentlicht aktualisiert stand erstellt datum geändert zuletzt publiziert
+eingestellt published updated posted date modified created publicado actualizado fecha publié publie
+opublikowano zaktualizowano data von by por par autor author""".split()) | {
+    "zuletzt aktualisiert", "zuletzt geändert", "last updated", "last modified", "letzte änderung", "mis à jour",
+    "publicado el", "posted on", "published on", "veröffentlicht am", "erstellt am", "stand vom"}
+
+
 def looks_like_date_line(text: str) -> bool:
     """A short line made of a date (and maybe a name or "posted on"): dateline or byline."""
     if len(text) > 80:
@@ -491,6 +501,9 @@ def looks_like_date_line(text: str) -> bool:
         return False      # every date below has a digit (\d, or a word of ASCII digits)
     if text.rstrip().endswith((".", "!", "?")) and len(text.split()) >= 6:
         return False      # a sentence that mentions a date ("Her last day is April 1.")
+    label = _FIELD_LABEL.match(text)
+    if label and label.group(1).lower() not in _PUBLISHING_LABELS:
+        return False      # a field of the text: "Termin: 29.02.2020, 19 Uhr", "Deadline: 3 May 2021"
     if _DATE.search(text):
         return True
     words = _NON_ALNUM.split(text.lower())
