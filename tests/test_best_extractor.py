@@ -419,6 +419,14 @@ def test_short_post_of_short_lines_kept():
     assert "I know I am tired" in text and "Then do not say it" in text and "Sport" not in text
 
 
+def test_letter_salutation_and_sign_off_kept_with_the_text():
+    letter = ("<div class='letter'><p>Dear readers,</p>" + "".join(f"<p>{t}</p>" for t in ARTICLE)
+              + "<p>Best regards</p><p>Your Anna</p></div>")
+    text = kept(run(page("<div class='menu'>" + "".join(f"<a href='/{w}'>{w}</a> " for w in NAV) + "</div>" + letter)))
+    assert "Dear readers," in text and "Best regards" in text and ARTICLE[3] in text
+    assert "Sport" not in text
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "

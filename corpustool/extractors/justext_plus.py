@@ -739,9 +739,11 @@ class JustextPlusExtractor(Extractor):
                     and not paras[i].features.get("link_density") and paras[i].features.get("words", 0) >= 3]
         first_c, last_c = (span[0], span[-1]) if span else (n, -1)
         # sentences next to the span are its lead and its closing words
-        while first_c > 0 and inside[first_c - 1] and _is_sentence(paras[first_c - 1], LEAD_LINK_DENSITY):
+        while first_c > 0 and inside[first_c - 1] and (_is_sentence(paras[first_c - 1], LEAD_LINK_DENSITY)
+                                                       or _letter_line(paras[first_c - 1], _SALUTATION)):
             first_c -= 1
-        while last_c + 1 < n and inside[last_c + 1] and _is_sentence(paras[last_c + 1]):
+        while last_c + 1 < n and inside[last_c + 1] and (_is_sentence(paras[last_c + 1])
+                                                         or _letter_line(paras[last_c + 1], _SIGN_OFF)):
             last_c += 1
         title_norm = _norm(title or "")
         # short lines repeated on the page are the labels of its controls ("Bild anzeigen")
@@ -931,6 +933,21 @@ def _strip_ruby(root: Any) -> None:
 # a lead sentence may link a name or two (links on at most a third of its text)
 LEAD_LINK_DENSITY = 0.35
 _SENTENCE_END = tuple(".!?…\"“”»)。！？")
+
+
+# a letter's opening and closing lines around a text ("Dear readers,", "Best regards")
+_SALUTATION = re.compile(r"^\W*(?:dear|hello|hi|liebe\w*|hallo|sehr geehrte\w*|querid[oa]s?|estimad[oa]s?|hola|"
+                         r"cher|chère|chers|chères|bonjour|drodzy|drogi\w*|szanown\w*|witajcie)\b", re.IGNORECASE)
+_SIGN_OFF = re.compile(r"^\W*(?:best|kind|warm)? ?(?:regards|wishes|cheers|yours|sincerely|"
+                       r"(?:viele|liebe|beste|herzliche|freundliche) grüße|grüße|euer|eure|dein|deine|"
+                       r"saludos|atentamente|un abrazo|cordialement|amicalement|bien à vous|pozdrawiam\w*|"
+                       r"z pozdrowieniami)\b", re.IGNORECASE)
+
+
+def _letter_line(p: Paragraph, pattern: re.Pattern[str]) -> bool:
+    """A short line without links that opens or closes a letter-like text."""
+    return (not p.heading and p.features.get("words", 0) <= 6 and not p.features.get("link_density")
+            and pattern.match(p.text) is not None)
 
 
 def _is_sentence(p: Paragraph, max_link_density: float = 0.0) -> bool:
