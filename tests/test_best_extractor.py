@@ -427,6 +427,23 @@ def test_letter_salutation_and_sign_off_kept_with_the_text():
     assert "Sport" not in text
 
 
+def test_site_calls_to_action_of_any_length_removed():
+    lines = ["For the latest stories and breaking news updates download the Town News apps for iOS and Android.",
+             "If you enjoyed reading this post, would you consider supporting our work? Just click here.",
+             "We want to hear what you think about this article. Submit a letter to the editor.",
+             "Gib deine E-Mail-Adresse ein, um diesem Blog zu folgen und Benachrichtigungen zu erhalten.",
+             "¡Mira lo que tiene nuestro canal de YouTube!", "Vorschau auf den nächsten Artikel", "Quellen ausblenden"]
+    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert ARTICLE[1] in text
+    for line in lines:
+        assert line not in text, line
+    # the same words in the article's sentences are text
+    sentence = ("The council wants to support the work of the volunteers who run the library and "
+                "will publish a newsletter about the plan.")
+    assert sentence in kept(run(page(article_html(extra_inside=f"<p>{sentence}</p><p>{ARTICLE[1]}</p>"))))
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "

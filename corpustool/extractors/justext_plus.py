@@ -401,6 +401,24 @@ _ACTION = re.compile(
     re.IGNORECASE)
 MAX_ACTION_WORDS = 12
 
+# what the site asks of its reader in phrases no article text uses, in lines of any length
+# under 200 characters: get its app, join its channel, subscribe to it, support it,
+# write to its editor, visit its shop; and its post navigation and text toggles
+_SITE_ACTION = re.compile(
+    r"\b(?:(?:download|get|install) (?:the|our) (?:\w+ ){0,2}apps?\b|with the \w+ app\b|app herunterladen|"
+    r"(?:nuestro|nuestra) canal de (?:youtube|telegram|whatsapp)|our (?:youtube|telegram|whatsapp) channel|"
+    r"unseren? (?:youtube|telegram|whatsapp)[- ]?kanal|"
+    r"already (?:a )?subscriber|bereits abonnent\w*|ya eres suscriptor|déjà abonné|"
+    r"support(?:ing)? our (?:work|journalism)|unterstütz\w* (?:unsere|unseren) (?:arbeit|journalismus)|"
+    r"letters? to the editor|leserbrief\w*|"
+    r"e-?mail-?adresse ein|enter your e-?mail|"
+    r"werden sie mitglied|werde mitglied|jetzt mitglied|"
+    r"besuchen sie unser\w*|visit our (?:shop|store)|"
+    r"(?:nächste[rn]?|vorherige[rn]?) (?:artikel|beitrag)|(?:next|previous) (?:article|post)\b|"
+    r"article (?:suivant|précédent)|(?:siguiente|anterior) (?:artículo|nota)|"
+    r"(?:quellen|text|details?) (?:ausblenden|einblenden)|(?:mehr|weniger) anzeigen|show (?:more|less)\b|"
+    r"entdeck(?:e|en sie) (?:jetzt|weitere|mehr))", re.IGNORECASE)
+
 
 def looks_like_call_to_action(text: str, words: int | None = None) -> bool:
     """A short line asking the reader to share, rate, print, subscribe, log in or comment."""
@@ -454,6 +472,8 @@ def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str
     """The reason a short line belongs to the page's template, or None (the word count taken once)."""
     if _AD_DISCLOSURE.search(text):
         return "boilerplate:ad"
+    if _SITE_ACTION.search(text):
+        return "boilerplate:action"
     words = len(text.split())
     if words > MAX_ACTION_WORDS:
         return None
