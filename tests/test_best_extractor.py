@@ -444,6 +444,26 @@ def test_site_calls_to_action_of_any_length_removed():
     assert sentence in kept(run(page(article_html(extra_inside=f"<p>{sentence}</p><p>{ARTICLE[1]}</p>"))))
 
 
+def test_licence_disclaimer_citation_and_paywall_lines_removed():
+    lines = ["Dieser Text wurde veröffentlicht unter der Lizenz CC-BY-NC-ND-4.0-DE.",
+             "Dieser Beitrag gibt die Meinung des Autors wieder, nicht die der Redaktion.",
+             "(Alle Angaben ohne Gewähr)", "SUGGESTED CITATION Town, Anna: The library, Town News, 2024/4/09.",
+             "To view the full story, please subscribe to Town News.", "Follow Town News on Twitter and Instagram.",
+             "Letzte Aktualisierung am 2.02.2022 / Bei den Verlinkungen handelt es sich um Affiliate Links",
+             "Externer Inhalt", "Weitere Informationen:", "Mehr Kolumnen auf TownNews:"]
+    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert ARTICLE[1] in text
+    for line in lines:
+        assert line not in text, line
+
+
+def test_line_introducing_what_follows_the_text_kept():
+    extra = "<p>The plan of the council can be found here:</p><ul><li><a href='/p'>plan.pdf</a></li></ul>"
+    text = kept(run(page(article_html().replace("</article>", extra + "</article>"))))
+    assert "The plan of the council can be found here:" in text
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "

@@ -417,7 +417,11 @@ _SITE_ACTION = re.compile(
     r"(?:nächste[rn]?|vorherige[rn]?) (?:artikel|beitrag)|(?:next|previous) (?:article|post)\b|"
     r"article (?:suivant|précédent)|(?:siguiente|anterior) (?:artículo|nota)|"
     r"(?:quellen|text|details?) (?:ausblenden|einblenden)|(?:mehr|weniger) anzeigen|show (?:more|less)\b|"
-    r"entdeck(?:e|en sie) (?:jetzt|weitere|mehr))", re.IGNORECASE)
+    r"entdeck(?:e|en sie) (?:jetzt|weitere|mehr)|"
+    r"to (?:view|read|continue reading) the (?:full|whole|rest of the) (?:story|article)|please subscribe|"
+    r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram)|folg(?:en sie|t) uns|síguenos en|suivez-nous sur|"
+    r"zapraszamy (?:też |również )?do (?:subskrypcji|obserwowania)|mit diesem button|"
+    r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$)", re.IGNORECASE)
 
 
 def looks_like_call_to_action(text: str, words: int | None = None) -> bool:
@@ -431,6 +435,7 @@ _RELATED = re.compile(
     r"^\W*(?:more on|more from|more about|read more|read also|see also|related\w*|you (?:may|might) also like|"
     r"recommended|mehr zum thema|mehr zu|mehr von|mehr aus|lesen sie (?:auch|mehr)|lies auch|auch interessant|"
     r"das könnte (?:sie|dich|euch) auch interessieren|weitere (?:artikel|beiträge|themen|news|nachrichten)|"
+    r"weitere informationen\w*|weitere \w*tipps|mehr \w+ (?:auf|bei) |"
     r"(?:ähnliche|verwandte) (?:artikel|beiträge|themen)|vous aimerez aussi|à lire aussi|lire aussi|voir aussi|sur le même sujet|"
     r"veja também|leia também|leia mais|contenido relacionado|noticias relacionadas|te puede interesar|"
     r"lee también|leer más|czytaj (?:także|też|więcej)|zobacz (?:też|także)|polecane|"
@@ -451,11 +456,20 @@ _AD_DISCLOSURE = re.compile(r"\b(?:(?:enthält|contains?|contiene|contient) (?:\
                             r"partner|afiliad\w*|affiliés?)[- ]?(?:links?|enlaces|liens)|"
                             r"enthält (?:unbezahlte |bezahlte )?werbung|contains (?:paid )?advertising|"
                             r"(?:erhält|erhalten) (?:\w+ ){0,2}(?:ggf\. |gegebenenfalls |eventuell )?eine provision|"
-                            r"(?:earn|receive) (?:a )?(?:small )?(?:affiliate )?commission)\b", re.IGNORECASE)
+                            r"(?:earn|receive) (?:a )?(?:small )?(?:affiliate )?(?:commission|compensation)|"
+                            r"affiliate[- ]?links?|enlaces de afiliados?|liens affiliés|"
+                            r"(?:one or more of )?our advertisers|advertiser disclosure|"
+                            r"advertisers do not influence)\b", re.IGNORECASE)
 # a copyright notice in words
 _RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos los derechos reservados|"
                      r"tous droits réservés|wszelkie prawa zastrzeżone|chroniony prawem autorskim|"
-                     r"todos os direitos reservados|urheberrechtlich geschützt)\b", re.IGNORECASE)
+                     r"todos os direitos reservados|urheberrechtlich geschützt|"
+                     # licences, disclaimers, citation lines
+                     r"cc[- ]by(?:[- ](?:sa|nc|nd))*|(?:licensed|published|veröffentlicht) under|unter der lizenz|"
+                     r"gibt (?:nur )?die meinung de[sr] autor\w* wieder|(?:reflects?|represents?) (?:only )?the "
+                     r"(?:views?|opinions?) of the author|the views expressed|las opiniones expresadas|"
+                     r"les opinions exprimées|ohne gewähr|suggested citation|zitiervorschlag|how to cite)\b",
+                     re.IGNORECASE)
 
 
 # picture agencies and stock libraries named in a caption's credit ("Berlin / Shutterstock");
@@ -470,6 +484,7 @@ MAX_UI_WORDS = 5
 
 def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int]) -> str | None:
     """The reason a short line belongs to the page's template, or None (the word count taken once)."""
+    line, text = text, " ".join(text.split())   # (no-break spaces between the words of a phrase)
     if _AD_DISCLOSURE.search(text):
         return "boilerplate:ad"
     if _SITE_ACTION.search(text):
@@ -486,7 +501,7 @@ def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str
     if not (keep_meta or heading) and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
         # (a heading naming an agency is news about it)
         return "boilerplate:credit"
-    if words <= MAX_UI_WORDS and repeated.get(text, 0) >= MIN_UI_REPEATS:
+    if words <= MAX_UI_WORDS and repeated.get(line, 0) >= MIN_UI_REPEATS:
         return "boilerplate:repeated"
     return None
 
@@ -763,7 +778,8 @@ class JustextPlusExtractor(Extractor):
                                                        or _letter_line(paras[first_c - 1], _SALUTATION)):
             first_c -= 1
         while last_c + 1 < n and inside[last_c + 1] and (_is_sentence(paras[last_c + 1])
-                                                         or _letter_line(paras[last_c + 1], _SIGN_OFF)):
+                                                         or _letter_line(paras[last_c + 1], _SIGN_OFF)
+                                                         or _introduces(paras[last_c + 1])):
             last_c += 1
         title_norm = _norm(title or "")
         # short lines repeated on the page are the labels of its controls ("Bild anzeigen")
@@ -797,7 +813,8 @@ class JustextPlusExtractor(Extractor):
             if not p.heading and not self.keep_meta and looks_like_credit_line(p.text):
                 reason[i] = "boilerplate:credit"
                 continue
-            template = _template_line(p.text, p.heading, self.keep_meta, repeated) if len(p.text) < 200 else None
+            template = (_template_line(p.text, p.heading, self.keep_meta, repeated) if len(p.text) < 200
+                        else "boilerplate:ad" if len(p.text) < 400 and _AD_DISCLOSURE.search(p.text) else None)
             if template:
                 # a short line of the site's template: a button, a box title, a label
                 reason[i] = template
@@ -962,6 +979,12 @@ _SIGN_OFF = re.compile(r"^\W*(?:best|kind|warm)? ?(?:regards|wishes|cheers|yours
                        r"(?:viele|liebe|beste|herzliche|freundliche) grüße|grüße|euer|eure|dein|deine|"
                        r"saludos|atentamente|un abrazo|cordialement|amicalement|bien à vous|pozdrawiam\w*|"
                        r"z pozdrowieniami)\b", re.IGNORECASE)
+
+
+def _introduces(p: Paragraph) -> bool:
+    """A line of words without links ending in a colon: it introduces what follows ("The paper is here:")."""
+    return (not p.heading and p.features.get("words", 0) >= 3 and not p.features.get("link_density")
+            and p.text.rstrip().endswith(":"))
 
 
 def _letter_line(p: Paragraph, pattern: re.Pattern[str]) -> bool:
