@@ -464,6 +464,26 @@ def test_line_introducing_what_follows_the_text_kept():
     assert "The plan of the council can be found here:" in text
 
 
+def test_box_titles_captions_and_consent_placeholders_removed():
+    consent = ("Wir respektieren deine Privatsphäre und stellen deshalb ohne dein Einverständnis keine Verbindung "
+               "zu Twitter her. Wenn du hier klickst, werden Daten an Twitter übertragen und der Beitrag wird "
+               "geladen; mehr dazu steht in unserer Datenschutzerklärung, die du jederzeit aufrufen kannst.")
+    lines = ["Über diese Reihe", "About the author", "Pressesprecherin Anna Town",
+             "Abbildung 8: Vorgehensweise für grosse Ereignisse", consent]
+    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert ARTICLE[1] in text
+    for line in lines:
+        assert line not in text, line
+
+
+def test_heading_before_the_article_that_is_a_template_line_removed():
+    body = ("<div class='box'><p>" + ARTICLE[0].replace("library", "school") + "</p><h5>See also</h5></div>"
+            + article_html())
+    text = kept(run(page(body)))
+    assert "See also" not in text and ARTICLE[1] in text
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "

@@ -372,10 +372,16 @@ _CREDIT = re.compile(
 MAX_CREDIT_CHARS = 200
 
 
+# a numbered figure's caption ("Abbildung 8: ...", "Fig. 2.")
+_FIGURE_CAPTION = re.compile(r"^\W*(?:abbildung|abb|figure|fig|grafik|tabelle|table|ilustración|figura|rysunek)"
+                             r"\.?\s*\d+\s*[:.]", re.IGNORECASE)
+
+
 def looks_like_credit_line(text: str) -> bool:
     """A short line naming a picture's author or a source: a caption's credit, not running text."""
     # (every credit has a colon: most lines are settled without the pattern)
-    return len(text) < MAX_CREDIT_CHARS and ":" in text and _CREDIT.search(text) is not None
+    return len(text) < MAX_CREDIT_CHARS and (":" in text and _CREDIT.search(text) is not None
+                                             or _FIGURE_CAPTION.match(text) is not None)
 
 
 _DIGIT = re.compile(r"\d").search
@@ -421,6 +427,7 @@ _SITE_ACTION = re.compile(
     r"to (?:view|read|continue reading) the (?:full|whole|rest of the) (?:story|article)|please subscribe|"
     r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram)|folg(?:en sie|t) uns|síguenos en|suivez-nous sur|"
     r"zapraszamy (?:też |również )?do (?:subskrypcji|obserwowania)|mit diesem button|"
+
     r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$)", re.IGNORECASE)
 
 
@@ -436,6 +443,10 @@ _RELATED = re.compile(
     r"recommended|mehr zum thema|mehr zu|mehr von|mehr aus|lesen sie (?:auch|mehr)|lies auch|auch interessant|"
     r"das könnte (?:sie|dich|euch) auch interessieren|weitere (?:artikel|beiträge|themen|news|nachrichten)|"
     r"weitere informationen\w*|weitere \w*tipps|mehr \w+ (?:auf|bei) |"
+    # the titles of the boxes about the author, the series, the press office
+    r"über (?:den|die) autor\w*|über diese (?:reihe|serie)|about the authors?|about this series|"
+    r"sobre (?:el|la) autora?|à propos de l'auteur|o autorze|pressekontakt|press contact|media contact|"
+    r"pressesprecher\w*|"
     r"(?:ähnliche|verwandte) (?:artikel|beiträge|themen)|vous aimerez aussi|à lire aussi|lire aussi|voir aussi|sur le même sujet|"
     r"veja também|leia também|leia mais|contenido relacionado|noticias relacionadas|te puede interesar|"
     r"lee también|leer más|czytaj (?:także|też|więcej)|zobacz (?:też|także)|polecane|"
@@ -460,6 +471,13 @@ _AD_DISCLOSURE = re.compile(r"\b(?:(?:enthält|contains?|contiene|contient) (?:\
                             r"affiliate[- ]?links?|enlaces de afiliados?|liens affiliés|"
                             r"(?:one or more of )?our advertisers|advertiser disclosure|"
                             r"advertisers do not influence)\b", re.IGNORECASE)
+# the placeholder of an embedded post or video that waits for the reader's consent
+_CONSENT = re.compile(r"\b(?:(?:wir respektieren|we respect) (?:deine |ihre |your )?(?:privatsphäre|privacy)|"
+                      r"ohne (?:dein|ihr) einverständnis keine verbindung|"
+                      r"(?:durch|mit) (?:dem|einem) klick auf .{0,40}(?:inhalt|video|beitrag).{0,40}"
+                      r"(?:einverstanden|zustimmen|stimmen sie zu)|"
+                      r"by (?:clicking|loading) .{0,40}(?:content|video|post).{0,60}(?:you )?(?:agree|accept|consent))",
+                      re.IGNORECASE | re.DOTALL)
 # a copyright notice in words
 _RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos los derechos reservados|"
                      r"tous droits réservés|wszelkie prawa zastrzeżone|chroniony prawem autorskim|"
@@ -482,11 +500,21 @@ MIN_UI_REPEATS = 3          # the same short line three times on a page: a contr
 MAX_UI_WORDS = 5
 
 
+def _notice(text: str) -> str | None:
+    """The reason a paragraph is a notice of the site's (advertising disclosure, consent placeholder), or None."""
+    if _AD_DISCLOSURE.search(text):
+        return "boilerplate:ad"
+    if _CONSENT.search(text):
+        return "boilerplate:consent"
+    return None
+
+
 def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int]) -> str | None:
     """The reason a short line belongs to the page's template, or None (the word count taken once)."""
     line, text = text, " ".join(text.split())   # (no-break spaces between the words of a phrase)
-    if _AD_DISCLOSURE.search(text):
-        return "boilerplate:ad"
+    notice = _notice(text)
+    if notice:
+        return notice
     if _SITE_ACTION.search(text):
         return "boilerplate:action"
     words = len(text.split())
@@ -814,7 +842,7 @@ class JustextPlusExtractor(Extractor):
                 reason[i] = "boilerplate:credit"
                 continue
             template = (_template_line(p.text, p.heading, self.keep_meta, repeated) if len(p.text) < 200
-                        else "boilerplate:ad" if len(p.text) < 400 and _AD_DISCLOSURE.search(p.text) else None)
+                        else _notice(p.text) if len(p.text) < 400 else None)
             if template:
                 # a short line of the site's template: a button, a box title, a label
                 reason[i] = template
@@ -877,7 +905,8 @@ class JustextPlusExtractor(Extractor):
                     j -= 1
             if first is not None:
                 for j in range(first - 1, max(first - 4, -1), -1):
-                    if paras[j].heading and kind_of[j] is None and paras[j].features.get("link_density", 0.0) <= 0.5:
+                    if (paras[j].heading and kind_of[j] is None and paras[j].features.get("link_density", 0.0) <= 0.5
+                            and reason[j] in (None, "boilerplate")):   # (not a template line: "See also")
                         keep[j] = True
                         break
             # the lead: a "teaser" (the German press's word for it) right before or at the
