@@ -484,6 +484,23 @@ def test_heading_before_the_article_that_is_a_template_line_removed():
     assert "See also" not in text and ARTICLE[1] in text
 
 
+def test_comment_prompts_newsletter_teasers_ad_prefixes_and_disclaimers_removed():
+    lines = ["2024 nichts mehr versäumen!", "ANZEIGE - Heute mal ausgehen? Wie wäre es mit:",
+             "Bitte teilen Sie uns Ihre Erfahrungen mit, wenn Sie das Buch schon gelesen haben.",
+             "Du möchtest mitmachen? Dann hinterlasse einfach einen Kommentar unter diesem Beitrag.",
+             "Get the latest news straight to your phone with the Town News app.",
+             "Town News does not offer medical advice. If you are concerned about your health, see a doctor.",
+             "Ich bin mit der Verarbeitung meiner Daten nach der Datenschutzerklärung einverstanden."]
+    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert ARTICLE[1] in text
+    for line in lines:
+        assert line not in text, line
+    # a sentence that begins with the word is text
+    sentence = "Werbung ist für die Bibliothek der Stadt nie ein Thema gewesen, sagte die Bürgermeisterin."
+    assert sentence in kept(run(page(article_html(extra_inside=f"<p>{sentence}</p><p>{ARTICLE[1]}</p>"))))
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "

@@ -397,6 +397,7 @@ _ACTION = re.compile(
     r"udostępnij|subskryb\w*|zaloguj\w*|compartilh\w*|assine|support us|donate|unterstütze\w*|spende\w*|"
     r"become a member|mitglied werden|hazte miembro|subskrypcj\w*|"
     r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram|x)|folg(?:en sie|t) uns|síguenos|suivez-nous|obserwuj nas|"
+    r"nichts mehr (?:verpassen|versäumen)|verpasse nichts|never miss|don't miss (?:a|any)|"
     # feedback widgets and read-aloud players
     r"(?:war|ist) (?:der|dieser|die|diese) (?:artikel|beitrag|text|seite|information\w*) (?:hilfreich|nützlich)|"
     r"was this (?:article|page|post|answer|information) (?:helpful|useful)|"
@@ -411,7 +412,7 @@ MAX_ACTION_WORDS = 12
 # under 200 characters: get its app, join its channel, subscribe to it, support it,
 # write to its editor, visit its shop; and its post navigation and text toggles
 _SITE_ACTION = re.compile(
-    r"\b(?:(?:download|get|install) (?:the|our) (?:\w+ ){0,2}apps?\b|with the \w+ app\b|app herunterladen|"
+    r"\b(?:(?:download|get|install) (?:the|our) (?:\w+ ){0,2}apps?\b|with the (?:\w+ ){1,3}app\b|app herunterladen|"
     r"(?:nuestro|nuestra) canal de (?:youtube|telegram|whatsapp)|our (?:youtube|telegram|whatsapp) channel|"
     r"unseren? (?:youtube|telegram|whatsapp)[- ]?kanal|"
     r"already (?:a )?subscriber|bereits abonnent\w*|ya eres suscriptor|déjà abonné|"
@@ -427,6 +428,9 @@ _SITE_ACTION = re.compile(
     r"to (?:view|read|continue reading) the (?:full|whole|rest of the) (?:story|article)|please subscribe|"
     r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram)|folg(?:en sie|t) uns|síguenos en|suivez-nous sur|"
     r"zapraszamy (?:też |również )?do (?:subskrypcji|obserwowania)|mit diesem button|"
+    r"hinterlasse (?:einfach |gerne )?einen kommentar|leave a comment|deja (?:un|tu) comentario|"
+    r"laissez un commentaire|zostaw komentarz|klick(?:e|t)? (?:dich|euch) durch|"
+    r"(?:teilen sie|teil) uns .{0,40}mit\b|"
 
     r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$)", re.IGNORECASE)
 
@@ -460,7 +464,7 @@ MAX_RELATED_WORDS = 8
 
 # a line that is only the label over an advertisement
 _AD_LABEL = re.compile(r"^\W*(?:anzeige|werbung|reklama|advertisement|advertising|publicidad|publicité|publicidade|"
-                       r"sponsored|gesponsert|pubblicità)\W*$", re.IGNORECASE)
+                       r"sponsored|gesponsert|pubblicità)(?:\W*$|\s*[-–—|:]\s)", re.IGNORECASE)
 # a line declaring the text's links or products paid for ("Anzeige, enthält Affiliate Links",
 # "Dieser Beitrag enthält Werbung", "Für Links auf dieser Seite erhält X eine Provision")
 _AD_DISCLOSURE = re.compile(r"\b(?:(?:enthält|contains?|contiene|contient) (?:\w+ )?(?:affiliate|werbe|sponsored|referral|"
@@ -476,7 +480,13 @@ _CONSENT = re.compile(r"\b(?:(?:wir respektieren|we respect) (?:deine |ihre |you
                       r"ohne (?:dein|ihr) einverständnis keine verbindung|"
                       r"(?:durch|mit) (?:dem|einem) klick auf .{0,40}(?:inhalt|video|beitrag).{0,40}"
                       r"(?:einverstanden|zustimmen|stimmen sie zu)|"
-                      r"by (?:clicking|loading) .{0,40}(?:content|video|post).{0,60}(?:you )?(?:agree|accept|consent))",
+                      r"by (?:clicking|loading) .{0,40}(?:content|video|post).{0,60}(?:you )?(?:agree|accept|consent)|"
+                      r"(?:ich bin|i agree|i accept|ich stimme) .{0,80}(?:datenschutz|privacy)|"
+                      r"(?:werden|wird) ihre (?:angaben|daten) .{0,120}(?:gespeichert|verarbeitet)|"
+                      # medical and legal disclaimers
+                      r"(?:does|do|is|are) not (?:offer|provide|constitute|a substitute for) (?:\w+ )?(?:medical|legal|"
+                      r"financial|professional) advice|ersetzt? (?:keine|nicht die) (?:ärztliche|medizinische) beratung|"
+                      r"entspricht den vorgaben der (?:ärztlichen )?fachliteratur|medically reviewed)",
                       re.IGNORECASE | re.DOTALL)
 # a copyright notice in words
 _RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos los derechos reservados|"
@@ -524,7 +534,7 @@ def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str
         return "boilerplate:action"
     if looks_like_related_heading(text, words):
         return "boilerplate:related"
-    if words <= 3 and _AD_LABEL.match(text):
+    if _AD_LABEL.match(text) and (words <= 3 or not text.rstrip().endswith(".")):
         return "boilerplate:ad"
     if not (keep_meta or heading) and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
         # (a heading naming an agency is news about it)
