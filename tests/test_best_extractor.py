@@ -501,6 +501,22 @@ def test_comment_prompts_newsletter_teasers_ad_prefixes_and_disclaimers_removed(
     assert sentence in kept(run(page(article_html(extra_inside=f"<p>{sentence}</p><p>{ARTICLE[1]}</p>"))))
 
 
+def test_caption_marks_agency_credits_unrendered_markup_and_copyright_c_removed():
+    lines = ["Anna Town (l.) und Ben Town haben einen guten Draht zur Bibliothek.",
+             "Wer die Bücher auf die Wege legt, ist unklar (Symbolbild).",
+             "Anna Town, the mayor of the town, at the library (REUTERS/Ben Photographer)",
+             "{{^topArticle}} Für dieses Rezept gibt es noch keine Anleitung.",
+             "The hall of the library / (C) Ben Photographer",
+             "¿Ya sabías que tenemos canal de Telegram? Únete desde tu celular."]
+    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra))))
+    assert ARTICLE[1] in text
+    for line in lines:
+        assert line not in text, line
+    # keep_meta keeps the captions' credits
+    assert "(REUTERS/Ben Photographer)" in kept(run(page(article_html(extra_inside=extra)), keep_meta=True))
+
+
 def test_heading_after_the_last_kept_text_removed():
     # the closing line reads like text (it ends the span) but is removed as a copyright line
     closing = ("<h3>About this page</h3><p>\u00a9 2024 Town News, all rights reserved; the articles of this "

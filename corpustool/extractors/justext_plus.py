@@ -372,6 +372,10 @@ _CREDIT = re.compile(
 MAX_CREDIT_CHARS = 200
 
 
+# a photo caption's marks: who stands where ("(l.)", "(v.l.)"), a symbolic or archive picture
+_CAPTION_MARK = re.compile(r"\((?:l|r|li|re|m|links|rechts|mitte|left|right|center|centre|v\.\s?l|v\.\s?r|from left|"
+                           r"de izq\.?|izq|der|g|d|à gauche|à droite)\.?\)|\b(?:symbolbild|symbolfoto|archivbild|"
+                           r"archivfoto|imagen de archivo|photo d'archive|file photo)\b", re.IGNORECASE)
 # a numbered figure's caption ("Abbildung 8: ...", "Fig. 2.")
 _FIGURE_CAPTION = re.compile(r"^\W*(?:abbildung|abb|figure|fig|grafik|tabelle|table|ilustración|figura|rysunek)"
                              r"\.?\s*\d+\s*[:.]", re.IGNORECASE)
@@ -381,7 +385,9 @@ def looks_like_credit_line(text: str) -> bool:
     """A short line naming a picture's author or a source: a caption's credit, not running text."""
     # (every credit has a colon: most lines are settled without the pattern)
     return len(text) < MAX_CREDIT_CHARS and (":" in text and _CREDIT.search(text) is not None
-                                             or _FIGURE_CAPTION.match(text) is not None)
+                                             or _AGENCY_PAREN.search(text) is not None
+                                             or _FIGURE_CAPTION.match(text) is not None
+                                             or _CAPTION_MARK.search(text) is not None)
 
 
 _DIGIT = re.compile(r"\d").search
@@ -413,7 +419,7 @@ MAX_ACTION_WORDS = 12
 # write to its editor, visit its shop; and its post navigation and text toggles
 _SITE_ACTION = re.compile(
     r"\b(?:(?:download|get|install) (?:the|our) (?:\w+ ){0,2}apps?\b|with the (?:\w+ ){1,3}app\b|app herunterladen|"
-    r"(?:nuestro|nuestra) canal de (?:youtube|telegram|whatsapp)|our (?:youtube|telegram|whatsapp) channel|"
+    r"(?:nuestro|nuestra|tenemos|tenemos un) canal de (?:youtube|telegram|whatsapp)|our (?:youtube|telegram|whatsapp) channel|"
     r"unseren? (?:youtube|telegram|whatsapp)[- ]?kanal|"
     r"already (?:a )?subscriber|bereits abonnent\w*|ya eres suscriptor|déjà abonné|"
     r"support(?:ing)? our (?:work|journalism)|unterstütz\w* (?:unsere|unseren) (?:arbeit|journalismus)|"
@@ -475,6 +481,8 @@ _AD_DISCLOSURE = re.compile(r"\b(?:(?:enthält|contains?|contiene|contient) (?:\
                             r"affiliate[- ]?links?|enlaces de afiliados?|liens affiliés|"
                             r"(?:one or more of )?our advertisers|advertiser disclosure|"
                             r"advertisers do not influence)\b", re.IGNORECASE)
+# a template's unrendered markup ("{{^topArticle}}", "{{ title }}")
+_UNRENDERED = re.compile(r"\{\{[#^/!]?\s*[\w.]+\s*\}\}")
 # the placeholder of an embedded post or video that waits for the reader's consent
 _CONSENT = re.compile(r"\b(?:(?:wir respektieren|we respect) (?:deine |ihre |your )?(?:privatsphäre|privacy)|"
                       r"ohne (?:dein|ihr) einverständnis keine verbindung|"
@@ -506,6 +514,9 @@ _AGENCY = re.compile(r"\b(?:shutterstock|getty ?images|getty|istock\w*|adobe ?st
                      r"unsplash|pixabay|pexels|123rf|fotolia|dpa|afp|reuters|ap photo)\b",
                      re.IGNORECASE)
 MAX_AGENCY_WORDS = 8
+# an agency credit in parentheses at a caption's end ("(REUTERS/Denis Balibouse)")
+_AGENCY_PAREN = re.compile(r"\((?:[^()]*/\s*)?(?:reuters|afp|dpa|efe|getty images|ap photo|epa|ansa|imago|"
+                           r"picture[ -]alliance|shutterstock)\b[^()]*\)\s*$", re.IGNORECASE)
 MIN_UI_REPEATS = 3          # the same short line three times on a page: a control's label
 MAX_UI_WORDS = 5
 
@@ -525,6 +536,8 @@ def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str
     notice = _notice(text)
     if notice:
         return notice
+    if "{{" in text and _UNRENDERED.search(text):
+        return "boilerplate:template"
     if _SITE_ACTION.search(text):
         return "boilerplate:action"
     words = len(text.split())
@@ -840,7 +853,8 @@ class JustextPlusExtractor(Extractor):
             if kind is not None and kind != "meta":
                 reason[i] = f"boilerplate:{'form' if kind == BARE_FORM else kind}"
                 continue
-            if "\xa9" in p.text or "&copy" in p.text or (len(p.text) < 200 and _RIGHTS.search(p.text)):
+            if "\xa9" in p.text or "&copy" in p.text or (len(p.text) < 200 and (
+                    _RIGHTS.search(p.text) or "(C)" in p.text or "(c)" in p.text)):
                 reason[i] = "boilerplate"
                 continue
             meta_line = (kind == "meta" or looks_like_date_line(p.text)
