@@ -284,10 +284,15 @@ cdef class StopSet:
 
     ``word.lower() in stoplist`` is, for an ASCII word, "its ASCII-lower-cased
     bytes equal the UTF-8 bytes of an entry": both sides compare exact strings.
+    Other words need Unicode lower-casing (``str.lower``); the answer for each
+    is kept by its UTF-8 bytes in a second table (``others``), so a word that
+    comes again costs one lookup.
     """
     cdef Entry* table
     cdef size_t mask
     cdef object words
+    cdef Entry* others          # non-ASCII words seen: is each a stop word (other_word)
+    cdef size_t others_size, others_count
 
     def __cinit__(self, stoplist):
         cdef size_t size = 16
@@ -326,6 +331,73 @@ cdef class StopSet:
             for i in range(self.mask + 1):
                 free(self.table[i].word)
             free(self.table)
+        self.drop_others()
+
+    cdef void drop_others(self) noexcept:
+        cdef size_t i
+        if self.others is not NULL:
+            for i in range(self.others_size):
+                free(self.others[i].word)
+            free(self.others)
+        self.others = NULL
+        self.others_size = self.others_count = 0
+
+    cdef int other_word(self, const char* s, Py_ssize_t n) except -1:
+        """``word.lower() in stoplist`` for the non-ASCII word s[:n] (UTF-8), remembered per word.
+
+        The answer is stored in the entry's ``len`` sign: len for a stop word, -1 - len for another.
+        """
+        cdef size_t h = fnv1a(<const unsigned char*>s, n), i, size, j
+        cdef Entry* e
+        cdef Entry* old
+        cdef Py_ssize_t k
+        if self.others is not NULL:
+            i = h & (self.others_size - 1)
+            e = &self.others[i]
+            while e.word is not NULL:
+                k = e.len if e.len >= 0 else -1 - e.len
+                if e.hash == h and k == n and memcmp(e.word, s, n) == 0:
+                    return e.len >= 0
+                i = (i + 1) & (self.others_size - 1)
+                e = &self.others[i]
+        word = PyUnicode_DecodeUTF8(s, n, NULL)
+        found = word.lower() in self.words
+        if self.others is NULL or 2 * (self.others_count + 1) > self.others_size:
+            # start at 1024 entries, double up to 65536, then start again
+            old = self.others
+            size = self.others_size
+            if size >= 65536:
+                self.drop_others()
+                old = NULL
+                size = 0
+            self.others_size = 2 * size if size else 1024
+            self.others = <Entry*>malloc(self.others_size * sizeof(Entry))
+            if self.others is NULL:
+                self.others = old
+                self.others_size = size
+                raise MemoryError()
+            for i in range(self.others_size):
+                self.others[i].word = NULL
+            if old is not NULL:
+                for j in range(size):
+                    if old[j].word is not NULL:
+                        i = old[j].hash & (self.others_size - 1)
+                        while self.others[i].word is not NULL:
+                            i = (i + 1) & (self.others_size - 1)
+                        self.others[i] = old[j]
+                free(old)
+            i = h & (self.others_size - 1)
+            while self.others[i].word is not NULL:
+                i = (i + 1) & (self.others_size - 1)
+            e = &self.others[i]
+        e.word = <char*>malloc(n + 1)
+        if e.word is NULL:
+            raise MemoryError()
+        memcpy(e.word, s, n)
+        e.hash = h
+        e.len = n if found else -1 - n
+        self.others_count += 1
+        return found
 
     cdef bint has(self, const unsigned char* s, Py_ssize_t n) noexcept nogil:
         cdef size_t h = fnv1a(s, n)
@@ -755,9 +827,8 @@ cdef class EvidenceRules:
 
     cdef long mask_of(self, const char* value) except -1:
         """value_mask of a class or id value: ASCII ones here, others by value_mask (Unicode lower-casing),
-        cached by their UTF-8 bytes."""
-        if is_ascii(value):
-            return self.ascii_mask(value)
+        cached by their UTF-8 bytes (pages repeat their class values: a lookup is cheaper than the
+        tokens, even of an ASCII value)."""
         cdef Py_ssize_t n = len(value)
         cdef size_t h = fnv1a(<const unsigned char*>value, n)
         cdef size_t i = h & (self.size - 1)
@@ -768,7 +839,10 @@ cdef class EvidenceRules:
                 return e.mask
             i = (i + 1) & (self.size - 1)
             e = &self.table[i]
-        mask = self.value_mask(PyUnicode_DecodeUTF8(value, n, NULL))
+        if is_ascii(value):
+            mask = self.ascii_mask(value)
+        else:
+            mask = self.value_mask(PyUnicode_DecodeUTF8(value, n, NULL))
         if self.count >= self.size // 2:
             self.clear()
             return mask
@@ -1396,8 +1470,7 @@ cdef class _Walk:
                                 w[j] += 32
                         stop += self.stopset.has(w, k)
                     else:
-                        word = PyUnicode_DecodeUTF8(out.data + word_start, out.len - word_start, NULL)
-                        stop += word.lower() in self.stoplist
+                        stop += self.stopset.other_word(out.data + word_start, out.len - word_start)
                 if i >= n:
                     break
                 if cp == 0x0a or cp == 0x0d:

@@ -546,3 +546,20 @@ def test_compiled_paragraphs_are_the_constructors_paragraphs():
         made = Paragraph(**{f.name: getattr(p, f.name) for f in dataclasses.fields(Paragraph) if f.init})
         assert list(vars(p).items()) == list(vars(made).items()) and p == made
         assert p.word_count() == made.word_count()
+
+
+@needs_compiled
+def test_compiled_walk_remembers_non_ascii_words_per_stoplist():
+    """Non-ASCII words are looked up once per stoplist and remembered: same counts on every page."""
+    import random
+
+    rng = random.Random(11)
+    words = [f"wört{i}" for i in range(3000)]        # more than the table holds at first
+    stop = frozenset(w for w in words[::3]) | {"straße", "ça", "i̇"}
+    repeated = "Straße STRAẞE straße ÇA ça Ça İ i̇ ÉTÉ été "
+    for n in (10, 900, 3000):
+        text = " ".join(rng.choice(words[:n]) for _ in range(4000))
+        html = f"<p>{repeated * 3}</p><div>{text}</div><p>{repeated}{text[:500].upper()}</p>"
+        for root in _both_trees(html):
+            for stoplist_ in (stop, _STOPLISTS[2], frozenset(words)):
+                _walks_agree(root, stoplist_)
