@@ -1441,6 +1441,7 @@ cdef class _Walk:
         cdef Buf* out = &self.text
         cdef unsigned char* w
         cdef int marks = 0
+        cdef unsigned char c
         out.len = 0
         if out.cap < n:
             buf_grow(out, n)   # the normalised text is never longer than the raw text
@@ -1502,6 +1503,18 @@ cdef class _Walk:
                 memcpy(out.data + out.len, s + start, i - start)
                 out.len += i - start
             n_chars += 1
+            # the ASCII characters that continue the word, at once: what the steps
+            # above do for each (not a space, not the first of a word)
+            while i < n:
+                c = s[i]
+                if c >= 0x80 or (c <= 0x20 and is_space(c)):
+                    break
+                if c == b'y' and out.len >= 4 and memcmp(out.data + out.len - 4, b"&cop", 4) == 0:
+                    marks |= MARK_COPYRIGHT
+                out.data[out.len] = <char>c
+                out.len += 1
+                i += 1
+                n_chars += 1
         if n_chars == 0:
             # ParagraphMaker keeps a block only when its normalised text is not empty
             return 0
