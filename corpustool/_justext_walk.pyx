@@ -911,30 +911,38 @@ cdef class PageTree:
         return k
 
     cdef int make_chains(self) except -1:
-        cdef Py_ssize_t i, j, node
+        cdef Py_ssize_t i, j, k, node
         cdef list memo = [None] * self.n_nodes
-        cdef list todo
+        cdef Py_ssize_t* todo = <Py_ssize_t*>malloc((self.n_nodes + 1) * sizeof(Py_ssize_t))
+        if todo is NULL:
+            raise MemoryError()
         empty = ()
         chains = []
-        for i in range(self.n_paras):
-            node = self.para_nodes[i]
-            if node < 0:
-                chains.append(empty)
-                continue
-            chain = memo[node]
-            if chain is None:
-                # the nearest ancestor whose chain is known, then down again
-                todo = []
-                j = node
-                while j >= 0 and memo[j] is None:
-                    todo.append(j)
-                    j = self.nodes[j].parent
-                chain = empty if j < 0 else memo[j]
-                for j in reversed(todo):
-                    if self.nodes[j].evidence:
-                        chain = chain + (self.key(j),)
-                    memo[j] = chain
-            chains.append(chain)
+        try:
+            for i in range(self.n_paras):
+                node = self.para_nodes[i]
+                if node < 0:
+                    chains.append(empty)
+                    continue
+                chain = memo[node]
+                if chain is None:
+                    # the nearest ancestor whose chain is known, then down again
+                    k = 0
+                    j = node
+                    while j >= 0 and memo[j] is None:
+                        todo[k] = j
+                        k += 1
+                        j = self.nodes[j].parent
+                    chain = empty if j < 0 else memo[j]
+                    while k > 0:
+                        k -= 1
+                        j = todo[k]
+                        if self.nodes[j].evidence:
+                            chain = chain + (self.key(j),)
+                        memo[j] = chain
+                chains.append(chain)
+        finally:
+            free(todo)
         self.chains = chains
         return 0
 
