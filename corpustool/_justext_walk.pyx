@@ -34,10 +34,16 @@ The tag sets of ``justext_engine`` (PARAGRAPH_TAGS, KILLED_TAGS,
 UNWRAPPED_TAGS) are spelt out in :func:`tag_kind`; :func:`kind_of` lets the
 tests check that both agree.
 """
+from cpython.dict cimport PyDict_Copy
+from cpython.object cimport PyObject_GenericSetDict, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcmp, memcpy, strcmp
+from libc.string cimport memcmp, memcpy, strcmp, strlen
+
+
+cdef extern from "string.h" nogil:
+    void* memchr(const void* s, int c, size_t n)
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes.tree cimport (XML_CDATA_SECTION_NODE, XML_COMMENT_NODE, XML_ELEMENT_NODE,
@@ -204,6 +210,20 @@ cdef Py_ssize_t normalized_length(const unsigned char* s, Py_ssize_t n) noexcept
     return length
 
 
+cdef bint has_bytes(const char* s, Py_ssize_t n, const char* needle, Py_ssize_t k) noexcept nogil:
+    """needle in s[:n] (k >= 1; short haystacks: memchr for the first byte, then compare)."""
+    cdef const char* p = s
+    cdef const char* end = s + n - k + 1
+    while p < end:
+        p = <const char*>memchr(p, needle[0], end - p)
+        if p is NULL:
+            return False
+        if memcmp(p, needle, k) == 0:
+            return True
+        p += 1
+    return False
+
+
 cdef struct Buf:
     char* data
     Py_ssize_t len
@@ -264,10 +284,15 @@ cdef class StopSet:
 
     ``word.lower() in stoplist`` is, for an ASCII word, "its ASCII-lower-cased
     bytes equal the UTF-8 bytes of an entry": both sides compare exact strings.
+    Other words need Unicode lower-casing (``str.lower``); the answer for each
+    is kept by its UTF-8 bytes in a second table (``others``), so a word that
+    comes again costs one lookup.
     """
     cdef Entry* table
     cdef size_t mask
     cdef object words
+    cdef Entry* others          # non-ASCII words seen: is each a stop word (other_word)
+    cdef size_t others_size, others_count
 
     def __cinit__(self, stoplist):
         cdef size_t size = 16
@@ -306,6 +331,73 @@ cdef class StopSet:
             for i in range(self.mask + 1):
                 free(self.table[i].word)
             free(self.table)
+        self.drop_others()
+
+    cdef void drop_others(self) noexcept:
+        cdef size_t i
+        if self.others is not NULL:
+            for i in range(self.others_size):
+                free(self.others[i].word)
+            free(self.others)
+        self.others = NULL
+        self.others_size = self.others_count = 0
+
+    cdef int other_word(self, const char* s, Py_ssize_t n) except -1:
+        """``word.lower() in stoplist`` for the non-ASCII word s[:n] (UTF-8), remembered per word.
+
+        The answer is stored in the entry's ``len`` sign: len for a stop word, -1 - len for another.
+        """
+        cdef size_t h = fnv1a(<const unsigned char*>s, n), i, size, j
+        cdef Entry* e
+        cdef Entry* old
+        cdef Py_ssize_t k
+        if self.others is not NULL:
+            i = h & (self.others_size - 1)
+            e = &self.others[i]
+            while e.word is not NULL:
+                k = e.len if e.len >= 0 else -1 - e.len
+                if e.hash == h and k == n and memcmp(e.word, s, n) == 0:
+                    return e.len >= 0
+                i = (i + 1) & (self.others_size - 1)
+                e = &self.others[i]
+        word = PyUnicode_DecodeUTF8(s, n, NULL)
+        found = word.lower() in self.words
+        if self.others is NULL or 2 * (self.others_count + 1) > self.others_size:
+            # start at 1024 entries, double up to 65536, then start again
+            old = self.others
+            size = self.others_size
+            if size >= 65536:
+                self.drop_others()
+                old = NULL
+                size = 0
+            self.others_size = 2 * size if size else 1024
+            self.others = <Entry*>malloc(self.others_size * sizeof(Entry))
+            if self.others is NULL:
+                self.others = old
+                self.others_size = size
+                raise MemoryError()
+            for i in range(self.others_size):
+                self.others[i].word = NULL
+            if old is not NULL:
+                for j in range(size):
+                    if old[j].word is not NULL:
+                        i = old[j].hash & (self.others_size - 1)
+                        while self.others[i].word is not NULL:
+                            i = (i + 1) & (self.others_size - 1)
+                        self.others[i] = old[j]
+                free(old)
+            i = h & (self.others_size - 1)
+            while self.others[i].word is not NULL:
+                i = (i + 1) & (self.others_size - 1)
+            e = &self.others[i]
+        e.word = <char*>malloc(n + 1)
+        if e.word is NULL:
+            raise MemoryError()
+        memcpy(e.word, s, n)
+        e.hash = h
+        e.len = n if found else -1 - n
+        self.others_count += 1
+        return found
 
     cdef bint has(self, const unsigned char* s, Py_ssize_t n) noexcept nogil:
         cdef size_t h = fnv1a(s, n)
@@ -341,11 +433,19 @@ cdef struct Numbers:
     Py_ssize_t chars, words, stop, link_chars
     bint heading
     Py_ssize_t node     # extract_evidence(): the paragraph element's node in the PageTree
+    int marks           # MARK_* bits found on the bytes by the walk, or -1: look at the strings
+
+
+# What Algorithm 2.2 looks for in a paragraph's strings, found by the walk on their
+# UTF-8 bytes (a character is in a str exactly when its UTF-8 bytes are in the bytes).
+cdef enum:
+    MARK_COPYRIGHT = 1  # "\xa9" or "&copy" in the text
+    MARK_SELECT = 2     # "select" in the DOM path
 
 
 cdef class Rows:
     """The rows of ``justext_engine.paragraph_rows`` as columns: strings in lists, numbers in C."""
-    cdef list texts, dom_paths, xpaths
+    cdef list texts, dom_paths, xpaths, tags
     cdef Numbers* numbers
     cdef Py_ssize_t n, cap
 
@@ -353,12 +453,15 @@ cdef class Rows:
         self.texts = []
         self.dom_paths = []
         self.xpaths = []
+        self.tags = []
 
     def __dealloc__(self):
         free(self.numbers)
 
     cdef int add(self, text, dom_path, xpath, bint heading, Py_ssize_t chars, Py_ssize_t words,
-                 Py_ssize_t stop, Py_ssize_t link_chars, Py_ssize_t node=-1) except -1:
+                 Py_ssize_t stop, Py_ssize_t link_chars, Py_ssize_t node=-1, tag=None, int marks=-1) except -1:
+        """One row; ``tag`` (the last name of the DOM path) and ``marks`` when the walk has them,
+        else None and -1 (make_paragraphs reads them from the strings)."""
         cdef Numbers* numbers
         if self.n == self.cap:
             self.cap = max(256, 2 * self.cap)
@@ -369,6 +472,7 @@ cdef class Rows:
         self.texts.append(text)
         self.dom_paths.append(dom_path)
         self.xpaths.append(xpath)
+        self.tags.append(tag)
         numbers = &self.numbers[self.n]
         numbers.chars = chars
         numbers.words = words
@@ -376,6 +480,7 @@ cdef class Rows:
         numbers.link_chars = link_chars
         numbers.heading = heading
         numbers.node = node
+        numbers.marks = marks
         self.n += 1
         return 0
 
@@ -500,12 +605,9 @@ cdef struct MaskEntry:
     long mask
 
 
-cdef inline bint in_names(const char* name, list names):
-    cdef bytes n
-    for n in names:
-        if strcmp(name, <const char*>n) == 0:
-            return True
-    return False
+cdef enum:
+    NAME_SEMANTIC = 1
+    NAME_PYTHON = 2
 
 
 cdef inline char lower_ascii(char c) noexcept nogil:
@@ -548,7 +650,8 @@ cdef class EvidenceRules:
     """
     cdef object evidence, value_mask, hidden_style, describe, candidate
     cdef tuple mask_kinds
-    cdef list semantic, python_tags
+    cdef MaskEntry* names      # tag name -> NAME_SEMANTIC | NAME_PYTHON (semantic, python_tags)
+    cdef size_t names_size
     cdef MaskEntry* table
     cdef size_t size, count
     cdef MaskEntry* tokens     # token -> bit of its kind (TOKENS)
@@ -588,13 +691,37 @@ cdef class EvidenceRules:
         self.mask_kinds = mask_kinds
         self.hidden_style = hidden_style
         self.describe = describe
-        self.semantic = [t.encode("utf-8") for t in semantic]
-        self.python_tags = [t.encode("utf-8") for t in python_tags]
+        # the tag names as a C hash set, looked up once per element the walk examines
+        name_flags = {}
+        for t in semantic:
+            name_flags[t.encode("utf-8")] = NAME_SEMANTIC
+        for t in python_tags:
+            name_flags[t.encode("utf-8")] = name_flags.get(t.encode("utf-8"), 0) | NAME_PYTHON
+        self.names_size = 16
+        while self.names_size < 4 * len(name_flags) + 4:
+            self.names_size *= 2
+        self.names = <MaskEntry*>malloc(self.names_size * sizeof(MaskEntry))
+        if self.names is NULL:
+            raise MemoryError()
+        for i in range(self.names_size):
+            self.names[i].value = NULL
         for i in range(256):
             self.first[i] = False
-        for name in self.semantic + self.python_tags:
-            if name:
-                self.first[<unsigned char>name[0]] = True
+        for data, flags in name_flags.items():
+            if not data or b"\0" in data:
+                continue   # no element has an empty name or a NUL in it
+            self.first[<unsigned char>data[0]] = True
+            h = fnv1a(<const unsigned char*>data, len(data))
+            e = &self.names[h & (self.names_size - 1)]
+            while e.value is not NULL:
+                e = &self.names[((<size_t>(e - self.names)) + 1) & (self.names_size - 1)]
+            e.value = <char*>malloc(len(data) + 1)
+            if e.value is NULL:
+                raise MemoryError()
+            memcpy(e.value, <const char*>data, len(data) + 1)
+            e.hash = h
+            e.len = len(data)
+            e.mask = flags
         self.decided = {}
         self.size = 1 << 17
         self.table = <MaskEntry*>malloc(self.size * sizeof(MaskEntry))
@@ -611,6 +738,10 @@ cdef class EvidenceRules:
             for i in range(self.tokens_size):
                 free(self.tokens[i].value)
             free(self.tokens)
+        if self.names is not NULL:
+            for i in range(self.names_size):
+                free(self.names[i].value)
+            free(self.names)
 
     def mask_of_value(self, str value):
         """The bit set the walk gives a class or id value (for the tests: value_mask's)."""
@@ -627,6 +758,30 @@ cdef class EvidenceRules:
             i = (i + 1) & (self.tokens_size - 1)
             e = &self.tokens[i]
         return 0
+
+    cdef long name_flags(self, const char* name) noexcept:
+        """NAME_SEMANTIC | NAME_PYTHON: is the tag name in ``semantic``, in ``python_tags``?"""
+        cdef Py_ssize_t n
+        cdef size_t h, i
+        cdef MaskEntry* e
+        if not self.first[<unsigned char>name[0]]:
+            return 0
+        n = strlen(name)
+        h = fnv1a(<const unsigned char*>name, n)
+        i = h & (self.names_size - 1)
+        e = &self.names[i]
+        while e.value is not NULL:
+            if e.hash == h and e.len == n and memcmp(e.value, name, n) == 0:
+                return e.mask
+            i = (i + 1) & (self.names_size - 1)
+            e = &self.names[i]
+        return 0
+
+    def tag_flags(self, str tag):
+        """(in semantic, in python_tags) as the walk sees a tag name (for the tests)."""
+        data = tag.encode("utf-8")
+        cdef long flags = self.name_flags(<const char*>data)
+        return bool(flags & NAME_SEMANTIC), bool(flags & NAME_PYTHON)
 
     cdef long ascii_mask(self, const char* value) noexcept:
         """value_mask of an ASCII value: its tokens are the runs of letters and digits, split
@@ -672,9 +827,8 @@ cdef class EvidenceRules:
 
     cdef long mask_of(self, const char* value) except -1:
         """value_mask of a class or id value: ASCII ones here, others by value_mask (Unicode lower-casing),
-        cached by their UTF-8 bytes."""
-        if is_ascii(value):
-            return self.ascii_mask(value)
+        cached by their UTF-8 bytes (pages repeat their class values: a lookup is cheaper than the
+        tokens, even of an ASCII value)."""
         cdef Py_ssize_t n = len(value)
         cdef size_t h = fnv1a(<const unsigned char*>value, n)
         cdef size_t i = h & (self.size - 1)
@@ -685,7 +839,10 @@ cdef class EvidenceRules:
                 return e.mask
             i = (i + 1) & (self.size - 1)
             e = &self.table[i]
-        mask = self.value_mask(PyUnicode_DecodeUTF8(value, n, NULL))
+        if is_ascii(value):
+            mask = self.ascii_mask(value)
+        else:
+            mask = self.value_mask(PyUnicode_DecodeUTF8(value, n, NULL))
         if self.count >= self.size // 2:
             self.clear()
             return mask
@@ -754,30 +911,38 @@ cdef class PageTree:
         return k
 
     cdef int make_chains(self) except -1:
-        cdef Py_ssize_t i, j, node
+        cdef Py_ssize_t i, j, k, node
         cdef list memo = [None] * self.n_nodes
-        cdef list todo
+        cdef Py_ssize_t* todo = <Py_ssize_t*>malloc((self.n_nodes + 1) * sizeof(Py_ssize_t))
+        if todo is NULL:
+            raise MemoryError()
         empty = ()
         chains = []
-        for i in range(self.n_paras):
-            node = self.para_nodes[i]
-            if node < 0:
-                chains.append(empty)
-                continue
-            chain = memo[node]
-            if chain is None:
-                # the nearest ancestor whose chain is known, then down again
-                todo = []
-                j = node
-                while j >= 0 and memo[j] is None:
-                    todo.append(j)
-                    j = self.nodes[j].parent
-                chain = empty if j < 0 else memo[j]
-                for j in reversed(todo):
-                    if self.nodes[j].evidence:
-                        chain = chain + (self.key(j),)
-                    memo[j] = chain
-            chains.append(chain)
+        try:
+            for i in range(self.n_paras):
+                node = self.para_nodes[i]
+                if node < 0:
+                    chains.append(empty)
+                    continue
+                chain = memo[node]
+                if chain is None:
+                    # the nearest ancestor whose chain is known, then down again
+                    k = 0
+                    j = node
+                    while j >= 0 and memo[j] is None:
+                        todo[k] = j
+                        k += 1
+                        j = self.nodes[j].parent
+                    chain = empty if j < 0 else memo[j]
+                    while k > 0:
+                        k -= 1
+                        j = todo[k]
+                        if self.nodes[j].evidence:
+                            chain = chain + (self.key(j),)
+                        memo[j] = chain
+                chains.append(chain)
+        finally:
+            free(todo)
         self.chains = chains
         return 0
 
@@ -1112,10 +1277,9 @@ cdef class _Walk:
         cdef const char* role = NULL
         cdef const char* itemprop = NULL
         cdef bint hidden = False
-        semantic = special = False
-        if rules.first[<unsigned char>name[0]]:
-            semantic = in_names(name, rules.semantic)
-            special = semantic or in_names(name, rules.python_tags)
+        cdef long flags = rules.name_flags(name)
+        semantic = (flags & NAME_SEMANTIC) != 0
+        special = flags != 0
         while a is not NULL:
             if a.ns is NULL:
                 an = <const char*>a.name
@@ -1284,6 +1448,8 @@ cdef class _Walk:
         cdef bint in_space = False, newline = False, ascii = True, space
         cdef Buf* out = &self.text
         cdef unsigned char* w
+        cdef int marks = 0
+        cdef unsigned char c
         out.len = 0
         if out.cap < n:
             buf_grow(out, n)   # the normalised text is never longer than the raw text
@@ -1313,8 +1479,7 @@ cdef class _Walk:
                                 w[j] += 32
                         stop += self.stopset.has(w, k)
                     else:
-                        word = PyUnicode_DecodeUTF8(out.data + word_start, out.len - word_start, NULL)
-                        stop += word.lower() in self.stoplist
+                        stop += self.stopset.other_word(out.data + word_start, out.len - word_start)
                 if i >= n:
                     break
                 if cp == 0x0a or cp == 0x0d:
@@ -1335,6 +1500,10 @@ cdef class _Walk:
                 ascii = True
             if cp >= 0x80:
                 ascii = False
+                if cp == 0xa9:
+                    marks |= MARK_COPYRIGHT   # "\xa9" in text
+            elif cp == b'y' and out.len >= 4 and memcmp(out.data + out.len - 4, b"&cop", 4) == 0:
+                marks |= MARK_COPYRIGHT       # "&copy" in text
             if i - start == 1:
                 out.data[out.len] = <char>cp
                 out.len += 1
@@ -1342,6 +1511,18 @@ cdef class _Walk:
                 memcpy(out.data + out.len, s + start, i - start)
                 out.len += i - start
             n_chars += 1
+            # the ASCII characters that continue the word, at once: what the steps
+            # above do for each (not a space, not the first of a word)
+            while i < n:
+                c = s[i]
+                if c >= 0x80 or (c <= 0x20 and is_space(c)):
+                    break
+                if c == b'y' and out.len >= 4 and memcmp(out.data + out.len - 4, b"&cop", 4) == 0:
+                    marks |= MARK_COPYRIGHT
+                out.data[out.len] = <char>c
+                out.len += 1
+                i += 1
+                n_chars += 1
         if n_chars == 0:
             # ParagraphMaker keeps a block only when its normalised text is not empty
             return 0
@@ -1353,7 +1534,19 @@ cdef class _Walk:
             xpath = PyUnicode_DecodeUTF8(self.para_xpath.data, self.para_xpath.len, NULL)
             heading = self.para_heading
         if self.rows is not None:
-            self.rows.add(text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars, self.para_id)
+            if self.para_none:
+                tag = ""
+            else:
+                if has_bytes(self.para_dom.data, self.para_dom.len, b"select", 6):
+                    marks |= MARK_SELECT
+                # dom_path.rpartition(".")[2]: a "." byte is the character "." in UTF-8
+                j = self.para_dom.len
+                while j > 0 and self.para_dom.data[j - 1] != b'.':
+                    j -= 1
+                tag = dom_path if j == 0 else PyUnicode_DecodeUTF8(self.para_dom.data + j, self.para_dom.len - j,
+                                                                     NULL)
+            self.rows.add(text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars, self.para_id,
+                          tag, marks)
         else:
             self.blocks.append((text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars))
         return 0
@@ -1560,6 +1753,20 @@ cdef object round4(double x):
         k += 1
     return <double>k / 10000.0
 
+# The keys of a paragraph's fields and features in build_py's order, with the
+# values that do not vary (lang ... glue; reason of a good paragraph).
+cdef dict FIELDS_TEMPLATE = {
+    "text": None, "cls": None, "cf_class": None, "heading": None, "tag": None, "dom_path": None, "xpath": None,
+    "reason": None, "features": None, "lang": None, "lang_score": None, "tokens": None, "glue": None,
+}
+cdef dict FEATURES_TEMPLATE = {"chars": None, "words": None, "link_density": None, "stopwords": None,
+                               "stopword_density": None}
+cdef tuple EMPTY_TUPLE = ()
+
+cdef extern from "Python.h":
+    PyTypeObject PyBaseObject_Type
+
+
 # context-free and final classes as small integers during classification
 cdef enum Cls:
     C_BAD, C_GOOD, C_NEARGOOD, C_SHORT
@@ -1618,14 +1825,14 @@ def extract_evidence(root, stoplist, params, paragraph_type, bint fast_init, goo
 cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, good, bad):
     cdef Py_ssize_t n = rows.n, i, j, n_chars, n_words, stop, link_chars, length, distance
     cdef Numbers* row
-    cdef list texts = rows.texts, dom_paths = rows.dom_paths, xpaths = rows.xpaths
+    cdef list texts = rows.texts, dom_paths = rows.dom_paths, xpaths = rows.xpaths, tags = rows.tags
     cdef Py_ssize_t length_low = clamp(params.length_low), length_high = clamp(params.length_high)
     cdef Py_ssize_t max_distance = clamp(params.max_heading_distance)
     cdef double stopwords_low = params.stopwords_low, stopwords_high = params.stopwords_high
     cdef double max_link_density = params.max_link_density
     cdef bint tokens = params.length_unit == "tokens", headings = not params.no_headings
     cdef double link_density, stop_density
-    cdef int c, last_gb, last_any, prev, prev_any
+    cdef int c, last_gb, last_any, prev, prev_any, marks
     cdef bint any_short = False, any_neargood = False
     cdef list out = []
     if n == 0:
@@ -1638,7 +1845,6 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
     cdef int* left_any = cf + 3 * n
     cdef int* heading = cf + 4 * n
     names = _CLASS_NAMES
-    new = object.__new__
     try:
         # -- Algorithm 2.2: context-free classes --------------------------------
         for i in range(n):
@@ -1647,17 +1853,21 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
             n_words = row.words
             stop = row.stop
             link_chars = row.link_chars
-            text = texts[i]
-            dom_path = dom_paths[i]
             heading[i] = row.heading and headings
             link_density = <double>link_chars / n_chars
             stop_density = <double>stop / n_words
             length = n_words if tokens else n_chars
+            marks = row.marks
+            if marks < 0:
+                text = texts[i]
+                dom_path = dom_paths[i]
+                marks = ((MARK_COPYRIGHT if "\xa9" in text or "&copy" in text else 0)
+                         | (MARK_SELECT if "select" in dom_path else 0))
             if link_density > max_link_density:
                 c = C_BAD
-            elif "\xa9" in text or "&copy" in text:
+            elif marks & MARK_COPYRIGHT:
                 c = C_BAD
-            elif "select" in dom_path:
+            elif marks & MARK_SELECT:
                 c = C_BAD
             elif length < length_low:
                 c = C_BAD if link_chars > 0 else C_SHORT
@@ -1736,26 +1946,35 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
             stop = row.stop
             link_chars = row.link_chars
             dom_path = dom_paths[i]
+            tag = tags[i]
+            if tag is None:
+                tag = dom_path.rpartition(".")[2]
             link_density = <double>link_chars / n_chars
             stop_density = <double>stop / n_words
             is_good = cls[i] == C_GOOD
-            fields = {
-                "text": texts[i], "cls": good if is_good else bad, "cf_class": names[cf[i]],
-                "heading": heading[i] != 0,
-                "tag": dom_path.rpartition(".")[2], "dom_path": dom_path, "xpath": xpaths[i],
-                "reason": None if is_good else "boilerplate",
-                "features": {
-                    "chars": n_chars,
-                    "words": n_words,
-                    "link_density": round4(link_density) if link_chars else 0.0,
-                    "stopwords": stop,
-                    "stopword_density": round4(stop_density) if stop else 0.0,
-                },
-                "lang": None, "lang_score": None, "tokens": None, "glue": None,
-            }
+            # the dict literals of build_py, as copies of their key order filled in
+            # (a copy of a dict is one block copy; filling a key is no insertion)
+            features = PyDict_Copy(FEATURES_TEMPLATE)
+            features["chars"] = n_chars
+            features["words"] = n_words
+            features["link_density"] = round4(link_density) if link_chars else 0.0
+            features["stopwords"] = stop
+            features["stopword_density"] = round4(stop_density) if stop else 0.0
+            fields = PyDict_Copy(FIELDS_TEMPLATE)
+            fields["text"] = texts[i]
+            fields["cls"] = good if is_good else bad
+            fields["cf_class"] = names[cf[i]]
+            fields["heading"] = heading[i] != 0
+            fields["tag"] = tag
+            fields["dom_path"] = dom_path
+            fields["xpath"] = xpaths[i]
+            if not is_good:
+                fields["reason"] = "boilerplate"
+            fields["features"] = features
             if fast_init:
-                par = new(paragraph_type)
-                par.__dict__ = fields
+                # object.__new__(paragraph_type), then par.__dict__ = fields, without the calls through Python
+                par = PyBaseObject_Type.tp_new(paragraph_type, <PyObject*>EMPTY_TUPLE, NULL)
+                PyObject_GenericSetDict(par, fields, NULL)
             else:
                 par = paragraph_type(**fields)
             out.append(par)

@@ -506,3 +506,60 @@ def test_pure_python_fallback_when_the_extension_is_missing():
     assert compiled is False
     here = [[p.text, p.cls, p.cf_class, p.xpath, p.features] for p in run(html)]
     assert rows == json.loads(json.dumps(here)) and rows
+
+
+@needs_compiled
+def test_compiled_walk_finds_copyright_and_select_like_the_strings():
+    """The walk looks for "\xa9", "&copy" and "select" on the UTF-8 bytes; the Python rows on the strings."""
+    pages = [
+        "<p>\u00a9 2024 Example, all rights reserved by the people who wrote this</p>",
+        "<p>text &amp;copy more words that make a long enough paragraph for the test</p>",
+        "<p>split &amp;cop y and &amp;co py and &amp;copy</p><p>ends with &amp;cop</p><p>&amp;COPY upper</p>",
+        "<p>c\u0327\u00e9\u00a8\u00aa \u00c2\u00a9 \u0129 \u02a9 \u10a9 \U0001f0a9 near misses of the bytes c2 a9</p>",
+        "<div><a href='/'>\u00a9</a> link copyright</div><li>&amp;copy;&amp;copy;</li>",
+        "<selectx><p>inside a tag that contains select</p></selectx><my-select>direct text</my-select>",
+        "<sel><ect>not select</ect></sel><div class='select'>a class is no tag</div><selec>t</selec>",
+        "<p>the word select in the text is not in the path</p>",
+    ]
+    for html in pages:
+        for root in _both_trees(html):
+            for stop in _STOPLISTS[:2]:
+                _walks_agree(root, stop)
+
+
+@needs_compiled
+def test_compiled_paragraphs_are_the_constructors_paragraphs():
+    """The fast path fills the instance dict directly: same fields, same order, as Paragraph(...)."""
+    import dataclasses
+
+    from corpustool.document import Paragraph
+
+    assert justext_engine._FAST_PARAGRAPH_INIT, "Paragraph has a field the engine does not fill"
+    engine = get_extractor("justext")
+    root = Page(PAGES["article"]).tree
+    fast = justext_engine.extract_compiled(root, EN, engine.params, Paragraph, True, "good", "bad")
+    slow = justext_engine.extract_compiled(root, EN, engine.params, Paragraph, False, "good", "bad")
+    assert fast and as_rows(fast) == as_rows(slow)
+    for p, q in zip(fast, slow):
+        assert type(p) is Paragraph
+        assert list(vars(p).items()) == list(vars(q).items())
+        made = Paragraph(**{f.name: getattr(p, f.name) for f in dataclasses.fields(Paragraph) if f.init})
+        assert list(vars(p).items()) == list(vars(made).items()) and p == made
+        assert p.word_count() == made.word_count()
+
+
+@needs_compiled
+def test_compiled_walk_remembers_non_ascii_words_per_stoplist():
+    """Non-ASCII words are looked up once per stoplist and remembered: same counts on every page."""
+    import random
+
+    rng = random.Random(11)
+    words = [f"wört{i}" for i in range(3000)]        # more than the table holds at first
+    stop = frozenset(w for w in words[::3]) | {"straße", "ça", "i̇"}
+    repeated = "Straße STRAẞE straße ÇA ça Ça İ i̇ ÉTÉ été "
+    for n in (10, 900, 3000):
+        text = " ".join(rng.choice(words[:n]) for _ in range(4000))
+        html = f"<p>{repeated * 3}</p><div>{text}</div><p>{repeated}{text[:500].upper()}</p>"
+        for root in _both_trees(html):
+            for stoplist_ in (stop, _STOPLISTS[2], frozenset(words)):
+                _walks_agree(root, stoplist_)

@@ -321,11 +321,17 @@ segment = segment_compiled if COMPILED else segment_py
 
 
 # Paragraph.__init__ is a large part of the per-paragraph cost; when the
-# dataclass has exactly the fields filled below, its instance dict is built
-# directly (a new field makes the engine use the constructor again).
-_FAST_PARAGRAPH_INIT = {f.name for f in dataclasses.fields(Paragraph)} == {
-    "text", "cls", "cf_class", "heading", "tag", "dom_path", "xpath", "reason", "features", "lang",
-    "lang_score", "tokens", "glue"} and not hasattr(Paragraph, "__slots__")
+# dataclass's constructor sets exactly the fields filled below (and nothing
+# else: no __post_init__, no slots), its instance dict is built directly. A
+# field with init=False and no default_factory is never set by __init__ (the
+# class attribute stands in), so it does not stop the fast path; any other new
+# field makes the engine use the constructor again.
+_ENGINE_FIELDS = {"text", "cls", "cf_class", "heading", "tag", "dom_path", "xpath", "reason", "features", "lang",
+                  "lang_score", "tokens", "glue"}
+_FAST_PARAGRAPH_INIT = (
+    {f.name for f in dataclasses.fields(Paragraph) if f.init} == _ENGINE_FIELDS
+    and all(f.default_factory is dataclasses.MISSING for f in dataclasses.fields(Paragraph) if not f.init)
+    and not hasattr(Paragraph, "__post_init__") and not hasattr(Paragraph, "__slots__"))
 
 _HEADING_CACHE: dict[str, bool] = {}
 
