@@ -368,26 +368,28 @@ października listopada grudnia""".split())
 _CREDIT = re.compile(
     r"(?:^|[\s(|.,;])(?:foto|fotos|bild|bilder|bildquelle|fotoquelle|titelbild|grafik|abbildung|abb|photo|photos"
     r"|image|images|picture|pictures|credit|credits|crédit|crédits|source|quelle|fuente|imagen|imágenes|zdjęcie"
-    r"|źródło|fonte|crédito|créditos|kuva|kuvat|фото|foto\w*)\s?:\s*\S", re.IGNORECASE)
+    r"|źródło|fonte|crédito|créditos|kuva|kuvat|фото|foto\w*)\s?:\s*\S")
 MAX_CREDIT_CHARS = 200
 
 
 # a photo caption's marks: who stands where ("(l.)", "(v.l.)"), a symbolic or archive picture
 _CAPTION_MARK = re.compile(r"\((?:l|r|li|re|m|links|rechts|mitte|left|right|center|centre|v\.\s?l|v\.\s?r|from left|"
                            r"de izq\.?|izq|der|g|d|à gauche|à droite)\.?\)|\b(?:symbolbild|symbolfoto|archivbild|"
-                           r"archivfoto|imagen de archivo|photo d'archive|file photo)\b", re.IGNORECASE)
+                           r"archivfoto|imagen de archivo|photo d'archive|file photo)\b")
 # a numbered figure's caption ("Abbildung 8: ...", "Fig. 2.")
 _FIGURE_CAPTION = re.compile(r"^\W*(?:abbildung|abb|figure|fig|grafik|tabelle|table|ilustración|figura|rysunek)"
-                             r"\.?\s*\d+\s*[:.]", re.IGNORECASE)
+                             r"\.?\s*\d+\s*[:.]")
 
 
-def looks_like_credit_line(text: str) -> bool:
-    """A short line naming a picture's author or a source: a caption's credit, not running text."""
+def looks_like_credit_line(text: str, low: str | None = None) -> bool:
+    """A short line naming a picture's author or a source: a caption's credit, not running text
+    (``low``: the text lower-cased, when the caller has it; the patterns match lower-case text)."""
     # (every credit has a colon: most lines are settled without the pattern)
-    return len(text) < MAX_CREDIT_CHARS and (":" in text and _CREDIT.search(text) is not None
-                                             or _AGENCY_PAREN.search(text) is not None
-                                             or _FIGURE_CAPTION.match(text) is not None
-                                             or _CAPTION_MARK.search(text) is not None)
+    if len(text) >= MAX_CREDIT_CHARS:
+        return False
+    low = text.lower() if low is None else low
+    return (":" in low and _CREDIT.search(low) is not None or _AGENCY_PAREN.search(low) is not None
+            or _FIGURE_CAPTION.match(low) is not None or _CAPTION_MARK.search(low) is not None)
 
 
 _DIGIT = re.compile(r"\d").search
@@ -410,8 +412,7 @@ _ACTION = re.compile(
     r"(?:te|le) (?:ha )?(?:resultó|resulto|fue|sido) útil|cet article (?:vous )?a-t-il été utile|"
     r"czy (?:ten )?artykuł był (?:pomocny|przydatny)|"
     r"listen to (?:this|the) (?:article|story)|(?:artikel|beitrag) (?:anhören|vorlesen)|"
-    r"escuch(?:a|ar) (?:esta|la) (?:nota|noticia)|écouter (?:cet|l'|l’)\s?article|posłuchaj)\b",
-    re.IGNORECASE)
+    r"escuch(?:a|ar) (?:esta|la) (?:nota|noticia)|écouter (?:cet|l'|l’)\s?article|posłuchaj)\b")
 MAX_ACTION_WORDS = 12
 
 # what the site asks of its reader in phrases no article text uses, in lines of any length
@@ -438,13 +439,13 @@ _SITE_ACTION = re.compile(
     r"laissez un commentaire|zostaw komentarz|klick(?:e|t)? (?:dich|euch) durch|"
     r"(?:teilen sie|teil) uns .{0,40}mit\b|"
 
-    r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$)", re.IGNORECASE)
+    r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$)")
 
 
 def looks_like_call_to_action(text: str, words: int | None = None) -> bool:
     """A short line asking the reader to share, rate, print, subscribe, log in or comment."""
     n = len(text.split()) if words is None else words
-    return n <= MAX_ACTION_WORDS and _ACTION.search(text) is not None
+    return n <= MAX_ACTION_WORDS and _ACTION.search(text.lower()) is not None
 
 
 # the words that announce links to other pages ("More on this topic", "Lesen Sie auch")
@@ -463,14 +464,13 @@ _RELATED = re.compile(
     r"notas relacionadas|artículos relacionados|artigos relacionados|meistgelesen\w*|meistdiskutiert\w*|"
     r"meistgeklickt\w*|most read|most popular|editor'?s picks|die redaktion empfiehlt|unsere empfehlung\w*|"
     r"verwandte themen\w*|zobacz również|lire la suite|weiterlesen|continue reading|seguir leyendo|"
-    r"continuar lendo|czytaj dalej)\b",
-    re.IGNORECASE)
+    r"continuar lendo|czytaj dalej)\b")
 MAX_RELATED_WORDS = 8
 
 
 # a line that is only the label over an advertisement
 _AD_LABEL = re.compile(r"^\W*(?:anzeige|werbung|reklama|advertisement|advertising|publicidad|publicité|publicidade|"
-                       r"sponsored|gesponsert|pubblicità)(?:\W*$|\s*[-–—|:]\s)", re.IGNORECASE)
+                       r"sponsored|gesponsert|pubblicità)(?:\W*$|\s*[-–—|:]\s)")
 # a line declaring the text's links or products paid for ("Anzeige, enthält Affiliate Links",
 # "Dieser Beitrag enthält Werbung", "Für Links auf dieser Seite erhält X eine Provision")
 _AD_DISCLOSURE = re.compile(r"\b(?:(?:enthält|contains?|contiene|contient) (?:\w+ )?(?:affiliate|werbe|sponsored|referral|"
@@ -480,7 +480,7 @@ _AD_DISCLOSURE = re.compile(r"\b(?:(?:enthält|contains?|contiene|contient) (?:\
                             r"(?:earn|receive) (?:a )?(?:small )?(?:affiliate )?(?:commission|compensation)|"
                             r"affiliate[- ]?links?|enlaces de afiliados?|liens affiliés|"
                             r"(?:one or more of )?our advertisers|advertiser disclosure|"
-                            r"advertisers do not influence)\b", re.IGNORECASE)
+                            r"advertisers do not influence)\b")
 # a template's unrendered markup ("{{^topArticle}}", "{{ title }}")
 _UNRENDERED = re.compile(r"\{\{[#^/!]?\s*[\w.]+\s*\}\}")
 # the placeholder of an embedded post or video that waits for the reader's consent
@@ -495,7 +495,7 @@ _CONSENT = re.compile(r"\b(?:(?:wir respektieren|we respect) (?:deine |ihre |you
                       r"(?:does|do|is|are) not (?:offer|provide|constitute|a substitute for) (?:\w+ )?(?:medical|legal|"
                       r"financial|professional) advice|ersetzt? (?:keine|nicht die) (?:ärztliche|medizinische) beratung|"
                       r"entspricht den vorgaben der (?:ärztlichen )?fachliteratur|medically reviewed)",
-                      re.IGNORECASE | re.DOTALL)
+                      re.DOTALL)
 # a copyright notice in words
 _RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos los derechos reservados|"
                      r"tous droits réservés|wszelkie prawa zastrzeżone|chroniony prawem autorskim|"
@@ -504,35 +504,36 @@ _RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos lo
                      r"cc[- ]by(?:[- ](?:sa|nc|nd))*|(?:licensed|published|veröffentlicht) under|unter der lizenz|"
                      r"gibt (?:nur )?die meinung de[sr] autor\w* wieder|(?:reflects?|represents?) (?:only )?the "
                      r"(?:views?|opinions?) of the author|the views expressed|las opiniones expresadas|"
-                     r"les opinions exprimées|ohne gewähr|suggested citation|zitiervorschlag|how to cite)\b",
-                     re.IGNORECASE)
+                     r"les opinions exprimées|ohne gewähr|suggested citation|zitiervorschlag|how to cite)\b")
 
 
 # picture agencies and stock libraries named in a caption's credit ("Berlin / Shutterstock");
 # not names that are also words or other bodies ("apa" is Indonesian, EPA an agency in the news)
 _AGENCY = re.compile(r"\b(?:shutterstock|getty ?images|getty|istock\w*|adobe ?stock|imago|picture[ -]alliance|"
-                     r"unsplash|pixabay|pexels|123rf|fotolia|dpa|afp|reuters|ap photo)\b",
-                     re.IGNORECASE)
+                     r"unsplash|pixabay|pexels|123rf|fotolia|dpa|afp|reuters|ap photo)\b")
 MAX_AGENCY_WORDS = 8
 # an agency credit in parentheses at a caption's end ("(REUTERS/Denis Balibouse)")
 _AGENCY_PAREN = re.compile(r"\((?:[^()]*/\s*)?(?:reuters|afp|dpa|efe|getty images|ap photo|epa|ansa|imago|"
-                           r"picture[ -]alliance|shutterstock)\b[^()]*\)\s*$", re.IGNORECASE)
+                           r"picture[ -]alliance|shutterstock)\b[^()]*\)\s*$")
 MIN_UI_REPEATS = 3          # the same short line three times on a page: a control's label
 MAX_UI_WORDS = 5
 
 
-def _notice(text: str) -> str | None:
-    """The reason a paragraph is a notice of the site's (advertising disclosure, consent placeholder), or None."""
-    if _AD_DISCLOSURE.search(text):
+def _notice(low: str) -> str | None:
+    """The reason a paragraph (lower-cased) is a notice of the site's (advertising disclosure,
+    consent placeholder), or None."""
+    if _AD_DISCLOSURE.search(low):
         return "boilerplate:ad"
-    if _CONSENT.search(text):
+    if _CONSENT.search(low):
         return "boilerplate:consent"
     return None
 
 
 def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int]) -> str | None:
     """The reason a short line belongs to the page's template, or None (the word count taken once)."""
-    line, text = text, " ".join(text.split())   # (no-break spaces between the words of a phrase)
+    # the patterns match lower-case text (several times faster than IGNORECASE), with one
+    # space between words (no-break spaces between the words of a phrase)
+    line, text = text, " ".join(text.lower().split())
     notice = _notice(text)
     if notice:
         return notice
@@ -543,9 +544,9 @@ def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str
     words = len(text.split())
     if words > MAX_ACTION_WORDS:
         return None
-    if looks_like_call_to_action(text, words):
+    if _ACTION.search(text):
         return "boilerplate:action"
-    if looks_like_related_heading(text, words):
+    if words <= MAX_RELATED_WORDS and _RELATED.search(text):
         return "boilerplate:related"
     if _AD_LABEL.match(text) and (words <= 3 or not text.rstrip().endswith(".")):
         return "boilerplate:ad"
@@ -560,13 +561,13 @@ def _template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str
 def looks_like_related_heading(text: str, words: int | None = None) -> bool:
     """A short line announcing links to other pages: the title of a related-articles box."""
     n = len(text.split()) if words is None else words
-    return n <= MAX_RELATED_WORDS and _RELATED.search(text) is not None
+    return n <= MAX_RELATED_WORDS and _RELATED.search(text.lower()) is not None
 
 
 # the line a blog engine writes under a post ("This entry was posted in News. Bookmark the permalink.")
 _POSTED = re.compile(r"\W*(?:this (?:entry|post) was (?:posted|published)|bookmark the permalink|"
                      r"(?:dieser eintrag|der beitrag|dieser beitrag|dieser artikel) wurde .{0,60}?(?:veröffentlicht|erstellt|gepostet)|"
-                     r"lesezeichen .{0,20}permalink|cette entrée a été publiée|esta entrada fue publicada)\b", re.IGNORECASE | re.DOTALL)
+                     r"lesezeichen .{0,20}permalink|cette entrée a été publiée|esta entrada fue publicada)\b", re.DOTALL)
 
 
 # "Label: value" lines; a date under a publishing label is the page's dateline, under any
@@ -853,20 +854,21 @@ class JustextPlusExtractor(Extractor):
             if kind is not None and kind != "meta":
                 reason[i] = f"boilerplate:{'form' if kind == BARE_FORM else kind}"
                 continue
+            low = p.text.lower() if len(p.text) < 400 else ""
             if "\xa9" in p.text or "&copy" in p.text or (len(p.text) < 200 and (
-                    _RIGHTS.search(p.text) or "(C)" in p.text or "(c)" in p.text)):
+                    "(c)" in low or _RIGHTS.search(low))):
                 reason[i] = "boilerplate"
                 continue
             meta_line = (kind == "meta" or looks_like_date_line(p.text)
-                         or (len(p.text) < 400 and _POSTED.match(p.text) is not None)) and not p.heading
+                         or (len(p.text) < 400 and _POSTED.match(low) is not None)) and not p.heading
             if meta_line and not self.keep_meta:
                 reason[i] = "boilerplate:meta"
                 continue
-            if not p.heading and not self.keep_meta and looks_like_credit_line(p.text):
+            if not p.heading and not self.keep_meta and looks_like_credit_line(p.text, low or None):
                 reason[i] = "boilerplate:credit"
                 continue
             template = (_template_line(p.text, p.heading, self.keep_meta, repeated) if len(p.text) < 200
-                        else _notice(p.text) if len(p.text) < 400 else None)
+                        else _notice(low) if len(p.text) < 400 else None)
             if template:
                 # a short line of the site's template: a button, a box title, a label
                 reason[i] = template
@@ -1027,11 +1029,11 @@ _SENTENCE_END = tuple(".!?…\"“”»)。！？")
 
 # a letter's opening and closing lines around a text ("Dear readers,", "Best regards")
 _SALUTATION = re.compile(r"^\W*(?:dear|hello|hi|liebe\w*|hallo|sehr geehrte\w*|querid[oa]s?|estimad[oa]s?|hola|"
-                         r"cher|chère|chers|chères|bonjour|drodzy|drogi\w*|szanown\w*|witajcie)\b", re.IGNORECASE)
+                         r"cher|chère|chers|chères|bonjour|drodzy|drogi\w*|szanown\w*|witajcie)\b")
 _SIGN_OFF = re.compile(r"^\W*(?:best|kind|warm)? ?(?:regards|wishes|cheers|yours|sincerely|"
                        r"(?:viele|liebe|beste|herzliche|freundliche) grüße|grüße|euer|eure|dein|deine|"
                        r"saludos|atentamente|un abrazo|cordialement|amicalement|bien à vous|pozdrawiam\w*|"
-                       r"z pozdrowieniami)\b", re.IGNORECASE)
+                       r"z pozdrowieniami)\b")
 
 
 def _introduces(p: Paragraph) -> bool:
@@ -1043,7 +1045,7 @@ def _introduces(p: Paragraph) -> bool:
 def _letter_line(p: Paragraph, pattern: re.Pattern[str]) -> bool:
     """A short line without links that opens or closes a letter-like text."""
     return (not p.heading and p.features.get("words", 0) <= 6 and not p.features.get("link_density")
-            and pattern.match(p.text) is not None)
+            and pattern.match(p.text.lower()) is not None)
 
 
 def _is_sentence(p: Paragraph, max_link_density: float = 0.0) -> bool:
