@@ -194,6 +194,16 @@ cdef bint is_blank(const unsigned char* s, Py_ssize_t n) noexcept nogil:
     return True
 
 
+cdef bint ends_in_space(const unsigned char* s, Py_ssize_t n) noexcept nogil:
+    """str.isspace() of the last character of a non-empty UTF-8 text."""
+    cdef Py_ssize_t k = n - 1
+    if s[k] < 0x80:
+        return is_space(s[k])
+    while k > 0 and (s[k] & 0xc0) == 0x80:   # back to the lead byte
+        k -= 1
+    return is_space(next_cp(s, &k, n))
+
+
 cdef Py_ssize_t normalized_length(const unsigned char* s, Py_ssize_t n) noexcept nogil:
     """len(normalize_whitespace(chunk)): code points, each whitespace run counted once."""
     cdef Py_ssize_t i = 0, length = 0
@@ -1028,6 +1038,7 @@ cdef class _Walk:
     cdef Py_ssize_t n_open, cap_open
     cdef Py_ssize_t link_chars
     cdef bint in_link, after_br
+    cdef bint keep_blanks   # keep_blank_separators: a blank chunk after text is one space
     cdef list blocks
     cdef cetree._Document doc
     # segment(): the open paragraph's path node
@@ -1415,13 +1426,19 @@ cdef class _Walk:
     # -- ParagraphMaker --------------------------------------------------------------
 
     cdef int deliver(self) except -1:
-        """characters() with the pending chunk: blank chunks are ignored, others end a <br> run."""
+        """characters() with the pending chunk: blank chunks are ignored (with keep_blanks: one space
+        after text that does not end in whitespace), others end a <br> run."""
         if self.pending.len:
             if not is_blank(<unsigned char*>self.pending.data, self.pending.len):
                 buf_add(&self.chunk, self.pending.data, self.pending.len)
                 if self.in_link:
                     self.link_chars += normalized_length(<unsigned char*>self.pending.data, self.pending.len)
                 self.after_br = False
+            elif (self.keep_blanks and self.chunk.len
+                    and not ends_in_space(<unsigned char*>self.chunk.data, self.chunk.len)):
+                buf_add(&self.chunk, b" ", 1)
+                if self.in_link:
+                    self.link_chars += 1
             self.pending.len = 0
         return 0
 
@@ -1693,21 +1710,25 @@ cdef cetree._Element as_element(root):
     return <cetree._Element>root
 
 
-def segment(root):
+def segment(root, bint keep_blank_separators=False):
     """The paragraphs of ``justext.core.ParagraphMaker`` over the cleaned tree (see the module doc).
 
-    ``(path_node, [raw text], link_chars)`` per paragraph, as the Python walk.
+    ``(path_node, [raw text], link_chars)`` per paragraph, as the Python walk
+    (``keep_blank_separators`` as in ``justext_engine.segment_py``).
     """
-    return _Walk().run(as_element(root))
+    cdef _Walk walk = _Walk()
+    walk.keep_blanks = keep_blank_separators
+    return walk.run(as_element(root))
 
 
-def features(root, stoplist):
+def features(root, stoplist, bint keep_blank_separators=False):
     """segment() and the per-paragraph features of the engine's ``paragraph_rows`` in one pass.
 
     ``(text, dom_path, xpath, heading, chars, words, stop words, link chars)``
     per paragraph whose normalised text is not empty, in document order.
     """
     cdef _Walk walk = _Walk()
+    walk.keep_blanks = keep_blank_separators
     walk.features = True
     walk.stoplist = stoplist
     walk.stopset = stopset_of(stoplist)
@@ -1791,9 +1812,10 @@ def build(list rows, params, paragraph_type, bint fast_init, good, bad):
     return make_paragraphs(columns, params, paragraph_type, fast_init, good, bad)
 
 
-def extract(root, stoplist, params, paragraph_type, bint fast_init, good, bad):
+def extract(root, stoplist, params, paragraph_type, bint fast_init, good, bad, bint keep_blank_separators=False):
     """:func:`features` and :func:`build` without the rows in between: the engine's paragraphs."""
     cdef _Walk walk = _Walk()
+    walk.keep_blanks = keep_blank_separators
     walk.features = True
     walk.stoplist = stoplist
     walk.stopset = stopset_of(stoplist)
@@ -1802,11 +1824,13 @@ def extract(root, stoplist, params, paragraph_type, bint fast_init, good, bad):
     return make_paragraphs(walk.rows, params, paragraph_type, fast_init, good, bad)
 
 
-def extract_evidence(root, stoplist, params, paragraph_type, bint fast_init, good, bad, EvidenceRules rules):
+def extract_evidence(root, stoplist, params, paragraph_type, bint fast_init, good, bad, EvidenceRules rules,
+                     bint keep_blank_separators=False):
     """:func:`extract` and, in the same walk, justext-plus's structural evidence: ``(paragraphs,
     PageTree)``, the PageTree None when the tree has namespaced elements (justext-plus then
     reads the evidence with its XPath queries)."""
     cdef _Walk walk = _Walk()
+    walk.keep_blanks = keep_blank_separators
     walk.features = True
     walk.stoplist = stoplist
     walk.stopset = stopset_of(stoplist)

@@ -133,7 +133,8 @@ def compare(html: str, extractor: jp.JustextPlusExtractor, sl: frozenset[str] = 
     if root is not None and fast:
         paras, tree = justext_engine.extract_evidence(root, sl, extractor.engine.params, type(fast[0]),
                                                       justext_engine._FAST_PARAGRAPH_INIT, "good", "bad",
-                                                      jp._evidence_rules())
+                                                      jp._evidence_rules(),
+                                                      keep_blank_separators=jp.KEEP_BLANK_SEPARATORS)
         ref = jp.XPathTree(paras, *extractor.regions(root))
         assert list(tree.kinds.items()) == list(ref.kinds.items())
         assert tree.hints == ref.hints

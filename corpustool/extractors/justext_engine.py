@@ -18,7 +18,8 @@ paragraphs:
   would still have (a kept tag or a processing instruction).
 * **Segmentation** is the package's ``ParagraphMaker`` state machine,
   quirks included (see docs/justext_engine.md): whitespace-only text chunks
-  are dropped, so ``<b>a</b> <i>b</i>`` reads "ab"; a ``<br>`` adds a space,
+  are dropped, so ``<b>a</b> <i>b</i>`` reads "ab" (``keep_blank_separators``,
+  which justext-plus uses, makes it "a b"); a ``<br>`` adds a space,
   two ``<br>`` in a row split the paragraph; link characters are counted per
   chunk after whitespace normalisation; a block whose text is empty after
   whitespace normalisation (only ``<br>`` or spaces) is no paragraph.
@@ -121,7 +122,7 @@ class _EndOfTree:
 _END = _EndOfTree()
 
 
-def segment_py(root: etree._Element) -> list[tuple]:
+def segment_py(root: etree._Element, keep_blank_separators: bool = False) -> list[tuple]:
     """The paragraphs of ``justext.core.ParagraphMaker`` over the cleaned tree, in one walk (pure Python).
 
     Returns ``(path_node, chunks, link_chars)`` per paragraph that received
@@ -132,7 +133,15 @@ def segment_py(root: etree._Element) -> list[tuple]:
     The walk is ``root.iter()`` (document order, cheaper than ``iterwalk``);
     an element ends when the next node's parent is not the innermost open
     element, which is when its tail is read.
+
+    ``keep_blank_separators`` departs from the package: a whitespace-only
+    chunk, which ParagraphMaker drops (``<b>a</b> <i>b</i>`` reads "ab"),
+    becomes one space when the paragraph's text so far ends in a character
+    that is not whitespace, so the words on either side stay apart ("a b").
+    It counts as one link character inside ``<a>`` (what a " " chunk counts)
+    and changes nothing else: no <br> run ends, no paragraph starts or ends.
     """
+    keep_blanks = keep_blank_separators
     blocks: list[tuple] = []
     append_block = blocks.append
     kinds = _KIND
@@ -169,6 +178,9 @@ def segment_py(root: etree._Element) -> list[tuple]:
                         if in_link:
                             link_chars += normalized_length(pending)
                         after_br = False
+                    elif keep_blanks and chunks and not chunks[-1][-1].isspace():
+                        chunks.append(" ")
+                        link_chars += in_link
                     pending = None
                 counts.pop()
                 node = node[0]
@@ -217,6 +229,9 @@ def segment_py(root: etree._Element) -> list[tuple]:
                     if in_link:
                         link_chars += normalized_length(pending)
                     after_br = False
+                elif keep_blanks and chunks and not chunks[-1][-1].isspace():
+                    chunks.append(" ")
+                    link_chars += in_link
                 pending = None
             if kind != _PLAIN:
                 open_els.append(el)
@@ -229,6 +244,9 @@ def segment_py(root: etree._Element) -> list[tuple]:
                 if in_link:
                     link_chars += normalized_length(pending)
                 after_br = False
+            elif keep_blanks and chunks and not chunks[-1][-1].isspace():
+                chunks.append(" ")
+                link_chars += in_link
             pending = None
         if kind == _IMAGE:
             tag = "img"
@@ -256,11 +274,15 @@ def segment_py(root: etree._Element) -> list[tuple]:
                 if kind == _A:
                     in_link = True
             text = el.text
-            if text and not text.isspace():
-                chunks.append(text)
-                if in_link:
-                    link_chars += normalized_length(text)
-                after_br = False
+            if text:
+                if not text.isspace():
+                    chunks.append(text)
+                    if in_link:
+                        link_chars += normalized_length(text)
+                    after_br = False
+                elif keep_blanks and chunks and not chunks[-1][-1].isspace():
+                    chunks.append(" ")
+                    link_chars += in_link
             if kind == _PARA:
                 if chunks:
                     append_block((para_node, chunks, link_chars))
@@ -291,10 +313,14 @@ def segment_py(root: etree._Element) -> list[tuple]:
         open_kinds.append(kind)
         top = el
 
-    if pending and not pending.isspace():
-        chunks.append(pending)
-        if in_link:
-            link_chars += normalized_length(pending)
+    if pending:
+        if not pending.isspace():
+            chunks.append(pending)
+            if in_link:
+                link_chars += normalized_length(pending)
+        elif keep_blanks and chunks and not chunks[-1][-1].isspace():
+            chunks.append(" ")
+            link_chars += in_link
     if chunks:
         append_block((para_node, chunks, link_chars))
     return blocks

@@ -7,8 +7,11 @@ short sentence between two headings. The page's structure tells both cases
 apart, and this extractor adds it to jusText's classes:
 
 1. **jusText's classes.** The engine's segmentation and classification
-   (:mod:`.justext_engine`, Algorithms 2.2 and 2.3) run unchanged; every
-   paragraph keeps its engine XPath, which locates it in the tree.
+   (:mod:`.justext_engine`, Algorithms 2.2 and 2.3) run unchanged, except
+   that whitespace between inline elements separates words
+   (``keep_blank_separators``: "1997 Medientechnik", not jusText's
+   "1997Medientechnik"); every paragraph keeps its engine XPath, which
+   locates it in the tree.
 2. **Boilerplate regions** (one query over the tree, evaluated by libxml2):
    HTML5 ``nav``, ``aside``, ``footer``, ``header`` and ``form``; ARIA roles
    (navigation, banner, contentinfo, complementary, search, ...); class and
@@ -65,6 +68,9 @@ from .base import Extractor, OptionError, Page, register
 from . import justext_engine
 from .justext_engine import _FAST_PARAGRAPH_INIT, KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
 
+# the engine's walk keeps whitespace-only text between inline elements as one space
+# (jusText drops it and glues the words on either side together)
+KEEP_BLANK_SEPARATORS = True
 MIN_OVERRULE_CHARS = 300
 SECOND_MAIN_SHARE = 0.25    # share of the content-like text a second main block must hold
 # a long paragraph jusText calls bad still bounds the main text's span when links cover at
@@ -671,9 +677,11 @@ class JustextPlusExtractor(Extractor):
         if justext_engine.COMPILED and root.getroottree().getroot() is root:
             # paragraphs and evidence in one compiled walk
             paras, tree = justext_engine.extract_evidence(root, stoplist, params, Paragraph,
-                                                          _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules())
+                                                          _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules(),
+                                                          keep_blank_separators=KEEP_BLANK_SEPARATORS)
         else:
-            paras = self.engine.paragraphs(segment(root), stoplist, params)
+            paras = self.engine.paragraphs(segment(root, keep_blank_separators=KEEP_BLANK_SEPARATORS),
+                                           stoplist, params)
         if not paras:
             return paras
         if tree is None:
@@ -688,8 +696,8 @@ class JustextPlusExtractor(Extractor):
         if root is None:
             return []
         _strip_ruby(root)
-        paras = self.engine.paragraphs(justext_engine.segment_py(root), page.stoplist or frozenset(),
-                                       self.engine.params_for(page))
+        paras = self.engine.paragraphs(justext_engine.segment_py(root, keep_blank_separators=KEEP_BLANK_SEPARATORS),
+                                       page.stoplist or frozenset(), self.engine.params_for(page))
         if not paras:
             return paras
         kinds, hints, why = self.regions(root)
