@@ -216,6 +216,15 @@ def test_heading_over_a_link_list_removed():
     assert "What happens next" in text and ARTICLE[3] in text
 
 
+def test_title_over_its_dateline_and_category_link_kept():
+    # the headline's "section" is a dateline and a category link: not a list of links
+    body = article_html().replace("<h1>Old library to become a youth centre</h1>",
+                                  "<h1>Old library to become a youth centre</h1><p>12.03.2024 10:15</p>"
+                                  "<p><a href='/politics'>Politics</a></p><h2>The meeting</h2>")
+    text = kept(run(page(body, title="Town News")))
+    assert "Old library to become a youth centre" in text
+
+
 def test_a_name_that_wraps_every_block_is_not_boilerplate():
     # page builders put each block, the article's paragraphs included, in a "widget" container;
     # no single container holds most of the text, but the name together does

@@ -916,11 +916,13 @@ class JustextPlusExtractor(Extractor):
             j = i + 1
             while j < n and paras[j].heading:
                 j += 1
-            links = False
+            links = dated = False
             while j < n and not paras[j].heading and not keep[j]:
                 links = links or reason[j] == "boilerplate:links"
+                dated = dated or reason[j] == "boilerplate:meta"
                 j += 1
-            if links and (j == n or paras[j].heading):
+            # (a dateline under it makes it an article's title: its category link is no list)
+            if links and not dated and (j == n or paras[j].heading):
                 keep[i] = False
                 reason[i] = "boilerplate:links"
 
