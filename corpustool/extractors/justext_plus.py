@@ -507,7 +507,8 @@ _RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos lo
                      r"tous droits réservés|wszelkie prawa zastrzeżone|chroniony prawem autorskim|"
                      r"todos os direitos reservados|urheberrechtlich geschützt|"
                      # licences, disclaimers, citation lines
-                     r"cc[- ]by(?:[- ](?:sa|nc|nd))*|(?:licensed|published|veröffentlicht) under|unter der lizenz|"
+                     r"cc[- ]by(?:[- ](?:sa|nc|nd))*|(?:licensed|published) under (?:a |the )?(?:cc|creative commons|licen[cs]e)|"
+                     r"unter der lizenz|"
                      r"gibt (?:nur )?die meinung de[sr] autor\w* wieder|(?:reflects?|represents?) (?:only )?the "
                      r"(?:views?|opinions?) of the author|the views expressed|las opiniones expresadas|"
                      r"les opinions exprimées|ohne gewähr|suggested citation|zitiervorschlag|how to cite)\b")
