@@ -6,7 +6,8 @@ import pytest
 from corpustool.document import Document
 from corpustool.extractors.base import OptionError, get_extractor
 from corpustool.extractors.clean import DEFAULT_EXTRACTOR, Clean
-from corpustool.extractors.justext_plus import EnginePaths, class_tokens, looks_like_date_line
+from corpustool.extractors.justext_plus import EnginePaths, class_tokens
+from corpustool.extractors.template_lines import looks_like_date_line
 from corpustool.extractors.justext_engine import JustextEngineExtractor, parse_markup
 
 ARTICLE = [
@@ -331,7 +332,7 @@ def test_lead_sentence_in_its_own_container_before_the_main_region_kept():
     assert lead in text and ARTICLE[3] in text
     assert "Opening hours" not in text
     # a picture credit there stays out
-    body = (f"<div class='intro'><p>The library in May. (Photo: Town Archive)</p></div><div class='text'>"
+    body = ("<div class='intro'><p>The library in May. (Photo: Town Archive)</p></div><div class='text'>"
             + "".join(f"<p>{t}</p>" for t in ARTICLE) + "</div>")
     assert "Town Archive" not in kept(run(page(body)))
 
@@ -547,7 +548,7 @@ def test_first_sentence_with_a_link_or_two_is_the_lead():
 
 
 def test_credit_words_of_more_languages():
-    from corpustool.extractors.justext_plus import looks_like_credit_line
+    from corpustool.extractors.template_lines import looks_like_credit_line
 
     for line in ("(crédito: Minervino Júnior)", "Kuva: ALEXANDER BECHER", "Фото: ТАСС", "Fotografie: dpa"):
         assert looks_like_credit_line(line), line
@@ -562,7 +563,7 @@ def test_calls_to_action_removed_from_the_article():
     assert ARTICLE[1] in text
     for c in ctas:
         assert c not in text
-    from corpustool.extractors.justext_plus import looks_like_call_to_action
+    from corpustool.extractors.template_lines import looks_like_call_to_action
 
     # a sentence that mentions sharing is not a button; a long one never is
     assert not looks_like_call_to_action("Their market share rose to 20 percent last year.")
@@ -573,7 +574,7 @@ def test_calls_to_action_removed_from_the_article():
 def test_related_articles_heading_removed():
     box = ("<h3>Mehr zum Thema</h3><p>Die Bibliothek der Stadt wird im Frühjahr neu eröffnet, sagte die "
            "Bürgermeisterin am Dienstag.</p>")
-    from corpustool.extractors.justext_plus import looks_like_related_heading
+    from corpustool.extractors.template_lines import looks_like_related_heading
 
     for line in ("Mehr zum Thema", "Lesen Sie auch:", "Veja Também:", "More on this topic", "Vous aimerez aussi",
                  "NOTAS RELACIONADAS", "Meistgelesene Artikel", "Most read", "Ähnliche Beiträge",
@@ -602,13 +603,13 @@ def test_affiliate_disclosure_feedback_widget_and_read_aloud_removed():
     for line in lines:
         assert line not in text, line
     # a sentence about links or usefulness is text
-    from corpustool.extractors.justext_plus import looks_like_call_to_action
+    from corpustool.extractors.template_lines import looks_like_call_to_action
 
     assert not looks_like_call_to_action("The article was useful for the council.")
 
 
 def test_agency_credits_and_repeated_control_labels_removed():
-    gallery = "".join(f"<div><p>Show picture</p></div>" for _ in range(4))
+    gallery = "".join("<div><p>Show picture</p></div>" for _ in range(4))
     extra = "<p>The old library / Shutterstock</p>" + gallery + f"<p>{ARTICLE[1]}</p>"
     text = kept(run(page(article_html(extra_inside=extra))))
     assert "Shutterstock" not in text and "Show picture" not in text and ARTICLE[1] in text

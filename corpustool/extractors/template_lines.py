@@ -1,0 +1,276 @@
+"""The vocabulary of site templates: what a short line's words say it is.
+
+Structure (regions, the main-content block) settles most of a page; what is
+left are lines inside the article that belong to the site, not to the text:
+calls to action ("Share this", "Subscribe to our newsletter"), the titles of
+related-article and author boxes, advertising labels and disclosures,
+picture credits and captions, datelines and blog-engine post lines,
+copyright and licence notices, disclaimers and consent placeholders of
+embedded posts. Each is recognised by the words web templates use for it
+in the most common languages of the corpora (English, German, French,
+Spanish, Portuguese, Polish); none names a site.
+
+The patterns match lower-cased text: matching a lower-cased line without
+IGNORECASE is several times cheaper in Python's ``re``, and
+:func:`template_line` runs for most short paragraphs of every page.
+"""
+from __future__ import annotations
+
+import re
+
+_DATE = re.compile(
+    r"\b(\d{1,2}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+\w+\.?\s+\d{4}|\w+\.?\s+\d{1,2},?\s+\d{4}"
+    r"|\d{1,2}:\d{2})\b")
+_MONTHS = frozenset("""jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july
+august september october november december januar februar märz maerz mai juni juli oktober dezember janvier février
+mars avril juin juillet août septembre octobre novembre décembre enero febrero marzo abril mayo junio julio agosto
+septiembre octubre noviembre diciembre styczeń stycznia lutego marca kwietnia maja czerwca lipca sierpnia września
+października listopada grudnia""".split())
+
+
+# words that introduce a picture credit or a source line ("Foto: dpa", "Quelle: ...",
+# "Photo: Reuters"), in the stoplist languages' most common forms
+_CREDIT = re.compile(
+    r"(?:^|[\s(|.,;])(?:foto|fotos|bild|bilder|bildquelle|fotoquelle|titelbild|grafik|abbildung|abb|photo|photos"
+    r"|image|images|picture|pictures|credit|credits|crédit|crédits|source|quelle|fuente|imagen|imágenes|zdjęcie"
+    r"|źródło|fonte|crédito|créditos|kuva|kuvat|фото|foto\w*)\s?:\s*\S")
+MAX_CREDIT_CHARS = 200
+
+
+# a photo caption's marks: who stands where ("(l.)", "(v.l.)"), a symbolic or archive picture
+_CAPTION_MARK = re.compile(r"\((?:l|r|li|re|m|links|rechts|mitte|left|right|center|centre|v\.\s?l|v\.\s?r|from left|"
+                           r"de izq\.?|izq|der|g|d|à gauche|à droite)\.?\)|\b(?:symbolbild|symbolfoto|archivbild|"
+                           r"archivfoto|imagen de archivo|photo d'archive|file photo)\b")
+# a numbered figure's caption ("Abbildung 8: ...", "Fig. 2.")
+_FIGURE_CAPTION = re.compile(r"^\W*(?:abbildung|abb|figure|fig|grafik|tabelle|table|ilustración|figura|rysunek)"
+                             r"\.?\s*\d+\s*[:.]")
+
+
+def looks_like_credit_line(text: str, low: str | None = None) -> bool:
+    """A short line naming a picture's author or a source: a caption's credit, not running text
+    (``low``: the text lower-cased, when the caller has it; the patterns match lower-case text)."""
+    # (every credit has a colon: most lines are settled without the pattern)
+    if len(text) >= MAX_CREDIT_CHARS:
+        return False
+    low = text.lower() if low is None else low
+    return (":" in low and _CREDIT.search(low) is not None or _AGENCY_PAREN.search(low) is not None
+            or _FIGURE_CAPTION.match(low) is not None or _CAPTION_MARK.search(low) is not None)
+
+
+_DIGIT = re.compile(r"\d").search
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+# what a page asks its reader to do with it (share, rate, print, subscribe, log in,
+# comment), in the most common languages' words; stems match inflections. Ambiguous
+# words ("share" of a market, "print" edition) only in phrases.
+_ACTION = re.compile(
+    r"\b(?:share this|subscrib\w*|newsletter\w*|sign(?:ing)? up|log(?:ged)? ?in|sign in|rate this|"
+    r"comment(?:s|ing)?|teilen|abonnier\w*|einlogg\w*|eingeloggt|anmeld\w*|registrier\w*|kommentier\w*|"
+    r"bewert\w*|drucken|compartir|suscríbe\w*|comenta\w*|valora|partager|abonne\w*|commente\w*|"
+    r"udostępnij|subskryb\w*|zaloguj\w*|compartilh\w*|assine|support us|donate|unterstütze\w*|spende\w*|"
+    r"become a member|mitglied werden|hazte miembro|subskrypcj\w*|"
+    r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram|x)|folg(?:en sie|t) uns|síguenos|suivez-nous|obserwuj nas|"
+    r"nichts mehr (?:verpassen|versäumen)|verpasse nichts|never miss|don't miss (?:a|any)|"
+    # feedback widgets and read-aloud players
+    r"(?:war|ist) (?:der|dieser|die|diese) (?:artikel|beitrag|text|seite|information\w*) (?:hilfreich|nützlich)|"
+    r"was this (?:article|page|post|answer|information) (?:helpful|useful)|"
+    r"(?:te|le) (?:ha )?(?:resultó|resulto|fue|sido) útil|cet article (?:vous )?a-t-il été utile|"
+    r"czy (?:ten )?artykuł był (?:pomocny|przydatny)|"
+    r"listen to (?:this|the) (?:article|story)|(?:artikel|beitrag) (?:anhören|vorlesen)|"
+    r"escuch(?:a|ar) (?:esta|la) (?:nota|noticia)|écouter (?:cet|l'|l’)\s?article|posłuchaj)\b")
+MAX_ACTION_WORDS = 12
+
+# what the site asks of its reader in phrases no article text uses, in lines of any length
+# under 200 characters: get its app, join its channel, subscribe to it, support it,
+# write to its editor, visit its shop; and its post navigation and text toggles
+_SITE_ACTION = re.compile(
+    r"\b(?:(?:download|get|install) (?:the|our) (?:\w+ ){0,2}apps?\b|with the (?:\w+ ){1,3}app\b|app herunterladen|"
+    r"(?:nuestro|nuestra|tenemos|tenemos un) canal de (?:youtube|telegram|whatsapp)|our (?:youtube|telegram|whatsapp) channel|"
+    r"unseren? (?:youtube|telegram|whatsapp)[- ]?kanal|"
+    r"already (?:a )?subscriber|bereits abonnent\w*|ya eres suscriptor|déjà abonné|"
+    r"support(?:ing)? our (?:work|journalism)|unterstütz\w* (?:unsere|unseren) (?:arbeit|journalismus)|"
+    r"letters? to the editor|leserbrief\w*|"
+    r"e-?mail-?adresse ein|enter your e-?mail|"
+    r"werden sie mitglied|werde mitglied|jetzt mitglied|"
+    r"besuchen sie unser\w*|visit our (?:shop|store)|"
+    r"(?:nächste[rn]?|vorherige[rn]?) (?:artikel|beitrag)|(?:next|previous) (?:article|post)\b|"
+    r"article (?:suivant|précédent)|(?:siguiente|anterior) (?:artículo|nota)|"
+    r"(?:quellen|text|details?) (?:ausblenden|einblenden)|(?:mehr|weniger) anzeigen|show (?:more|less)\b|"
+    r"entdeck(?:e|en sie) (?:jetzt|weitere|mehr)|"
+    r"to (?:view|read|continue reading) the (?:full|whole|rest of the) (?:story|article)|please subscribe|"
+    r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram)|folg(?:en sie|t) uns|síguenos en|suivez-nous sur|"
+    r"zapraszamy (?:też |również )?do (?:subskrypcji|obserwowania)|mit diesem button|"
+    r"hinterlasse (?:einfach |gerne )?einen kommentar|leave a comment|deja (?:un|tu) comentario|"
+    r"laissez un commentaire|zostaw komentarz|klick(?:e|t)? (?:dich|euch) durch|"
+    r"(?:teilen sie|teil) uns .{0,40}mit\b|"
+
+    r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$)")
+
+
+def looks_like_call_to_action(text: str, words: int | None = None) -> bool:
+    """A short line asking the reader to share, rate, print, subscribe, log in or comment."""
+    n = len(text.split()) if words is None else words
+    return n <= MAX_ACTION_WORDS and _ACTION.search(text.lower()) is not None
+
+
+# the words that announce links to other pages ("More on this topic", "Lesen Sie auch")
+_RELATED = re.compile(
+    r"^\W*(?:more on|more from|more about|read more|read also|see also|related\w*|you (?:may|might) also like|"
+    r"recommended|mehr zum thema|mehr zu|mehr von|mehr aus|lesen sie (?:auch|mehr)|lies auch|auch interessant|"
+    r"das könnte (?:sie|dich|euch) auch interessieren|weitere (?:artikel|beiträge|themen|news|nachrichten)|"
+    r"weitere informationen\w*|weitere \w*tipps|mehr \w+ (?:auf|bei) |"
+    # the titles of the boxes about the author, the series, the press office
+    r"über (?:den|die) autor\w*|über diese (?:reihe|serie)|about the authors?|about this series|"
+    r"sobre (?:el|la) autora?|à propos de l'auteur|o autorze|pressekontakt|press contact|media contact|"
+    r"pressesprecher\w*|"
+    r"(?:ähnliche|verwandte) (?:artikel|beiträge|themen)|vous aimerez aussi|à lire aussi|lire aussi|voir aussi|sur le même sujet|"
+    r"veja também|leia também|leia mais|contenido relacionado|noticias relacionadas|te puede interesar|"
+    r"lee también|leer más|czytaj (?:także|też|więcej)|zobacz (?:też|także)|polecane|"
+    r"notas relacionadas|artículos relacionados|artigos relacionados|meistgelesen\w*|meistdiskutiert\w*|"
+    r"meistgeklickt\w*|most read|most popular|editor'?s picks|die redaktion empfiehlt|unsere empfehlung\w*|"
+    r"verwandte themen\w*|zobacz również|lire la suite|weiterlesen|continue reading|seguir leyendo|"
+    r"continuar lendo|czytaj dalej)\b")
+MAX_RELATED_WORDS = 8
+
+
+# a line that is only the label over an advertisement
+_AD_LABEL = re.compile(r"^\W*(?:anzeige|werbung|reklama|advertisement|advertising|publicidad|publicité|publicidade|"
+                       r"sponsored|gesponsert|pubblicità)(?:\W*$|\s*[-–—|:]\s)")
+# a line declaring the text's links or products paid for ("Anzeige, enthält Affiliate Links",
+# "Dieser Beitrag enthält Werbung", "Für Links auf dieser Seite erhält X eine Provision")
+_AD_DISCLOSURE = re.compile(r"\b(?:(?:enthält|contains?|contiene|contient) (?:\w+ )?(?:affiliate|werbe|sponsored|referral|"
+                            r"partner|afiliad\w*|affiliés?)[- ]?(?:links?|enlaces|liens)|"
+                            r"enthält (?:unbezahlte |bezahlte )?werbung|contains (?:paid )?advertising|"
+                            r"(?:erhält|erhalten) (?:\w+ ){0,2}(?:ggf\. |gegebenenfalls |eventuell )?eine provision|"
+                            r"(?:earn|receive) (?:a )?(?:small )?(?:affiliate )?(?:commission|compensation)|"
+                            r"affiliate[- ]?links?|enlaces de afiliados?|liens affiliés|"
+                            r"(?:one or more of )?our advertisers|advertiser disclosure|"
+                            r"advertisers do not influence)\b")
+# a template's unrendered markup ("{{^topArticle}}", "{{ title }}")
+_UNRENDERED = re.compile(r"\{\{[#^/!]?\s*[\w.]+\s*\}\}")
+# the placeholder of an embedded post or video that waits for the reader's consent
+_CONSENT = re.compile(r"\b(?:(?:wir respektieren|we respect) (?:deine |ihre |your )?(?:privatsphäre|privacy)|"
+                      r"ohne (?:dein|ihr) einverständnis keine verbindung|"
+                      r"(?:durch|mit) (?:dem|einem) klick auf .{0,40}(?:inhalt|video|beitrag).{0,40}"
+                      r"(?:einverstanden|zustimmen|stimmen sie zu)|"
+                      r"by (?:clicking|loading) .{0,40}(?:content|video|post).{0,60}(?:you )?(?:agree|accept|consent)|"
+                      r"(?:ich bin|i agree|i accept|ich stimme) .{0,80}(?:datenschutz|privacy)|"
+                      r"(?:werden|wird) ihre (?:angaben|daten) .{0,120}(?:gespeichert|verarbeitet)|"
+                      # medical and legal disclaimers
+                      r"(?:does|do|is|are) not (?:offer|provide|constitute|a substitute for) (?:\w+ )?(?:medical|legal|"
+                      r"financial|professional) advice|ersetzt? (?:keine|nicht die) (?:ärztliche|medizinische) beratung|"
+                      r"entspricht den vorgaben der (?:ärztlichen )?fachliteratur|medically reviewed)",
+                      re.DOTALL)
+# a copyright notice in words
+_RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos los derechos reservados|"
+                     r"tous droits réservés|wszelkie prawa zastrzeżone|chroniony prawem autorskim|"
+                     r"todos os direitos reservados|urheberrechtlich geschützt|"
+                     # licences, disclaimers, citation lines
+                     r"cc[- ]by(?:[- ](?:sa|nc|nd))*|(?:licensed|published) under (?:a |the )?(?:cc|creative commons|licen[cs]e)|"
+                     r"unter der lizenz|"
+                     r"gibt (?:nur )?die meinung de[sr] autor\w* wieder|(?:reflects?|represents?) (?:only )?the "
+                     r"(?:views?|opinions?) of the author|the views expressed|las opiniones expresadas|"
+                     r"les opinions exprimées|ohne gewähr|suggested citation|zitiervorschlag|how to cite)\b")
+
+
+# picture agencies and stock libraries named in a caption's credit ("Berlin / Shutterstock");
+# not names that are also words or other bodies ("apa" is Indonesian, EPA an agency in the news)
+
+
+def looks_like_rights_line(low: str) -> bool:
+    """A short line (lower-cased) with a copyright, licence or disclaimer notice in words or "(c)"."""
+    return len(low) < 200 and ("(c)" in low or _RIGHTS.search(low) is not None)
+
+
+_AGENCY = re.compile(r"\b(?:shutterstock|getty ?images|getty|istock\w*|adobe ?stock|imago|picture[ -]alliance|"
+                     r"unsplash|pixabay|pexels|123rf|fotolia|dpa|afp|reuters|ap photo)\b")
+MAX_AGENCY_WORDS = 8
+# an agency credit in parentheses at a caption's end ("(REUTERS/Denis Balibouse)")
+_AGENCY_PAREN = re.compile(r"\((?:[^()]*/\s*)?(?:reuters|afp|dpa|efe|getty images|ap photo|epa|ansa|imago|"
+                           r"picture[ -]alliance|shutterstock)\b[^()]*\)\s*$")
+MIN_UI_REPEATS = 3          # the same short line three times on a page: a control's label
+MAX_UI_WORDS = 5
+
+
+def notice(low: str) -> str | None:
+    """The reason a paragraph (lower-cased) is a notice of the site's (advertising disclosure,
+    consent placeholder), or None."""
+    if _AD_DISCLOSURE.search(low):
+        return "boilerplate:ad"
+    if _CONSENT.search(low):
+        return "boilerplate:consent"
+    return None
+
+
+def template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int]) -> str | None:
+    """The reason a short line belongs to the page's template, or None (the word count taken once)."""
+    # the patterns match lower-case text (several times faster than IGNORECASE), with one
+    # space between words (no-break spaces between the words of a phrase)
+    line, text = text, " ".join(text.lower().split())
+    found = notice(text)
+    if found:
+        return found
+    if "{{" in text and _UNRENDERED.search(text):
+        return "boilerplate:template"
+    if _SITE_ACTION.search(text):
+        return "boilerplate:action"
+    words = len(text.split())
+    if words > MAX_ACTION_WORDS:
+        return None
+    if _ACTION.search(text):
+        return "boilerplate:action"
+    if words <= MAX_RELATED_WORDS and _RELATED.search(text):
+        return "boilerplate:related"
+    if _AD_LABEL.match(text) and (words <= 3 or not text.rstrip().endswith(".")):
+        return "boilerplate:ad"
+    if not (keep_meta or heading) and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
+        # (a heading naming an agency is news about it)
+        return "boilerplate:credit"
+    if words <= MAX_UI_WORDS and repeated.get(line, 0) >= MIN_UI_REPEATS:
+        return "boilerplate:repeated"
+    return None
+
+
+def looks_like_related_heading(text: str, words: int | None = None) -> bool:
+    """A short line announcing links to other pages: the title of a related-articles box."""
+    n = len(text.split()) if words is None else words
+    return n <= MAX_RELATED_WORDS and _RELATED.search(text.lower()) is not None
+
+
+# the line a blog engine writes under a post ("This entry was posted in News. Bookmark the permalink.")
+_POSTED = re.compile(r"\W*(?:this (?:entry|post) was (?:posted|published)|bookmark the permalink|"
+                     r"(?:dieser eintrag|der beitrag|dieser beitrag|dieser artikel) wurde .{0,60}?(?:veröffentlicht|erstellt|gepostet)|"
+                     r"lesezeichen .{0,20}permalink|cette entrée a été publiée|esta entrada fue publicada)\b", re.DOTALL)
+
+
+# "Label: value" lines; a date under a publishing label is the page's dateline, under any
+# other label it is a fact of the text (an event's date, a deadline)
+_FIELD_LABEL = re.compile(r"^\W*(\w+(?:[ -]\w+)?)\s?:\s")
+_PUBLISHING_LABELS = frozenset("""veröffentlicht aktualisiert stand erstellt datum geändert zuletzt publiziert
+eingestellt published updated posted date modified created publicado actualizado fecha publié publie
+opublikowano zaktualizowano data von by por par autor author""".split()) | {
+    "zuletzt aktualisiert", "zuletzt geändert", "last updated", "last modified", "letzte änderung", "mis à jour",
+    "publicado el", "posted on", "published on", "veröffentlicht am", "erstellt am", "stand vom"}
+
+
+def looks_like_post_line(low: str) -> bool:
+    """A blog engine's line under a post (lower-cased, under 400 characters)."""
+    return len(low) < 400 and _POSTED.match(low) is not None
+
+
+def looks_like_date_line(text: str) -> bool:
+    """A short line made of a date (and maybe a name or "posted on"): dateline or byline."""
+    if len(text) > 80:
+        return False
+    if _DIGIT(text) is None:
+        return False      # every date below has a digit (\d, or a word of ASCII digits)
+    if text.rstrip().endswith((".", "!", "?")) and len(text.split()) >= 6:
+        return False      # a sentence that mentions a date ("Her last day is April 1.")
+    label = _FIELD_LABEL.match(text)
+    if label and label.group(1).lower() not in _PUBLISHING_LABELS:
+        return False      # a field of the text: "Termin: 29.02.2020, 19 Uhr", "Deadline: 3 May 2021"
+    if _DATE.search(text):
+        return True
+    words = _NON_ALNUM.split(text.lower())
+    return any(w in _MONTHS for w in words) and any(w.isdigit() for w in words)
