@@ -43,6 +43,16 @@ def kept(doc: Document) -> str:
     return doc.clean_text()
 
 
+def assert_removed_inside_the_article(lines: list[str], **options) -> str:
+    """Each line, added to the article as a paragraph before its last text, is removed; the text stays."""
+    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
+    text = kept(run(page(article_html(extra_inside=extra)), **options))
+    assert ARTICLE[1] in text
+    for line in lines:
+        assert line not in text, line
+    return text
+
+
 def test_is_the_default():
     assert DEFAULT_EXTRACTOR == "justext-plus"
 
@@ -443,11 +453,7 @@ def test_site_calls_to_action_of_any_length_removed():
              "We want to hear what you think about this article. Submit a letter to the editor.",
              "Gib deine E-Mail-Adresse ein, um diesem Blog zu folgen und Benachrichtigungen zu erhalten.",
              "¡Mira lo que tiene nuestro canal de YouTube!", "Vorschau auf den nächsten Artikel", "Quellen ausblenden"]
-    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
-    text = kept(run(page(article_html(extra_inside=extra))))
-    assert ARTICLE[1] in text
-    for line in lines:
-        assert line not in text, line
+    assert_removed_inside_the_article(lines)
     # the same words in the article's sentences are text
     sentence = ("The council wants to support the work of the volunteers who run the library and "
                 "will publish a newsletter about the plan.")
@@ -461,11 +467,7 @@ def test_licence_disclaimer_citation_and_paywall_lines_removed():
              "To view the full story, please subscribe to Town News.", "Follow Town News on Twitter and Instagram.",
              "Letzte Aktualisierung am 2.02.2022 / Bei den Verlinkungen handelt es sich um Affiliate Links",
              "Externer Inhalt", "Weitere Informationen:", "Mehr Kolumnen auf TownNews:"]
-    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
-    text = kept(run(page(article_html(extra_inside=extra))))
-    assert ARTICLE[1] in text
-    for line in lines:
-        assert line not in text, line
+    assert_removed_inside_the_article(lines)
 
 
 def test_line_introducing_what_follows_the_text_kept():
@@ -480,11 +482,7 @@ def test_box_titles_captions_and_consent_placeholders_removed():
                "geladen; mehr dazu steht in unserer Datenschutzerklärung, die du jederzeit aufrufen kannst.")
     lines = ["Über diese Reihe", "About the author", "Pressesprecherin Anna Town",
              "Abbildung 8: Vorgehensweise für grosse Ereignisse", consent]
-    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
-    text = kept(run(page(article_html(extra_inside=extra))))
-    assert ARTICLE[1] in text
-    for line in lines:
-        assert line not in text, line
+    assert_removed_inside_the_article(lines)
 
 
 def test_heading_before_the_article_that_is_a_template_line_removed():
@@ -501,11 +499,7 @@ def test_comment_prompts_newsletter_teasers_ad_prefixes_and_disclaimers_removed(
              "Get the latest news straight to your phone with the Town News app.",
              "Town News does not offer medical advice. If you are concerned about your health, see a doctor.",
              "Ich bin mit der Verarbeitung meiner Daten nach der Datenschutzerklärung einverstanden."]
-    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
-    text = kept(run(page(article_html(extra_inside=extra))))
-    assert ARTICLE[1] in text
-    for line in lines:
-        assert line not in text, line
+    assert_removed_inside_the_article(lines)
     # a sentence that begins with the word is text
     sentence = "Werbung ist für die Bibliothek der Stadt nie ein Thema gewesen, sagte die Bürgermeisterin."
     assert sentence in kept(run(page(article_html(extra_inside=f"<p>{sentence}</p><p>{ARTICLE[1]}</p>"))))
@@ -518,12 +512,9 @@ def test_caption_marks_agency_credits_unrendered_markup_and_copyright_c_removed(
              "{{^topArticle}} Für dieses Rezept gibt es noch keine Anleitung.",
              "The hall of the library / (C) Ben Photographer",
              "¿Ya sabías que tenemos canal de Telegram? Únete desde tu celular."]
-    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
-    text = kept(run(page(article_html(extra_inside=extra))))
-    assert ARTICLE[1] in text
-    for line in lines:
-        assert line not in text, line
+    assert_removed_inside_the_article(lines)
     # keep_meta keeps the captions' credits
+    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
     assert "(REUTERS/Ben Photographer)" in kept(run(page(article_html(extra_inside=extra)), keep_meta=True))
 
 
@@ -597,11 +588,7 @@ def test_affiliate_disclosure_feedback_widget_and_read_aloud_removed():
              "*Werbung. Dieser Beitrag enthält Werbung für eine Marke.",
              "Für Links auf dieser Seite erhält die Redaktion ggf. eine Provision vom Händler, z.B. für solche mit Symbol.",
              "Materiał chroniony prawem autorskim.", "Town News 2024. Alle Rechte vorbehalten."]
-    extra = "".join(f"<p>{c}</p>" for c in lines) + f"<p>{ARTICLE[1]}</p>"
-    text = kept(run(page(article_html(extra_inside=extra))))
-    assert ARTICLE[1] in text
-    for line in lines:
-        assert line not in text, line
+    assert_removed_inside_the_article(lines)
     # a sentence about links or usefulness is text
     from corpustool.extractors.template_lines import looks_like_call_to_action
 
