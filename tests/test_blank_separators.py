@@ -19,6 +19,7 @@ from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_plus as jp
 from corpustool.extractors.base import Page, get_extractor
 from corpustool.language.stoplists import stoplist
+from markup_fuzz import random_markup
 
 DE = stoplist("de")
 EN = stoplist("en")
@@ -131,20 +132,9 @@ _TEXTS = [" ", " ", "  \n ", "\u00a0", "\u3000", "\t", "word", "the", "of it", "
 _VOID = {"br", "img"}
 
 
-def _markup(rng: random.Random, depth: int = 0) -> str:
-    out = []
-    for _ in range(rng.randint(1, 6)):
-        if rng.random() < 0.45 or depth > 4:
-            out.append(rng.choice(_TEXTS))
-            continue
-        tag = rng.choice(_TAGS)
-        attrs = " href='/x'" if tag == "a" else ""
-        if tag in _VOID:
-            out.append(f"<{tag}>")
-        else:
-            close = f"</{tag}>" if rng.random() < 0.9 else ""
-            out.append(f"<{tag}{attrs}>{_markup(rng, depth + 1)}{close}")
-    return "".join(out)
+def _markup(rng: random.Random) -> str:
+    return random_markup(rng, _TAGS, _TEXTS, _VOID, items=(1, 6), max_depth=4, close=0.9,
+                         attrs=lambda rng, tag: " href='/x'" if tag == "a" else "")
 
 
 def _pages(n: int):

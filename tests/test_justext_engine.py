@@ -16,6 +16,7 @@ from corpustool.encoding import decode
 from corpustool.extractors.base import OptionError, Page, get_extractor
 from corpustool.extractors.clean import DEFAULT_EXTRACTOR, Clean
 from corpustool.language.stoplists import resolve_language, stoplist
+from markup_fuzz import random_markup
 
 EN = stoplist("en")
 
@@ -311,20 +312,9 @@ _FUZZ_TEXTS = ["the", "of it", " ", "  \n ", "\u00a0", "word", "\u00a9", "&amp;c
 _VOID = {"br", "img", "input", "param", "link", "base"}
 
 
-def _random_markup(rng, depth=0):
-    out = []
-    for _ in range(rng.randint(0, 5)):
-        if rng.random() < 0.45 or depth > 6:
-            out.append(rng.choice(_FUZZ_TEXTS))
-            continue
-        tag = rng.choice(_FUZZ_TAGS)
-        attrs = " rel='stylesheet'" if tag == "link" and rng.random() < 0.5 else ""
-        if tag in _VOID:
-            out.append(f"<{tag}{attrs}>")
-        else:
-            close = f"</{tag}>" if rng.random() < 0.85 else ""   # unclosed tags too
-            out.append(f"<{tag}{attrs}>{_random_markup(rng, depth + 1)}{close}")
-    return "".join(out)
+def _random_markup(rng):
+    return random_markup(rng, _FUZZ_TAGS, _FUZZ_TEXTS, _VOID, items=(0, 5), max_depth=6, close=0.85,   # unclosed tags too
+                         attrs=lambda rng, tag: " rel='stylesheet'" if tag == "link" and rng.random() < 0.5 else "")
 
 
 def test_same_as_package_on_generated_markup():
