@@ -615,6 +615,22 @@ cdef struct MaskEntry:
     long mask
 
 
+cdef int put_entry(MaskEntry* table, size_t size, bytes data, long mask) except -1:
+    """Store a copy of ``data`` with its mask in an open-addressing table of ``size`` (a power of two) slots."""
+    cdef size_t h = fnv1a(<const unsigned char*>data, len(data))
+    cdef MaskEntry* e = &table[h & (size - 1)]
+    while e.value is not NULL:
+        e = &table[((<size_t>(e - table)) + 1) & (size - 1)]
+    e.value = <char*>malloc(len(data) + 1)
+    if e.value is NULL:
+        raise MemoryError()
+    memcpy(e.value, <const char*>data, len(data) + 1)
+    e.hash = h
+    e.len = len(data)
+    e.mask = mask
+    return 0
+
+
 cdef enum:
     NAME_SEMANTIC = 1
     NAME_PYTHON = 2
@@ -672,8 +688,6 @@ cdef class EvidenceRules:
     def __cinit__(self, evidence, value_mask, tuple mask_kinds, hidden_style, describe, candidate, semantic,
                   python_tags, dict token_bits):
         cdef bytes data
-        cdef size_t h
-        cdef MaskEntry* e
         self.tokens_size = 16
         while self.tokens_size < 4 * len(token_bits) + 4:
             self.tokens_size *= 2
@@ -683,18 +697,7 @@ cdef class EvidenceRules:
         for i in range(self.tokens_size):
             self.tokens[i].value = NULL
         for token, bit in token_bits.items():
-            data = token.encode("utf-8")
-            h = fnv1a(<const unsigned char*>data, len(data))
-            e = &self.tokens[h & (self.tokens_size - 1)]
-            while e.value is not NULL:
-                e = &self.tokens[((<size_t>(e - self.tokens)) + 1) & (self.tokens_size - 1)]
-            e.value = <char*>malloc(len(data) + 1)
-            if e.value is NULL:
-                raise MemoryError()
-            memcpy(e.value, <const char*>data, len(data) + 1)
-            e.hash = h
-            e.len = len(data)
-            e.mask = bit
+            put_entry(self.tokens, self.tokens_size, token.encode("utf-8"), bit)
         self.evidence = evidence
         self.candidate = candidate
         self.value_mask = value_mask
@@ -721,17 +724,7 @@ cdef class EvidenceRules:
             if not data or b"\0" in data:
                 continue   # no element has an empty name or a NUL in it
             self.first[<unsigned char>data[0]] = True
-            h = fnv1a(<const unsigned char*>data, len(data))
-            e = &self.names[h & (self.names_size - 1)]
-            while e.value is not NULL:
-                e = &self.names[((<size_t>(e - self.names)) + 1) & (self.names_size - 1)]
-            e.value = <char*>malloc(len(data) + 1)
-            if e.value is NULL:
-                raise MemoryError()
-            memcpy(e.value, <const char*>data, len(data) + 1)
-            e.hash = h
-            e.len = len(data)
-            e.mask = flags
+            put_entry(self.names, self.names_size, data, flags)
         self.decided = {}
         self.size = 1 << 17
         self.table = <MaskEntry*>malloc(self.size * sizeof(MaskEntry))
