@@ -185,6 +185,29 @@ def test_justext_context_smoothing_treats_duplicates_as_bad():
     assert stage.stats.extra["paragraphs_removed"] == 4
 
 
+def test_context_smoothing_removes_only_what_the_duplicates_change():
+    # justext-plus keeps the short lines of an article that jusText alone would drop
+    # ("200 g sugar" between bad lines); a duplicate paragraph at the end of the page must
+    # not take them: only stubs next to duplicates go with them
+    def doc(rows):
+        return Document(id="d", paragraphs=[Paragraph(text=t, cf_class=c) for t, c in rows])
+
+    a, c = " ".join(A), " ".join(C)
+    first = doc([(a, "good")])
+    recipe = [("Ingredients", "short"), ("200 g sugar", "short"), ("3 eggs", "short"),
+              ("Beat the eggs with the sugar until the mixture is pale and thick enough", "bad"),
+              ("Unique closing words of some length here and there", "good"), (c, "good"),
+              ("Share", "short"), (a, "good")]
+    out = list(Onion().run([first, doc(recipe)]))
+    kept = [p.text for p in out[1].paragraphs if p.is_good]
+    assert "200 g sugar" in kept and "3 eggs" in kept and "Ingredients" in kept
+    reasons = {p.text: p.reason for p in out[1].paragraphs}
+    assert reasons[a] == "duplicate"
+    # a stub jusText itself keeps (between good text and the duplicate) still goes with the
+    # duplicate by jusText's context rule, as in classic onion
+    assert reasons["Share"] == "duplicate-context"
+
+
 def test_stage_drops_documents_left_without_good_paragraphs():
     def mk(i, paras):
         return Document(id=str(i), paragraphs=[Paragraph(text=" ".join(p)) for p in paras])

@@ -329,13 +329,26 @@ class DocumentUnit(Unit):
         paras = self.doc.paragraphs
         if not all(p.cf_class in JUSTEXT_CLASSES for p in paras):
             return super().smooth(dup, eligible, lengths, max_stub)
-        classes = revise_with_duplicates([p.cf_class for p in paras], [p.heading for p in paras],
-                                         [len(p.text) for p in paras], dup, self.max_heading_distance)
+        cf = [p.cf_class for p in paras]
+        headings = [p.heading for p in paras]
+        chars = [len(p.text) for p in paras]
+        classes = revise_with_duplicates(cf, headings, chars, dup, self.max_heading_distance)
+        # jusText's verdict without the duplicates: a stub goes only where the duplicates
+        # change it. An extractor that keeps more than jusText (justext-plus keeps the short
+        # lines of the main text) has stubs jusText calls bad anyway; for those the
+        # duplicates decide by the stub rule (between two duplicates), not jusText's context
+        before = revise_with_duplicates(cf, headings, chars, [False] * len(paras), self.max_heading_distance)
+        stubs = None
         removed = dup.copy()
         for i, p in enumerate(paras):
-            # only stubs (short / near-good blocks) go with their duplicate context
-            if p.cls == GOOD and classes[i] != "good" and p.cf_class in ("short", "neargood"):
-                removed[i] = True
+            if p.cls != GOOD or p.cf_class not in ("short", "neargood"):
+                continue
+            if before[i] == "good":
+                removed[i] = removed[i] or classes[i] != "good"
+            else:
+                if stubs is None:
+                    stubs = remove_stubs(dup, eligible, lengths, max_stub)
+                removed[i] = removed[i] or bool(stubs[i])
         return removed
 
     def apply(self) -> int:
