@@ -5,8 +5,10 @@ of the paragraph's tokens covered by n-grams already present in the kept
 output or earlier in the same document. Paragraphs over the threshold are
 duplicates; context smoothing then removes the stubs left between them
 (Sect. 3.5.2, Fig. 3.5): jusText's context-sensitive pass (Algorithm 2.3 and
-the headings rule) re-runs with duplicates treated as bad, or, without
-jusText classes (vertical input), short paragraphs between duplicates go.
+the headings rule) re-runs with duplicates treated as bad, and a stub goes
+where the duplicates change jusText's verdict; without jusText classes
+(vertical input), and for the short lines an extractor keeps against
+jusText's verdict (justext-plus), short paragraphs between duplicates go.
 Documents left without a good paragraph are dropped.
 
 Two ways to hold "n-grams already in the output" (G_out of Algorithm 3.1):
