@@ -70,7 +70,7 @@ _ACTION = re.compile(
     r"bewert\w*|drucken|compartir|suscríbe\w*|comenta\w*|valora|partager|abonne\w*|commente\w*|"
     r"udostępnij|subskryb\w*|zaloguj\w*|compartilh\w*|assine|support us|donate|unterstütze\w*|spende\w*|"
     r"become a member|mitglied werden|hazte miembro|subskrypcj\w*|"
-    r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram|x)|folg(?:en sie|t) uns|síguenos|suivez-nous|obserwuj nas|"
+    r"folg(?:en sie|t) uns|síguenos|suivez-nous|obserwuj nas|"
     r"nichts mehr (?:verpassen|versäumen)|verpasse nichts|never miss|don't miss (?:a|any)|"
     # feedback widgets and read-aloud players
     r"(?:war|ist) (?:der|dieser|die|diese) (?:artikel|beitrag|text|seite|information\w*) (?:hilfreich|nützlich)|"
@@ -99,12 +99,11 @@ _SITE_ACTION = re.compile(
     r"(?:quellen|text|details?) (?:ausblenden|einblenden)|(?:mehr|weniger) anzeigen|show (?:more|less)\b|"
     r"entdeck(?:e|en sie) (?:jetzt|weitere|mehr)|"
     r"to (?:view|read|continue reading) the (?:full|whole|rest of the) (?:story|article)|please subscribe|"
-    r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram)|folg(?:en sie|t) uns|síguenos en|suivez-nous sur|"
+    r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram|x)\b|"
     r"zapraszamy (?:też |również )?do (?:subskrypcji|obserwowania)|mit diesem button|"
     r"hinterlasse (?:einfach |gerne )?einen kommentar|leave a comment|deja (?:un|tu) comentario|"
     r"laissez un commentaire|zostaw komentarz|klick(?:e|t)? (?:dich|euch) durch|"
     r"(?:teilen sie|teil) uns .{0,40}mit\b|"
-
     r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$)")
 
 
