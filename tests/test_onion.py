@@ -168,6 +168,26 @@ def test_revise_matches_justext_without_duplicates():
         assert ours == [p.class_type for p in paras]
 
 
+def test_revise_with_duplicates_is_justext_with_duplicates_as_bad():
+    """Sect. 3.5.2: the same as the package run on the classes with every duplicate made bad,
+    on long pages too (our neighbours come from linear sweeps, the package's from walks)."""
+    from justext.core import revise_paragraph_classification
+
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(1, 60)
+        paras = [_P(rng.choice(["good", "bad", "short", "short", "neargood"]), rng.random() < 0.3,
+                    "x" * rng.randint(1, 150)) for _ in range(n)]
+        dup = [rng.random() < 0.2 for _ in range(n)]
+        ours = revise_with_duplicates([p.cf_class for p in paras], [p.heading for p in paras],
+                                      [len(p.text) for p in paras], dup, 200)
+        for p, d in zip(paras, dup):
+            if d:
+                p.cf_class = "bad"
+        revise_paragraph_classification(paras, 200)
+        assert ours == [p.class_type for p in paras]
+
+
 def test_justext_context_smoothing_treats_duplicates_as_bad():
     def doc(texts_classes):
         ps = [Paragraph(text=t, cf_class=c) for t, c in texts_classes]

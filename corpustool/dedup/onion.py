@@ -252,46 +252,52 @@ def revise_with_duplicates(cf_classes: Sequence[str], headings: Sequence[bool], 
     cf = ["bad" if dup[i] else cf_classes[i] for i in range(n)]
     cls = list(cf)
 
-    def neighbour(i: int, ignore_neargood: bool, step: int) -> str:
-        i += step
-        while 0 <= i < n:
-            c = cls[i]
-            if c == "good" or c == "bad":
-                return c
-            if c == "neargood" and not ignore_neargood:
-                return c
-            i += step
-        return "bad"
+    # The package looks for each paragraph's neighbours by walking away from it, which is
+    # quadratic on long pages; the nearest neighbours of every kind are found here in
+    # two linear sweeps, with the same results (tests/test_onion.py against the package).
+    def nearest(kinds: tuple[str, ...], step: int) -> list[str]:
+        out = ["bad"] * n          # beyond the document edge: bad
+        last = "bad"
+        for i in (range(n) if step == 1 else range(n - 1, -1, -1)):
+            out[i] = last
+            if cls[i] in kinds:
+                last = cls[i]
+        return out
 
     # Step "good headings" (a short heading shortly before a good paragraph
     # becomes near-good) is skipped: justext 3.0.2 tests the *following*
     # paragraphs' classes before it has copied them from cf_class, so the step
     # never fires there, and re-running must reproduce the package's classes.
-    # short paragraphs take the class of their context
+    # short paragraphs take the class of their context (the classes as they were
+    # before this step: the package writes the new ones afterwards)
+    strong = ("good", "bad")
+    weak = ("good", "bad", "neargood")
+    prev_strong, next_strong = nearest(strong, 1), nearest(strong, -1)
+    prev_any, next_any = nearest(weak, 1), nearest(weak, -1)
     new: dict[int, str] = {}
     for i in range(n):
         if cls[i] != "short":
             continue
-        prev_c = neighbour(i, True, -1)
-        next_c = neighbour(i, True, 1)
+        prev_c, next_c = prev_strong[i], next_strong[i]
         if prev_c == "good" and next_c == "good":
             new[i] = "good"
         elif prev_c == "bad" and next_c == "bad":
             new[i] = "bad"
-        elif (prev_c == "bad" and neighbour(i, False, -1) == "neargood") or \
-             (next_c == "bad" and neighbour(i, False, 1) == "neargood"):
+        elif (prev_c == "bad" and prev_any[i] == "neargood") or (next_c == "bad" and next_any[i] == "neargood"):
             new[i] = "good"
         else:
             new[i] = "bad"
     for i, c in new.items():
         cls[i] = c
-    # near-good paragraphs: bad only between two bad ones
+    # near-good paragraphs: bad only between two bad ones. The package changes them in
+    # place, left to right: the previous neighbour is the paragraph before (every one
+    # before is good or bad by now), the next one the nearest good or bad after it
+    next_strong = nearest(strong, -1)
     for i in range(n):
         if cls[i] != "neargood":
             continue
-        prev_c = neighbour(i, True, -1)
-        next_c = neighbour(i, True, 1)
-        cls[i] = "bad" if (prev_c, next_c) == ("bad", "bad") else "good"
+        prev_c = cls[i - 1] if i > 0 else "bad"
+        cls[i] = "bad" if (prev_c, next_strong[i]) == ("bad", "bad") else "good"
     # more good headings
     for i in range(n):
         if not (headings[i] and cls[i] == "bad" and cf[i] != "bad"):
