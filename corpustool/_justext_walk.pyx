@@ -615,6 +615,25 @@ cdef struct MaskEntry:
     long mask
 
 
+cdef size_t table_size(Py_ssize_t keys) noexcept:
+    """Slots for an open-addressing table of ``keys`` keys: a power of two, at most a quarter full."""
+    cdef size_t size = 16
+    while size < <size_t>(4 * keys + 4):
+        size *= 2
+    return size
+
+
+cdef MaskEntry* new_table(size_t size) except NULL:
+    """An open-addressing table of ``size`` empty slots."""
+    cdef MaskEntry* table = <MaskEntry*>malloc(size * sizeof(MaskEntry))
+    cdef size_t i
+    if table is NULL:
+        raise MemoryError()
+    for i in range(size):
+        table[i].value = NULL
+    return table
+
+
 cdef int put_entry(MaskEntry* table, size_t size, bytes data, long mask) except -1:
     """Store a copy of ``data`` with its mask in an open-addressing table of ``size`` (a power of two) slots."""
     cdef size_t h = fnv1a(<const unsigned char*>data, len(data))
@@ -688,14 +707,8 @@ cdef class EvidenceRules:
     def __cinit__(self, evidence, value_mask, tuple mask_kinds, hidden_style, describe, candidate, semantic,
                   python_tags, dict token_bits):
         cdef bytes data
-        self.tokens_size = 16
-        while self.tokens_size < 4 * len(token_bits) + 4:
-            self.tokens_size *= 2
-        self.tokens = <MaskEntry*>malloc(self.tokens_size * sizeof(MaskEntry))
-        if self.tokens is NULL:
-            raise MemoryError()
-        for i in range(self.tokens_size):
-            self.tokens[i].value = NULL
+        self.tokens_size = table_size(len(token_bits))
+        self.tokens = new_table(self.tokens_size)
         for token, bit in token_bits.items():
             put_entry(self.tokens, self.tokens_size, token.encode("utf-8"), bit)
         self.evidence = evidence
@@ -710,14 +723,8 @@ cdef class EvidenceRules:
             name_flags[t.encode("utf-8")] = NAME_SEMANTIC
         for t in python_tags:
             name_flags[t.encode("utf-8")] = name_flags.get(t.encode("utf-8"), 0) | NAME_PYTHON
-        self.names_size = 16
-        while self.names_size < 4 * len(name_flags) + 4:
-            self.names_size *= 2
-        self.names = <MaskEntry*>malloc(self.names_size * sizeof(MaskEntry))
-        if self.names is NULL:
-            raise MemoryError()
-        for i in range(self.names_size):
-            self.names[i].value = NULL
+        self.names_size = table_size(len(name_flags))
+        self.names = new_table(self.names_size)
         for i in range(256):
             self.first[i] = False
         for data, flags in name_flags.items():
@@ -727,11 +734,7 @@ cdef class EvidenceRules:
             put_entry(self.names, self.names_size, data, flags)
         self.decided = {}
         self.size = 1 << 17
-        self.table = <MaskEntry*>malloc(self.size * sizeof(MaskEntry))
-        if self.table is NULL:
-            raise MemoryError()
-        for i in range(self.size):
-            self.table[i].value = NULL
+        self.table = new_table(self.size)
 
     def __dealloc__(self):
         if self.table is not NULL:
