@@ -511,6 +511,7 @@ def test_caption_marks_agency_credits_unrendered_markup_and_copyright_c_removed(
              "Anna Town, the mayor of the town, at the library (REUTERS/Ben Photographer)",
              "{{^topArticle}} Für dieses Rezept gibt es noch keine Anleitung.",
              "The hall of the library / (C) Ben Photographer",
+             "Vergrößern Eine kleine runde Aussparung für die Kamera im Display des Telefons.",
              "¿Ya sabías que tenemos canal de Telegram? Únete desde tu celular."]
     assert_removed_inside_the_article(lines)
     # keep_meta keeps the captions' credits

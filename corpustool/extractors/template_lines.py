@@ -40,7 +40,9 @@ MAX_CREDIT_CHARS = 200
 # a photo caption's marks: who stands where ("(l.)", "(v.l.)"), a symbolic or archive picture
 _CAPTION_MARK = re.compile(r"\((?:l|r|li|re|m|links|rechts|mitte|left|right|center|centre|v\.\s?l|v\.\s?r|from left|"
                            r"de izq\.?|izq|der|g|d|à gauche|à droite)\.?\)|\b(?:symbolbild|symbolfoto|archivbild|"
-                           r"archivfoto|imagen de archivo|photo d'archive|file photo)\b")
+                           r"archivfoto|imagen de archivo|photo d'archive|file photo)\b"
+                           # a picture's caption after its lightbox button ("Vergrößern Eine kleine ...")
+                           r"|^\W*(?:bild )?(?:vergrößern|enlarge|ampliar|agrandir|powiększ)\b")
 # a numbered figure's caption ("Abbildung 8: ...", "Fig. 2.")
 _FIGURE_CAPTION = re.compile(r"^\W*(?:abbildung|abb|figure|fig|grafik|tabelle|table|ilustración|figura|rysunek)"
                              r"\.?\s*\d+\s*[:.]")
