@@ -129,47 +129,23 @@ def ref_page_text(root):
 
 
 class RefClean(Clean):
-    """The clean stage with the previous stoplist choice (the reference functions)."""
+    """The clean stage choosing its stoplist with the previous functions: the language
+    module's functions are swapped for the reference ones while the stage's own code runs."""
+
+    REFERENCE = {"PageWords": lambda text: text, "page_text": ref_page_text,
+                 "guess_stoplist_language": ref_guess_stoplist_language,
+                 "no_stoplist_reason": ref_no_stoplist_reason, "identify": ref_identify,
+                 "stopword_density": ref_stopword_density}
 
     def choose_stoplist(self, doc, page):
-        if self.user_stoplist is not None:
-            page.stoplist = self.user_stoplist
-            doc.stoplist_lang = self.languages[0] if len(self.languages) == 1 else "user"
-            return True
-        if len(self.languages) == 1:
-            code = self.languages[0]
-        else:
-            text = ref_page_text(page.tree)
-            code, density = ref_guess_stoplist_language(text, self.languages or None)
-            if self.languages and self._clearly_unwanted(doc, text, density):
-                return False
-            if code is None:
-                reason, doc.lang = ref_no_stoplist_reason(text, self.languages or None)
-                if reason == "no-stoplist" and self.language_independent:
-                    page.stoplist = frozenset()
-                    page.language = doc.lang
-                    page.meta["language_independent"] = True
-                    doc.stoplist_lang = None
-                    doc.meta["stoplist"] = "none (language-independent)"
-                    self.stats.extra["language-independent"] += 1
-                    return True
-                doc.drop(reason)
-                return False
-            doc.meta["stoplist_density"] = round(density, 4)
-        page.stoplist = stoplist(code)
-        page.language = code
-        doc.stoplist_lang = code
-        return True
-
-    def _clearly_unwanted(self, doc, text, wanted_density):
-        other = ref_identify(text).lang
-        if other in self.languages or not has_stoplist(other):
-            return False
-        if ref_stopword_density(text, other) < 2 * wanted_density:
-            return False
-        doc.lang = other
-        doc.drop("unwanted-language")
-        return True
+        saved = {name: getattr(ident, name) for name in self.REFERENCE}
+        try:
+            for name, fn in self.REFERENCE.items():
+                setattr(ident, name, fn)
+            return super().choose_stoplist(doc, page)
+        finally:
+            for name, fn in saved.items():
+                setattr(ident, name, fn)
 
 
 # -- comparisons ------------------------------------------------------------------------------
