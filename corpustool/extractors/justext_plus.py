@@ -638,7 +638,7 @@ class JustextPlusExtractor(Extractor):
             if not p.heading and not self.keep_meta and looks_like_credit_line(p.text, low or None):
                 reason[i] = "boilerplate:credit"
                 continue
-            template = (template_line(p.text, p.heading, self.keep_meta, repeated) if len(p.text) < 200
+            template = (template_line(p.text, p.heading, self.keep_meta, repeated, low) if len(p.text) < 200
                         else notice(low) if len(p.text) < 400 else None)
             if template:
                 # a short line of the site's template: a button, a box title, a label

@@ -204,11 +204,13 @@ def notice(low: str) -> str | None:
     return None
 
 
-def template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int]) -> str | None:
-    """The reason a short line belongs to the page's template, or None (the word count taken once)."""
+def template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int],
+                  low: str | None = None) -> str | None:
+    """The reason a short line belongs to the page's template, or None (``low``: the text
+    lower-cased, when the caller has it)."""
     # the patterns match lower-case text (several times faster than IGNORECASE), with one
     # space between words (no-break spaces between the words of a phrase)
-    line, text = text, " ".join(text.lower().split())
+    line, text = text, " ".join((text.lower() if low is None else low).split())
     found = notice(text)
     if found:
         return found
