@@ -73,8 +73,7 @@ from ..document import BAD, GOOD, Paragraph
 from .base import Extractor, OptionError, Page, register
 from . import justext_engine
 from .justext_engine import _FAST_PARAGRAPH_INIT, KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
-from .template_lines import (looks_like_credit_line, looks_like_date_line, looks_like_post_line, looks_like_rights_line,
-                             notice, template_line)
+from .template_lines import MIN_UI_REPEATS, line_verdict
 
 # the engine's walk keeps whitespace-only text between inline elements as one space
 # (jusText drops it and glues the words on either side together)
@@ -475,21 +474,30 @@ class JustextPlusExtractor(Extractor):
             tree = XPathTree(paras, kinds, hints, why)
         # each paragraph's ancestors-or-self that are regions or hints, outermost first
         prefixes = tree.chains
-        chars = [len(p.text) for p in paras]
+        # (the paragraphs' fields, read once: every rule below reads them, often)
+        texts = [p.text for p in paras]
+        chars = [len(t) for t in texts]
         good = [p.cls == GOOD for p in paras]
+        cfs = [p.cf_class for p in paras]
+        heads = [p.heading for p in paras]
+        xpaths = [p.xpath for p in paras]
+        lds = [p.features.get("link_density", 0.0) for p in paras]
+        words = [p.features.get("words", 0) for p in paras]
         # text that reads like content: what jusText keeps or finds near-good, outside links
-        content = [c if (g or p.cf_class in ("good", "neargood")) and p.features.get("link_density", 0.0) <= 0.5
-                   else 0 for p, c, g in zip(paras, chars, good)]
+        content = [c if (g or cf == "good" or cf == "neargood") and ld <= 0.5 else 0
+                   for c, g, cf, ld in zip(chars, good, cfs, lds)]
         # (a cookie notice stays one, so its text, often longer than a short article,
         # competes with nothing: it does not count in the shares below)
-        total = sum(c for pre, c in zip(prefixes, content)
-                    if c and not any(kinds.get(x) == "cookie" for x in pre))
+        cookies = {x for x, k in kinds.items() if k == "cookie"}
+        if cookies:
+            total = sum(c for pre, c in zip(prefixes, content) if c and cookies.isdisjoint(pre))
+        else:
+            total = sum(content)
 
         # a header inside an article is the article's title block, not the page's header
         # (and so is one that names itself so: "article-header", "entry-header", "post-head")
-        for x, k in list(kinds.items()):
-            if k == "header" and (any(x.startswith(h + "/") for h in hints)
-                                  or (why and x in why and _ARTICLE_HEADER.search(why[x]))):
+        for x in [x for x, k in kinds.items() if k == "header"]:
+            if any(x.startswith(h + "/") for h in hints) or (why and x in why and _ARTICLE_HEADER.search(why[x])):
                 del kinds[x]
         # text per region, to overrule names on regions that hold most of the content
         region_mass: dict[str, int] = {}
@@ -501,8 +509,11 @@ class JustextPlusExtractor(Extractor):
                         region_mass[x] = region_mass.get(x, 0) + c
         # (a cookie notice stays one even when it is the only text that reads well,
         # and a few lines of text are too little to overrule a name)
-        active = {x: k for x, k in kinds.items()
-                  if k == "cookie" or total < MIN_OVERRULE_CHARS or region_mass.get(x, 0) * 2 <= total}
+        active = dict(kinds)
+        if total >= MIN_OVERRULE_CHARS:
+            for x, m in region_mass.items():
+                if m * 2 > total and x in active and active[x] != "cookie":
+                    del active[x]
         # the same inside an element that declares itself the main content (<main>,
         # <article>): a "sidebar_right" layout class on the block that holds most of
         # <main>'s text names the layout, not the block
@@ -545,18 +556,18 @@ class JustextPlusExtractor(Extractor):
                     break
 
         # main region: deepest element with more than main_share of the content outside boilerplate
-        weight = [c if kind_of[i] in (None, "meta") else 0 for i, c in enumerate(content)]
+        weight = [c if k is None or k == "meta" else 0 for c, k in zip(content, kind_of)]
         if not any(weight):
             # no content-like paragraph: longer paragraphs' text outside links
-            weight = [int(c * (1.0 - p.features.get("link_density", 0.0))) if p.features.get("words", 0) >= 10
-                      and kind_of[i] in (None, "meta") else 0 for i, (p, c) in enumerate(zip(paras, chars))]
+            weight = [int(c * (1.0 - ld)) if w >= 10 and k in (None, "meta") else 0
+                      for c, ld, w, k in zip(chars, lds, words, kind_of)]
         main = self.main_region(tree, weight, hints)
         if main is not None:
             # a region that holds the main content is not boilerplate
-            for x in list(active):
-                if main == x or main.startswith(x + "/"):
-                    del active[x]
-            for i in range(n):
+            freed = [x for x in _prefixes(main) if x in active]
+            for x in freed:
+                del active[x]
+            for i in range(n) if freed else ():
                 if region_of[i] is not None and region_of[i] not in active:
                     kind_of[i] = None
                     for x in reversed(prefixes[i]):
@@ -564,7 +575,7 @@ class JustextPlusExtractor(Extractor):
                         if k:
                             kind_of[i], region_of[i] = k, x
                             break
-        inside = [main is not None and (p.xpath == main or p.xpath.startswith(main + "/")) for p in paras]
+        inside = _below(xpaths, main) if main is not None else [False] * n
         if main is not None:
             # the main text split in two blocks (a recipe's ingredients and its steps, a
             # product's description and its details): a second region holding most of the
@@ -573,8 +584,7 @@ class JustextPlusExtractor(Extractor):
             if sum(rest) >= SECOND_MAIN_SHARE * sum(weight):
                 second = self.main_region(tree, rest, hints)
                 if second is not None and not main.startswith(second + "/") and not second.startswith(main + "/"):
-                    inside = [ins or p.xpath == second or p.xpath.startswith(second + "/")
-                              for ins, p in zip(inside, paras)]
+                    inside = [a or b for a, b in zip(inside, _below(xpaths, second))]
         if main is not None:
             # a bare <form> inside the main region holds main text (ingredients, a questionnaire)
             for i in range(n):
@@ -590,12 +600,12 @@ class JustextPlusExtractor(Extractor):
         # paragraph; before it only headings (the title block), after it nothing
         # (share buttons, "related articles", credits)
         span = [i for i in range(n) if inside[i] and kind_of[i] is None and (content[i] or (
-            paras[i].cf_class == "bad" and chars[i] >= 70 and paras[i].features.get("link_density", 0.0) <= SPAN_LINK_DENSITY))]
+            cfs[i] == "bad" and chars[i] >= 70 and lds[i] <= SPAN_LINK_DENSITY))]
         if not span:
             # no paragraph reads like content (a short post of short lines): its lines without
             # links are its text
-            span = [i for i in range(n) if inside[i] and kind_of[i] is None and not paras[i].heading
-                    and not paras[i].features.get("link_density") and paras[i].features.get("words", 0) >= 3]
+            span = [i for i in range(n) if inside[i] and kind_of[i] is None and not heads[i]
+                    and not lds[i] and words[i] >= 3]
         first_c, last_c = (span[0], span[-1]) if span else (n, -1)
         # sentences next to the span are its lead and its closing words
         while first_c > 0 and inside[first_c - 1] and (_is_sentence(paras[first_c - 1], LEAD_LINK_DENSITY)
@@ -608,61 +618,59 @@ class JustextPlusExtractor(Extractor):
         title_norm = _norm(title or "")
         # short lines repeated on the page are the labels of its controls ("Bild anzeigen")
         repeated: dict[str, int] = {}
-        for p in paras:
-            if len(p.text) < 60:
-                repeated[p.text] = repeated.get(p.text, 0) + 1
+        for t, c in zip(texts, chars):
+            if c < 60:
+                repeated[t] = repeated.get(t, 0) + 1
         # before the span (or without one): lines in a section of the main region that a
         # heading opens and another closes (a facts box: "Cameras" / "Widelux."), not the
         # title block's lines
         headed_before = [False] * n
-        heads = [i for i in range(min(first_c + 1, n)) if inside[i] and paras[i].heading and kind_of[i] is None]
-        for i in range(heads[0] + 1, heads[-1]) if len(heads) >= 2 else ():
-            headed_before[i] = inside[i] and not paras[i].heading
+        opening = [i for i in range(min(first_c + 1, n)) if inside[i] and heads[i] and kind_of[i] is None]
+        for i in range(opening[0] + 1, opening[-1]) if len(opening) >= 2 else ():
+            headed_before[i] = inside[i] and not heads[i]
         keep = [False] * n
         reason: list[str | None] = [None] * n
-        for i, p in enumerate(paras):
+        keep_meta, max_ld, outside = self.keep_meta, self.max_link_density, self.outside
+        for i in range(n):
             kind = kind_of[i]
-            ld = p.features.get("link_density", 0.0)
             if kind is not None and kind != "meta":
                 reason[i] = f"boilerplate:{'form' if kind == BARE_FORM else kind}"
                 continue
-            low = p.text.lower() if len(p.text) < 400 else ""
-            if "\xa9" in p.text or "&copy" in p.text or looks_like_rights_line(low):
+            text, heading = texts[i], heads[i]
+            rights, dated, found, label = line_verdict(text, heading, keep_meta)
+            if rights:
                 reason[i] = "boilerplate"
                 continue
-            meta_line = (kind == "meta" or looks_like_date_line(p.text)
-                         or looks_like_post_line(low)) and not p.heading
-            if meta_line and not self.keep_meta:
+            meta_line = dated or (kind == "meta" and not heading)
+            if meta_line and not keep_meta:
                 reason[i] = "boilerplate:meta"
                 continue
-            if not p.heading and not self.keep_meta and looks_like_credit_line(p.text, low or None):
-                reason[i] = "boilerplate:credit"
+            if found is None and label and repeated.get(text, 0) >= MIN_UI_REPEATS:
+                found = "boilerplate:repeated"
+            if found:
+                # a credit, or a short line of the site's template: a button, a box title, a label
+                reason[i] = found
                 continue
-            template = (template_line(p.text, p.heading, self.keep_meta, repeated, low) if len(p.text) < 200
-                        else notice(low) if len(p.text) < 400 else None)
-            if template:
-                # a short line of the site's template: a button, a box title, a label
-                reason[i] = template
-                continue
+            ld = lds[i]
             if inside[i]:
-                if ld > self.max_link_density:
+                if ld > max_ld:
                     reason[i] = "boilerplate:links"
                     continue
-                keep[i] = first_c <= i <= last_c or (i < first_c and (p.heading or meta_line or (
+                keep[i] = first_c <= i <= last_c or (i < first_c and (heading or meta_line or (
                     ld == 0.0 and headed_before[i])))
-            elif p.heading and title_norm and _is_title(_norm(p.text), title_norm):
+            elif heading and title_norm and _is_title(_norm(text), title_norm):
                 keep[i] = True
-            elif self.outside == "justext":
+            elif outside == "justext":
                 keep[i] = good[i]
-            elif self.outside == "good":
-                keep[i] = good[i] and p.cf_class == "good"
+            elif outside == "good":
+                keep[i] = good[i] and cfs[i] == "good"
             if not keep[i]:
                 reason[i] = "boilerplate"
 
         # link lists: runs of three or more short paragraphs that are mostly links
         run: list[int] = []
         for i in range(n + 1):
-            if i < n and keep[i] and paras[i].features.get("link_density", 0.0) > 0.3 and chars[i] < 100:
+            if i < n and keep[i] and lds[i] > 0.3 and chars[i] < 100:
                 run.append(i)
                 continue
             if len(run) >= 3:
@@ -674,18 +682,18 @@ class JustextPlusExtractor(Extractor):
         # a heading over a link list ("More on this topic") belongs to the list:
         # its section, up to the next heading, is all removed and holds links
         for i in range(n):
-            if not (keep[i] and inside[i] and paras[i].heading):
+            if not (keep[i] and inside[i] and heads[i]):
                 continue
             j = i + 1
-            while j < n and paras[j].heading:
+            while j < n and heads[j]:
                 j += 1
             links = dated = False
-            while j < n and not paras[j].heading and not keep[j]:
+            while j < n and not heads[j] and not keep[j]:
                 links = links or reason[j] == "boilerplate:links"
                 dated = dated or reason[j] == "boilerplate:meta"
                 j += 1
             # (a dateline under it makes it an article's title: its category link is no list)
-            if links and not dated and (j == n or paras[j].heading):
+            if links and not dated and (j == n or heads[j]):
                 keep[i] = False
                 reason[i] = "boilerplate:links"
 
@@ -770,6 +778,12 @@ class JustextPlusExtractor(Extractor):
 # the region of the text around them is the <p>'s container
 _TEXT_BLOCK_TAGS = frozenset(("p", "br", "span", "a", "b", "i", "em", "strong", "font", "small", "big", "u",
                               "sup", "sub", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dd", "dt", "td", "th"))
+
+
+def _below(xpaths: list[str], top: str) -> list[bool]:
+    """For each XPath: is it ``top`` or below it?"""
+    prefix = top + "/"
+    return [x == top or x.startswith(prefix) for x in xpaths]
 
 
 def _container(xpath: str) -> bool:

@@ -17,6 +17,7 @@ IGNORECASE is several times cheaper in Python's ``re``, and
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _DATE = re.compile(
     r"\b(\d{1,2}[./-]\s?\d{1,2}[./-]\s?\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.?\s+\w+\.?\s+\d{4}|\w+\.?\s+\d{1,2},?\s+\d{4}"
@@ -207,32 +208,61 @@ def notice(low: str) -> str | None:
 def template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int],
                   low: str | None = None) -> str | None:
     """The reason a short line belongs to the page's template, or None (``low``: the text
-    lower-cased, when the caller has it)."""
+    lower-cased, when the caller has it; ``repeated``: how often each short line is on the page)."""
+    found, label = _template_reason(text, heading, keep_meta, low)
+    if found is None and label and repeated.get(text, 0) >= MIN_UI_REPEATS:
+        return "boilerplate:repeated"
+    return found
+
+
+def _template_reason(text: str, heading: bool, keep_meta: bool, low: str | None) -> tuple[str | None, bool]:
+    """:func:`template_line` from the line alone: (reason or None, whether the line is short
+    enough to be a control's label when the page repeats it)."""
     # the patterns match lower-case text (several times faster than IGNORECASE), with one
     # space between words (no-break spaces between the words of a phrase)
-    line, text = text, " ".join((text.lower() if low is None else low).split())
+    text = " ".join((text.lower() if low is None else low).split())
     found = notice(text)
     if found:
-        return found
+        return found, False
     if "{{" in text and _UNRENDERED.search(text):
-        return "boilerplate:template"
+        return "boilerplate:template", False
     if _SITE_ACTION.search(text):
-        return "boilerplate:action"
+        return "boilerplate:action", False
     words = len(text.split())
     if words > MAX_ACTION_WORDS:
-        return None
+        return None, False
     if _ACTION.search(text):
-        return "boilerplate:action"
+        return "boilerplate:action", False
     if words <= MAX_RELATED_WORDS and _RELATED.search(text):
-        return "boilerplate:related"
+        return "boilerplate:related", False
     if _AD_LABEL.match(text) and (words <= 3 or not text.rstrip().endswith(".")):
-        return "boilerplate:ad"
+        return "boilerplate:ad", False
     if not (keep_meta or heading) and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
         # (a heading naming an agency is news about it)
-        return "boilerplate:credit"
-    if words <= MAX_UI_WORDS and repeated.get(line, 0) >= MIN_UI_REPEATS:
-        return "boilerplate:repeated"
-    return None
+        return "boilerplate:credit", False
+    return None, words <= MAX_UI_WORDS
+
+
+@lru_cache(maxsize=1 << 16)
+def line_verdict(text: str, heading: bool, keep_meta: bool) -> tuple[bool, bool, str | None, bool]:
+    """What a paragraph's text alone says of it, in the order justext-plus asks:
+    (a rights line, a dateline or post line, the reason it is a credit or template line or None,
+    short enough to be a control's label when repeated on its page).
+
+    Cached: a site writes the same lines on every page, so a crawl asks about the same
+    texts again and again (a quarter of the short lines of the development pages, from
+    many sites, are on more than one page)."""
+    length = len(text)
+    low = text.lower() if length < 400 else ""
+    if "\xa9" in text or "&copy" in text or looks_like_rights_line(low):
+        return True, False, None, False
+    dated = not heading and (looks_like_date_line(text) or looks_like_post_line(low))
+    if not heading and not keep_meta and looks_like_credit_line(text, low or None):
+        return False, dated, "boilerplate:credit", False
+    if length < 200:
+        found, label = _template_reason(text, heading, keep_meta, low)
+        return False, dated, found, label
+    return False, dated, notice(low) if length < 400 else None, False
 
 
 def looks_like_related_heading(text: str, words: int | None = None) -> bool:
