@@ -284,6 +284,17 @@ def test_ruby_readings_are_not_text():
     assert "ぎゃくたい" not in text and "(" not in text
 
 
+def test_ruby_readings_in_upper_case_markup_are_not_text():
+    # tag names are case-insensitive: <Rt> is a ruby text too
+    ja = ("<P>" + "<Ruby>子<Rt>こ</Rt></Ruby>どもへの<Ruby>虐待<Rp>(</Rp><Rt>ぎゃくたい</Rt><Rp>)</Rp></Ruby>を"
+          "なくすための法律ができました。" * 6 + "</P>")
+    doc = Document(id="ja", raw=page(ja).encode("utf-8"))
+    Clean(extractor="justext-plus", languages=["auto"]).process(doc)
+    text = doc.clean_text()
+    assert "子どもへの虐待をなくすための法律ができました。" in text
+    assert "ぎゃくたい" not in text and "こども" not in text
+
+
 def test_hidden_iframe_does_not_mark_its_parent():
     # an invisible tracking iframe sits inside the article's container
     body = f"<div id='post'><iframe style='display:none' src='/px'></iframe>{article_html()}</div>"
