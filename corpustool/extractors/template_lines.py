@@ -12,7 +12,7 @@ Spanish, Portuguese, Polish); none names a site.
 
 The patterns match lower-cased text: matching a lower-cased line without
 IGNORECASE is several times cheaper in Python's ``re``, and
-:func:`template_line` runs for most short paragraphs of every page.
+:func:`line_verdict` runs for most short paragraphs of every page.
 """
 from __future__ import annotations
 
@@ -205,19 +205,10 @@ def notice(low: str) -> str | None:
     return None
 
 
-def template_line(text: str, heading: bool, keep_meta: bool, repeated: dict[str, int],
-                  low: str | None = None) -> str | None:
-    """The reason a short line belongs to the page's template, or None (``low``: the text
-    lower-cased, when the caller has it; ``repeated``: how often each short line is on the page)."""
-    found, label = _template_reason(text, heading, keep_meta, low)
-    if found is None and label and repeated.get(text, 0) >= MIN_UI_REPEATS:
-        return "boilerplate:repeated"
-    return found
-
-
 def _template_reason(text: str, heading: bool, keep_meta: bool, low: str | None) -> tuple[str | None, bool]:
-    """:func:`template_line` from the line alone: (reason or None, whether the line is short
-    enough to be a control's label when the page repeats it)."""
+    """The reason a short line belongs to the page's template, or None, and whether the line
+    is short enough to be a control's label when its page repeats it (``low``: the text
+    lower-cased, when the caller has it)."""
     # the patterns match lower-case text (several times faster than IGNORECASE), with one
     # space between words (no-break spaces between the words of a phrase)
     text = " ".join((text.lower() if low is None else low).split())
