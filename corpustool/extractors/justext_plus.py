@@ -447,10 +447,14 @@ class JustextPlusExtractor(Extractor):
                                            stoplist, params)
         if not paras:
             return paras
+        title = self.title(page) if page._tree_done else _title_of(root)
         if tree is None:
             tree = XPathTree(paras, *self.regions(root))
-        self.decide(paras, tree.kinds, tree.hints, self.title(page) if page._tree_done else _title_of(root),
-                    tree.why, tree)
+        elif compiled_decide is not None and type(tree) is PageTree:
+            # the same decisions in C arrays over the tree's node ids
+            compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
+            return paras
+        self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
         return paras
 
     def extract_py(self, page: Page) -> list[Paragraph]:
@@ -862,3 +866,13 @@ def _norm(text: str) -> str:
 def _is_title(heading: str, title: str) -> bool:
     """A heading that repeats the page title (which often adds the site's name)."""
     return len(heading) >= 10 and heading in title
+
+
+# decide() compiled (corpustool/_justext_plus_decide.pyx) for the compiled walk's PageTree:
+# the same classes, reasons and features (tests/test_justext_plus_decide.py); decide() above
+# is the reference and serves XPathTree (extract_py, namespaced trees) and installs without it
+try:
+    from .._justext_walk import PageTree
+    from .._justext_plus_decide import decide as compiled_decide
+except ImportError:
+    PageTree = compiled_decide = None
