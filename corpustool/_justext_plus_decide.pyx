@@ -100,6 +100,7 @@ cdef struct Arrays:
     int* active
     long long* region_mass
     long long* mass
+    unsigned char* met
     Py_ssize_t* name_id        # index of the region's name in the crowded-names rule (-1: none)
 
 
@@ -168,17 +169,20 @@ cdef Py_ssize_t depth(Arrays* a, Py_ssize_t node):
 
 
 cdef Py_ssize_t main_region(Arrays* a, Py_ssize_t n, Py_ssize_t n_nodes, long long* weight, double main_share,
-                            tree, container) except -2:
-    """JustextPlusExtractor.main_region on node ids (-1: None)."""
-    cdef Py_ssize_t i, j, best = -1
+                            tree, container, Py_ssize_t* fresh) except -2:
+    """JustextPlusExtractor.main_region on node ids (-1: None). ``fresh``: room for n_nodes ids."""
+    cdef Py_ssize_t i, j, k, n_fresh, best = -1, best_len = -1, length
     cdef long long total = 0
     cdef double need
+    cdef bint negative = False
     for i in range(n):
         total += weight[i]
+        negative = negative or weight[i] < 0
     if total == 0:
         return -1
     for j in range(n_nodes):
         a.mass[j] = 0
+        a.met[j] = False
     for i in range(n):
         if weight[i]:
             j = a.node[i]
@@ -186,11 +190,34 @@ cdef Py_ssize_t main_region(Arrays* a, Py_ssize_t n, Py_ssize_t n_nodes, long lo
                 a.mass[j] += weight[i]
                 j = a.parent[j]
     need = main_share * total
-    # the elements with the share are nested: the deepest container among them
-    for j in range(n_nodes - 1, -1, -1):
-        if a.mass[j] and a.mass[j] >= need and container(tree.node_key(j)):
-            best = j
-            break
+    if not negative:
+        # the elements with the share of a weight >= 0 are nested: the longest XPath
+        # among them is the deepest container, the one with the highest id
+        for j in range(n_nodes - 1, -1, -1):
+            if a.mass[j] and a.mass[j] >= need and container(tree.node_key(j)):
+                best = j
+                break
+    else:
+        # (a link density above 1 gives a negative weight: the elements in the order the
+        # masses' dict has them, the first longest XPath)
+        for i in range(n):
+            if not weight[i]:
+                continue
+            n_fresh = 0
+            j = a.node[i]
+            while j >= 0:
+                if not a.met[j]:
+                    a.met[j] = True
+                    fresh[n_fresh] = j
+                    n_fresh += 1
+                j = a.parent[j]
+            for k in range(n_fresh - 1, -1, -1):
+                j = fresh[k]
+                if a.mass[j] >= need:
+                    key = tree.node_key(j)
+                    length = len(key)
+                    if (best < 0 or length > best_len) and container(key):
+                        best, best_len = j, length
     if best < 0:
         return -1
     # widen to the enclosing article (the innermost hint above it, below the page's top two levels)
@@ -219,6 +246,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     cdef long long* name_mass
     cdef Py_ssize_t* name_seen
     cdef long long* rest
+    cdef Py_ssize_t* fresh
     cdef _Work work = _Work()
     cdef Arrays* a = &work.a
 
@@ -272,6 +300,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     a.active = <int*>work.alloc(n_nodes * sizeof(int))
     a.region_mass = <long long*>work.alloc(n_nodes * sizeof(long long))
     a.mass = <long long*>work.alloc(n_nodes * sizeof(long long))
+    a.met = <unsigned char*>work.alloc(n_nodes)
     a.name_id = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
 
     for x in evidence.values():
@@ -401,12 +430,11 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
             kind = a.kind_of[i]
             a.weight[i] = <long long>(a.chars[i] * (1.0 - a.ld[i])) if a.words[i] >= 10 and (
                 kind == K_NONE or kind == K_META) else 0
-            if a.weight[i] < 0:
-                return extractor.decide(paras, kinds, hints, title, why, tree)
             w_total += a.weight[i]
     container = jp._container
     cdef double main_share = extractor.main_share
-    main = main_region(a, n, n_nodes, a.weight, main_share, tree, container)
+    fresh = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
+    main = main_region(a, n, n_nodes, a.weight, main_share, tree, container, fresh)
     if main >= 0:
         # a region that holds the main content is not boilerplate
         freed = False
@@ -430,7 +458,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
             rest[i] = 0 if a.inside[i] else a.weight[i]
             rest_total += rest[i]
         if rest_total >= jp.SECOND_MAIN_SHARE * w_total:
-            second = main_region(a, n, n_nodes, rest, main_share, tree, container)
+            second = main_region(a, n, n_nodes, rest, main_share, tree, container, fresh)
             if second >= 0 and not proper_ancestor(a, second, main) and not proper_ancestor(a, main, second):
                 for i in range(n):
                     if not a.inside[i]:
