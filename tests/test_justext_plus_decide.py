@@ -147,6 +147,10 @@ HAND_MADE = {
                              f"<p>{SENTENCE}</p><p>{SENTENCE_2}</p><p>The paper is here:</p>"
                              "<p>Best regards</p><p>Read more</p><p>Read more</p><p>Read more</p></div></form>"
                              "</body></html>"),
+    "link list run": ("<html><body><article><h1>The library plans</h1>"
+                      f"<p>{SENTENCE}</p><p>Open the <a href=/m>town map</a> now</p>"
+                      "<p>See the <a href=/b>bus times</a> today</p><p>Find the <a href=/p>car parks</a> here</p>"
+                      f"<p>{SENTENCE_2}</p></article></body></html>"),
     "article header by name": ("<html><body><div class='post-header'><h1>The headline of it all</h1></div>"
                                f"<div class='content'><p>{SENTENCE}</p><p>{SENTENCE_2}</p></div>"
                                "<h2>More on this topic</h2><h3>Comments</h3></body></html>"),
@@ -175,6 +179,8 @@ def test_hand_made_pages_exercise_the_rules():
     assert any(p.features.get("region_element") for p in nested)
     second = compare_page(HAND_MADE["second main block"])[0]
     assert [p.features["main"] for p in second] == [True] * 3 + [False] + [True] * 6
+    run = compare_page(HAND_MADE["link list run"])[0]
+    assert [p.reason for p in run[2:5]] == ["boilerplate:links"] * 3 and run[1].cls == run[5].cls == "good"
     crowded = compare_page(HAND_MADE["crowded names"])[0]
     assert [p.cls for p in crowded[:5]] == ["good"] * 5
 
@@ -190,7 +196,8 @@ _TEXTS = [SENTENCE, SENTENCE_2, SENTENCE, "Read more", "Read more", "Posted on 1
           "\u00a9 2024 Site", "<a href=/x>A link to another page of the site</a>",
           "<a href=/y>Home</a> <a href=/z>News</a>", "Dear readers,", "Best regards", "The paper is here:",
           "Short line", "Anzeige", "Share this", "More on this topic", "A story about the town",
-          "It rained. ", "<a href=/q>" + SENTENCE[:60] + "</a>" + SENTENCE[60:]]
+          "It rained. ", "<a href=/q>" + SENTENCE[:60] + "</a>" + SENTENCE[60:], "Open the <a href=/m>town map</a> now",
+          "See the <a href=/b>bus times</a> today", "Find the <a href=/p>car parks</a> here"]
 _VOID = {"br"}
 
 
