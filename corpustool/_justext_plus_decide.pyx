@@ -53,6 +53,7 @@ _KIND_REASONS = [None] + [f"boilerplate:{'form' if k == jp.BARE_FORM else k}" fo
 R_LINKS = "boilerplate:links"
 R_META = "boilerplate:meta"
 R_PLAIN = "boilerplate"
+_MISSING = object()
 
 
 cdef int kind_code(object kind) except -1:
@@ -317,17 +318,26 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         cookies = cookies or a.kinds[x] == K_COOKIE
 
     # (the paragraphs' fields, read once)
-    texts = []
+    cdef list texts = [], headings = [], classes = [], feature_dicts = []
+    cdef dict features
     for i in range(n):
         p = paras[i]
         text = p.text
+        heading_value = p.heading
+        cls = p.cls
+        features_value = p.features
+        if type(features_value) is not dict:
+            return extractor.decide(paras, kinds, hints, title, why, tree)
+        features = features_value
         texts.append(text)
-        features = p.features
+        headings.append(heading_value)
+        classes.append(cls)
+        feature_dicts.append(features)
         a.node[i] = pnodes[i]
         a.chars[i] = len(text)
-        a.good[i] = p.cls == GOOD
+        a.good[i] = cls == GOOD
         a.cf[i] = cf_code(p.cf_class)
-        a.head[i] = bool(p.heading)
+        a.head[i] = bool(heading_value)
         a.ld[i] = features.get("link_density", 0.0)
         a.words[i] = features.get("words", 0)
         a.region_of[i] = -1
@@ -535,7 +545,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
             continue
         text = texts[i]
         heading = a.head[i]
-        rights, dated_line, found, label = line_verdict(text, paras[i].heading, keep_meta)
+        rights, dated_line, found, label = line_verdict(text, headings[i], keep_meta)
         if rights:
             reason[i] = R_PLAIN
             continue
@@ -658,18 +668,23 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
             reason[i] = "boilerplate:heading"
 
     # the evidence, for the inspect view and the evaluation's reports
+    node_key = tree.node_key
+    descriptions = {}     # region node -> its element's description, or None
     for i in range(n):
         p = paras[i]
-        features = p.features
-        features["jt_class"] = p.cls
-        features["main"] = bool(a.inside[i])
+        features = feature_dicts[i]
+        features["jt_class"] = classes[i]
+        features["main"] = True if a.inside[i] else False
         kind = a.kind_of[i]
         if kind:
             features["region"] = _KIND_NAMES[kind]
             if why:
-                key = tree.node_key(a.region_of[i])
-                if key in why:
-                    features["region_element"] = why[key]
+                x = a.region_of[i]
+                description = descriptions.get(x, descriptions)
+                if description is descriptions:
+                    description = descriptions[x] = why.get(node_key(x), _MISSING)
+                if description is not _MISSING:
+                    features["region_element"] = description
         if a.keep[i]:
             p.cls = GOOD
             p.reason = None
