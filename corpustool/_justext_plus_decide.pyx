@@ -66,6 +66,30 @@ cdef int kind_code(object kind) except -1:
     return code
 
 
+# what the rules on region names make of an element's description (pages of a site repeat them)
+_ARTICLE_HEADERS = {}   # description -> names an article's header (_ARTICLE_HEADER)
+_NAMES = {}             # description -> its name for the crowded-names rule, None for a semantic element
+MAX_CACHED = 65536
+
+
+cdef bint article_header(object description) except -1:
+    found = _ARTICLE_HEADERS.get(description)
+    if found is None:
+        found = jp._ARTICLE_HEADER.search(description) is not None
+        if len(_ARTICLE_HEADERS) < MAX_CACHED:
+            _ARTICLE_HEADERS[description] = found
+    return found
+
+
+cdef object region_name(object description):
+    name = _NAMES.get(description, _MISSING)
+    if name is _MISSING:
+        name = None if description.partition(".")[0] in jp.SEMANTIC_TAGS else jp._name_key(description)
+        if len(_NAMES) < MAX_CACHED:
+            _NAMES[description] = name
+    return name
+
+
 cdef inline int cf_code(object cf):
     if cf == "good":
         return CF_GOOD
@@ -251,7 +275,11 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     cdef _Work work = _Work()
     cdef Arrays* a = &work.a
 
-    parents_b, para_nodes_b, evidence = tree.structure()
+    if why is not None and type(why) is not dict:
+        return extractor.decide(paras, kinds, hints, title, why, tree)
+    cdef dict why_d = why
+    parents_b, para_nodes_b, evidence_value = tree.structure()
+    cdef dict evidence = evidence_value
     cdef const Py_ssize_t* parents = <const Py_ssize_t*><const char*>parents_b
     cdef const Py_ssize_t* pnodes = <const Py_ssize_t*><const char*>para_nodes_b
     n_nodes = len(parents_b) // sizeof(Py_ssize_t)
@@ -368,7 +396,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         j = a.parent[x]
         while j >= 0 and not a.hint[j]:
             j = a.parent[j]
-        if j >= 0 or (why and key in why and jp._ARTICLE_HEADER.search(why[key])):
+        if j >= 0 or (why_d and key in why_d and article_header(why_d[key])):
             del kinds[key]
             a.kinds[x] = K_NONE
     # (the regions left, with their nodes)
@@ -399,19 +427,19 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
                 if (a.region_mass[x] and a.active[x] and a.active[x] != K_COOKIE and a.region_mass[x] * 2 > hm
                         and is_below(a, x, h)):
                     a.active[x] = K_NONE
-    if why and total >= jp.MIN_OVERRULE_CHARS:
+    if why_d and total >= jp.MIN_OVERRULE_CHARS:
         # names of page builders' blocks that together hold most of the content
         crowded = set()
         name_ids = {}
-        semantic = jp.SEMANTIC_TAGS
-        name_key = jp._name_key
         keys_by_node = {x: key for key, x in kind_items}
         for x in range(n_nodes):
             if a.region_mass[x] and a.active[x] and a.active[x] != K_COMMENT:
                 key = keys_by_node[x]
-                description = why.get(key)
-                if description is not None and description.partition(".")[0] not in semantic:
-                    a.name_id[x] = name_ids.setdefault(name_key(description), len(name_ids))
+                description = why_d.get(key, _MISSING)
+                if description is not _MISSING:
+                    name = region_name(description)
+                    if name is not None:
+                        a.name_id[x] = name_ids.setdefault(name, len(name_ids))
         if name_ids:
             name_mass = <long long*>work.alloc(len(name_ids) * sizeof(long long))
             name_seen = <Py_ssize_t*>work.alloc(len(name_ids) * sizeof(Py_ssize_t))
@@ -420,9 +448,8 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
             for key, x in kind_items:
                 kind = a.active[x]
                 if kind and kind != K_COOKIE and kind != K_COMMENT:
-                    description = why.get(key)
-                    if (description is not None and description.partition(".")[0] not in semantic
-                            and name_key(description) in crowded):
+                    description = why_d.get(key, _MISSING)
+                    if description is not _MISSING and region_name(description) in crowded:
                         a.active[x] = K_NONE
 
     # innermost boilerplate kind of each paragraph
@@ -678,11 +705,11 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         kind = a.kind_of[i]
         if kind:
             features["region"] = _KIND_NAMES[kind]
-            if why:
+            if why_d:
                 x = a.region_of[i]
                 description = descriptions.get(x, descriptions)
                 if description is descriptions:
-                    description = descriptions[x] = why.get(node_key(x), _MISSING)
+                    description = descriptions[x] = why_d.get(node_key(x), _MISSING)
                 if description is not _MISSING:
                     features["region_element"] = description
         if a.keep[i]:

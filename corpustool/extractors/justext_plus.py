@@ -47,7 +47,9 @@ paragraph's evidence ancestors (``PageTree.chains``) and the main region's
 masses without building XPath prefixes. Without the extension, or for a tree
 with namespaced elements, :meth:`JustextPlusExtractor.regions` queries the
 tree and :class:`XPathTree` works on the XPath strings: the same paragraphs
-(tests/test_justext_plus_fast.py).
+(tests/test_justext_plus_fast.py). On the compiled walk's tree, decide() runs
+compiled too (``corpustool/_justext_plus_decide.pyx``: C arrays over the
+tree's node ids; the same decisions, tests/test_justext_plus_decide.py).
 
 Site evidence (URL Tree, ``--template-evidence``) acts after the page
 level on the paragraphs this extractor returns, as for any extractor.
