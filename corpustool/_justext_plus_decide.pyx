@@ -45,10 +45,11 @@ cdef enum:
     CF_NEARGOOD = 2
     CF_BAD = 3
 
-_KIND_NAMES = [None, "cookie", "header", "meta", "comment", jp.BARE_FORM]
-_KIND_CODES = {k: i for i, k in enumerate(_KIND_NAMES) if k is not None}
+cdef list _KIND_NAMES = [None, "cookie", "header", "meta", "comment", jp.BARE_FORM]
+cdef dict _KIND_CODES = {k: i for i, k in enumerate(_KIND_NAMES) if k is not None}
 # the reason of a paragraph in a region of each kind
-_KIND_REASONS = [None] + [f"boilerplate:{'form' if k == jp.BARE_FORM else k}" for k in _KIND_NAMES[1:]]
+cdef list _KIND_REASONS = [None] + [f"boilerplate:{'form' if k == jp.BARE_FORM else k}" for k in _KIND_NAMES[1:]]
+cdef dict _CF_CODES = {"good": CF_GOOD, "neargood": CF_NEARGOOD, "bad": CF_BAD}
 
 R_LINKS = "boilerplate:links"
 R_META = "boilerplate:meta"
@@ -67,9 +68,9 @@ cdef int kind_code(object kind) except -1:
 
 
 # what the rules on region names make of an element's description (pages of a site repeat them)
-_ARTICLE_HEADERS = {}   # description -> names an article's header (_ARTICLE_HEADER)
-_NAMES = {}             # description -> its name for the crowded-names rule, None for a semantic element
-MAX_CACHED = 65536
+cdef dict _ARTICLE_HEADERS = {}   # description -> names an article's header (_ARTICLE_HEADER)
+cdef dict _NAMES = {}             # description -> its name for the crowded-names rule, None for a semantic element
+cdef Py_ssize_t MAX_CACHED = 65536
 
 
 cdef bint article_header(object description) except -1:
@@ -90,14 +91,9 @@ cdef object region_name(object description):
     return name
 
 
-cdef inline int cf_code(object cf):
-    if cf == "good":
-        return CF_GOOD
-    if cf == "neargood":
-        return CF_NEARGOOD
-    if cf == "bad":
-        return CF_BAD
-    return CF_OTHER
+cdef inline int cf_code(object cf) except -1:
+    code = _CF_CODES.get(cf)
+    return CF_OTHER if code is None else code
 
 
 cdef struct Arrays:
@@ -127,17 +123,18 @@ cdef struct Arrays:
     long long* mass
     unsigned char* met
     Py_ssize_t* name_id        # index of the region's name in the crowded-names rule (-1: none)
+    Py_ssize_t* key_index      # index of the region's XPath in kind_keys (-1: none)
 
 
 cdef class _Work:
     """The arrays of one decide() call (freed with it)."""
     cdef Arrays a
-    cdef void* blocks[32]
+    cdef void* blocks[48]
     cdef int n_blocks
 
     cdef void* alloc(self, size_t size) except NULL:
         cdef void* p
-        if self.n_blocks == 32:
+        if self.n_blocks == 48:
             raise MemoryError("too many blocks")
         p = PyMem_Malloc(size if size else 1)
         if p is NULL:
@@ -292,13 +289,6 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     for x in range(n_nodes):
         if parents[x] >= x:
             return extractor.decide(paras, kinds, hints, title, why, tree)
-    kind_keys = list(kinds)
-    kind_nodes = []
-    for key in kind_keys:
-        node = evidence.get(key)
-        if node is None:
-            return extractor.decide(paras, kinds, hints, title, why, tree)
-        kind_nodes.append(node)
     hint_nodes = []
     for key in hints:
         node = evidence.get(key)
@@ -331,7 +321,26 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     a.mass = <long long*>work.alloc(n_nodes * sizeof(long long))
     a.met = <unsigned char*>work.alloc(n_nodes)
     a.name_id = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
+    a.key_index = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
+    cdef Py_ssize_t n_kinds = len(kinds), k_i
+    cdef Py_ssize_t* kind_nodes = <Py_ssize_t*>work.alloc(n_kinds * sizeof(Py_ssize_t))
+    cdef list kind_keys = [None] * n_kinds
 
+    for x in range(n_nodes):
+        a.key_index[x] = -1
+    cookies = False
+    k_i = 0
+    for key, kind_name in kinds.items():
+        node = evidence.get(key)
+        if node is None:
+            return extractor.decide(paras, kinds, hints, title, why, tree)
+        x = node
+        kind_keys[k_i] = key
+        kind_nodes[k_i] = x
+        a.key_index[x] = k_i
+        k_i += 1
+        a.kinds[x] = kind_code(kind_name)
+        cookies = cookies or a.kinds[x] == K_COOKIE
     for x in evidence.values():
         a.evidence[<Py_ssize_t>x] = True
     for x in range(n_nodes):
@@ -340,13 +349,9 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         a.name_id[x] = -1
     for x in hint_nodes:
         a.hint[x] = True
-    cookies = False
-    for kind_name, x in zip(kinds.values(), kind_nodes):
-        a.kinds[x] = kind_code(kind_name)
-        cookies = cookies or a.kinds[x] == K_COOKIE
 
     # (the paragraphs' fields, read once)
-    cdef list texts = [], headings = [], classes = [], feature_dicts = []
+    cdef list texts = [None] * n, headings = [None] * n, classes = [None] * n, feature_dicts = [None] * n
     cdef dict features
     for i in range(n):
         p = paras[i]
@@ -357,10 +362,10 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         if type(features_value) is not dict:
             return extractor.decide(paras, kinds, hints, title, why, tree)
         features = features_value
-        texts.append(text)
-        headings.append(heading_value)
-        classes.append(cls)
-        feature_dicts.append(features)
+        texts[i] = text
+        headings[i] = heading_value
+        classes[i] = cls
+        feature_dicts[i] = features
         a.node[i] = pnodes[i]
         a.chars[i] = len(text)
         a.good[i] = cls == GOOD
@@ -390,17 +395,20 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
             total += c
 
     # a header inside an article, or named as the article's, is its title block
-    for key, x in zip(kind_keys, kind_nodes):
+    for k_i in range(n_kinds):
+        x = kind_nodes[k_i]
         if a.kinds[x] != K_HEADER:
             continue
         j = a.parent[x]
         while j >= 0 and not a.hint[j]:
             j = a.parent[j]
-        if j >= 0 or (why_d and key in why_d and article_header(why_d[key])):
-            del kinds[key]
+        if j < 0 and why_d:
+            key = kind_keys[k_i]
+            if key in why_d and article_header(why_d[key]):
+                j = x
+        if j >= 0:
+            del kinds[kind_keys[k_i]]
             a.kinds[x] = K_NONE
-    # (the regions left, with their nodes)
-    kind_items = [(key, x) for key, x in zip(kind_keys, kind_nodes) if a.kinds[x]]
 
     # text per region (regions and hints)
     for i in range(n):
@@ -431,10 +439,9 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         # names of page builders' blocks that together hold most of the content
         crowded = set()
         name_ids = {}
-        keys_by_node = {x: key for key, x in kind_items}
         for x in range(n_nodes):
             if a.region_mass[x] and a.active[x] and a.active[x] != K_COMMENT:
-                key = keys_by_node[x]
+                key = kind_keys[a.key_index[x]]
                 description = why_d.get(key, _MISSING)
                 if description is not _MISSING:
                     name = region_name(description)
@@ -445,7 +452,9 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
             name_seen = <Py_ssize_t*>work.alloc(len(name_ids) * sizeof(Py_ssize_t))
             crowded = _crowded(a, n, name_mass, name_seen, total, name_ids)
         if crowded:
-            for key, x in kind_items:
+            for k_i in range(n_kinds):
+                x = kind_nodes[k_i]
+                key = kind_keys[k_i]
                 kind = a.active[x]
                 if kind and kind != K_COOKIE and kind != K_COMMENT:
                     description = why_d.get(key, _MISSING)

@@ -101,7 +101,8 @@ needs_compiled_decide = pytest.mark.skipif(not compiled_available(),
 def test_compiled_decide_is_used_when_built(monkeypatch):
     # built next to the compiled walk by the same setup.py: a stale or failed build must show here,
     # or the equality tests below would compare nothing
-    assert compiled_available(), "corpustool._justext_plus_decide did not load; rebuild: setup.py build_ext --inplace"
+    assert compiled_available(), (f"corpustool._justext_plus_decide did not load ({jp.COMPILED_DECIDE_ERROR}); "
+                                  "rebuild: python setup.py build_ext --inplace")
     calls, python_calls = [], []
     real, original = jp.compiled_decide, jp.JustextPlusExtractor.decide
     monkeypatch.setattr(jp, "compiled_decide", lambda *a: calls.append(1) or real(*a))

@@ -876,5 +876,7 @@ def _is_title(heading: str, title: str) -> bool:
 try:
     from .._justext_walk import PageTree
     from .._justext_plus_decide import decide as compiled_decide
-except ImportError:
+    COMPILED_DECIDE_ERROR: str | None = None
+except Exception as exc:   # noqa: BLE001 - ImportError, or an error of a stale or mismatched build
     PageTree = compiled_decide = None
+    COMPILED_DECIDE_ERROR = f"{type(exc).__name__}: {exc}"
