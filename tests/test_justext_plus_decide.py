@@ -31,6 +31,7 @@ OPTIONS = [{}, {"keep_meta": True}, {"outside": "drop"}, {"outside": "good"}, {"
            {"main_share": 0.8}, {"max_link_density": 0.3}]
 SENTENCE = ("The council met on Tuesday evening to discuss the future of the old library building in the "
             "centre of the town, which has been empty since the new one opened across the river.")
+WORDS = " ".join(f"word{i}" for i in range(12))
 SENTENCE_2 = ("Residents who spoke at the meeting said that they would like the building to become a place "
               "where people of all ages can meet, read and learn about the history of the area.")
 
@@ -152,6 +153,15 @@ HAND_MADE = {
                       f"<p>{SENTENCE}</p><p>Open the <a href=/m>town map</a> now</p>"
                       "<p>See the <a href=/b>bus times</a> today</p><p>Find the <a href=/p>car parks</a> here</p>"
                       f"<p>{SENTENCE_2}</p></article></body></html>"),
+    # whitespace inside a link counts in its link density, not in the text: a density above 1,
+    # and without content-like text, a negative weight in the main region's search
+    "link density above 1": ("<html><body><div class='a'><p><a href=/x>" + " " * 30 + WORDS + " " * 30 +
+                             f"</a></p><p><a href=/y>{WORDS}</a> and a few more words of plain text here</p></div>"
+                             f"<div class='b'><section><p>{WORDS} plain words without any link at all in it</p>"
+                             "</section></div></body></html>"),
+    "negative total weight": ("<html><body><div><div><div><p><a href=/x> " + WORDS + " </a></p></div></div></div>"
+                              "<section><p><a href=/y> " + WORDS.upper() + " </a></p></section><p>A short line</p>"
+                              "</body></html>"),
     "article header by name": ("<html><body><div class='post-header'><h1>The headline of it all</h1></div>"
                                f"<div class='content'><p>{SENTENCE}</p><p>{SENTENCE_2}</p></div>"
                                "<h2>More on this topic</h2><h3>Comments</h3></body></html>"),
@@ -182,6 +192,10 @@ def test_hand_made_pages_exercise_the_rules():
     assert [p.features["main"] for p in second] == [True] * 3 + [False] + [True] * 6
     run = compare_page(HAND_MADE["link list run"])[0]
     assert [p.reason for p in run[2:5]] == ["boilerplate:links"] * 3 and run[1].cls == run[5].cls == "good"
+    dense = evidence(HAND_MADE["negative total weight"])[0]
+    assert [p.features["link_density"] > 1 for p in dense] == [True, True, False]
+    # (the element of the longest XPath among those with the share, not the last one)
+    assert [p.features["main"] for p in compare_page(HAND_MADE["negative total weight"])[0]] == [True, False, False]
     crowded = compare_page(HAND_MADE["crowded names"])[0]
     assert [p.cls for p in crowded[:5]] == ["good"] * 5
 
@@ -260,3 +274,21 @@ def test_development_pages(snippets_dir, part):
             assert_same(paras, tree, title, get_extractor("justext-plus", **options), f"{f.name} {options}")
         paragraphs += len(paras)
     assert paragraphs > 50000
+
+
+@needs_compiled_decide
+def test_evidence_the_tree_does_not_know_falls_back_to_the_python_decide():
+    # (kinds from elsewhere: a key that is no node of the tree)
+    paras, tree, title = evidence(HAND_MADE["nested hints"])
+    extractor = get_extractor("justext-plus")
+    tree.kinds["/html[1]/body[1]/div[9]"] = "nav"
+    calls = []
+    extractor.decide = lambda *a: calls.append(1) or type(extractor).decide(extractor, *a)
+    copies = [copy.copy(p) for p in paras]
+    for p in copies:
+        p.features = dict(p.features)
+    jp.compiled_decide(extractor, copies, dict(tree.kinds), list(tree.hints), title, tree.why, tree)
+    assert calls == [1]
+    del extractor.decide
+    ref, _ = decided(paras, tree, title, extractor, compiled=False)
+    assert [(p.cls, p.reason, p.features) for p in copies] == [(p.cls, p.reason, p.features) for p in ref]
