@@ -16,7 +16,14 @@ the two are the same:
 * main_region()'s elements with ``main_share`` (> 1/2) of a non-negative
   weight are nested (two disjoint ones would hold more than the whole), so
   "the longest XPath" among them is the deepest node, the one with the highest
-  id (a parent is numbered before its children).
+  id (a parent is numbered before its children). A weight can be negative (a
+  link density above 1: whitespace inside a link counts in its link
+  characters, not in the text); then the elements are visited in the order of
+  the masses' dict, the first longest XPath winning, as in Python.
+
+Inputs it does not cover (a paragraph without a node, evidence keys that are
+no node of the tree, features or ``why`` that are not dicts) go to the Python
+decide() before anything is changed.
 
 The rules that read strings stay Python calls on the few paragraphs or
 regions they concern: ``line_verdict`` (cached), the sentence and letter-line
