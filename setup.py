@@ -15,6 +15,8 @@ from setuptools.command.build_ext import build_ext
 
 PYX = "corpustool/_justext_walk.pyx"
 MODULE = "corpustool._justext_walk"
+# justext-plus's decide() on the compiled walk's PageTree (same results as the Python one)
+DECIDE_PYX, DECIDE_MODULE = "corpustool/_justext_plus_decide.pyx", "corpustool._justext_plus_decide"
 
 
 def warn(message: str) -> None:
@@ -46,8 +48,9 @@ def extensions() -> list:
         warn(f"cannot build {MODULE} ({exc})")
         return []
     ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"])
+    decide = Extension(DECIDE_MODULE, [DECIDE_PYX], extra_compile_args=["-O2"])
     try:
-        return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
+        return cythonize([ext, decide], compiler_directives={"language_level": "3"}, quiet=True)
     except Exception as exc:   # noqa: BLE001 - e.g. lxml's .pxd files missing
         warn(f"cythonizing {PYX} failed ({exc})")
         return []

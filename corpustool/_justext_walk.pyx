@@ -1023,6 +1023,28 @@ cdef class PageTree:
                 out[x] = out.get(x, 0) + w
         return out
 
+    def structure(self):
+        """``(parents, para_nodes, evidence)`` for the compiled decide()
+        (``corpustool._justext_plus_decide``): each node's parent and each paragraph's node
+        (-1: none) as bytes of C ``Py_ssize_t`` (a parent comes before its children), and
+        {XPath: node} of the keys of ``kinds`` and of the hints."""
+        cdef Py_ssize_t i
+        parents = bytearray(self.n_nodes * sizeof(Py_ssize_t))
+        cdef Py_ssize_t* par = <Py_ssize_t*><char*>parents
+        evidence = {}
+        for i in range(self.n_nodes):
+            par[i] = self.nodes[i].parent
+            if self.nodes[i].evidence:
+                evidence[self.key(i)] = i
+        para_nodes = (<char*>self.para_nodes)[:self.n_paras * sizeof(Py_ssize_t)]
+        return bytes(parents), para_nodes, evidence
+
+    def node_key(self, Py_ssize_t i):
+        """The XPath of node i."""
+        if not 0 <= i < self.n_nodes:
+            raise IndexError(i)
+        return self.key(i)
+
 
 cdef class _Walk:
     cdef Buf pending, chunk

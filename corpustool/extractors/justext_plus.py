@@ -47,7 +47,9 @@ paragraph's evidence ancestors (``PageTree.chains``) and the main region's
 masses without building XPath prefixes. Without the extension, or for a tree
 with namespaced elements, :meth:`JustextPlusExtractor.regions` queries the
 tree and :class:`XPathTree` works on the XPath strings: the same paragraphs
-(tests/test_justext_plus_fast.py).
+(tests/test_justext_plus_fast.py). On the compiled walk's tree, decide() runs
+compiled too (``corpustool/_justext_plus_decide.pyx``: C arrays over the
+tree's node ids; the same decisions, tests/test_justext_plus_decide.py).
 
 Site evidence (URL Tree, ``--template-evidence``) acts after the page
 level on the paragraphs this extractor returns, as for any extractor.
@@ -447,10 +449,14 @@ class JustextPlusExtractor(Extractor):
                                            stoplist, params)
         if not paras:
             return paras
+        title = self.title(page) if page._tree_done else _title_of(root)
         if tree is None:
             tree = XPathTree(paras, *self.regions(root))
-        self.decide(paras, tree.kinds, tree.hints, self.title(page) if page._tree_done else _title_of(root),
-                    tree.why, tree)
+        elif compiled_decide is not None and type(tree) is PageTree:
+            # the same decisions in C arrays over the tree's node ids
+            compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
+            return paras
+        self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
         return paras
 
     def extract_py(self, page: Page) -> list[Paragraph]:
@@ -867,3 +873,15 @@ def _norm(text: str) -> str:
 def _is_title(heading: str, title: str) -> bool:
     """A heading that repeats the page title (which often adds the site's name)."""
     return len(heading) >= 10 and heading in title
+
+
+# decide() compiled (corpustool/_justext_plus_decide.pyx) for the compiled walk's PageTree:
+# the same classes, reasons and features (tests/test_justext_plus_decide.py); decide() above
+# is the reference and serves XPathTree (extract_py, namespaced trees) and installs without it
+try:
+    from .._justext_walk import PageTree
+    from .._justext_plus_decide import decide as compiled_decide
+    COMPILED_DECIDE_ERROR: str | None = None
+except Exception as exc:   # noqa: BLE001 - ImportError, or an error of a stale or mismatched build
+    PageTree = compiled_decide = None
+    COMPILED_DECIDE_ERROR = f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,762 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""justext-plus's decide() on the compiled walk's PageTree, in C arrays over integer node ids.
+
+:meth:`corpustool.extractors.justext_plus.JustextPlusExtractor.decide` is the
+reference: this module gives every paragraph the same class, reason and
+features (tests/test_justext_plus_decide.py). Python's decide() asks the same
+questions of XPath strings (a region is an ancestor when its XPath is a prefix
+of the paragraph's, region names are dict keys); here each element is its node
+in the PageTree (``PageTree.structure()``: parent links, each paragraph's
+node) and the per-paragraph and per-region work runs over typed arrays. Why
+the two are the same:
+
+* the PageTree's XPaths are unique and a node's XPath is its parent's plus
+  ``/tag[n]``, so "``x`` starts with ``h + "/"``" is "h is a proper ancestor of
+  x", and the number of slashes of an XPath is the node's depth;
+* main_region()'s elements with ``main_share`` (> 1/2) of a non-negative
+  weight are nested (two disjoint ones would hold more than the whole), so
+  "the longest XPath" among them is the deepest node, the one with the highest
+  id (a parent is numbered before its children). A weight can be negative (a
+  link density above 1: whitespace inside a link counts in its link
+  characters, not in the text); then the elements are visited in the order of
+  the masses' dict, the first longest XPath winning, as in Python.
+
+Inputs it does not cover (a paragraph without a node, evidence keys that are
+no node of the tree, features or ``why`` that are not dicts) go to the Python
+decide() before anything is changed.
+
+The rules that read strings stay Python calls on the few paragraphs or
+regions they concern: ``line_verdict`` (cached), the sentence and letter-line
+tests of the span's edges, the title test, the names of regions
+(``_name_key``, ``_ARTICLE_HEADER``) and ``_container``.
+"""
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.string cimport memset
+
+import corpustool.extractors.justext_plus as jp
+from corpustool.document import BAD, GOOD
+
+# kind codes: 0 = none; the kinds decide() names get fixed codes, others one on first sight
+cdef enum:
+    K_NONE = 0
+    K_COOKIE = 1
+    K_HEADER = 2
+    K_META = 3
+    K_COMMENT = 4
+    K_BARE_FORM = 5
+
+# context-free classes
+cdef enum:
+    CF_OTHER = 0
+    CF_GOOD = 1
+    CF_NEARGOOD = 2
+    CF_BAD = 3
+
+cdef list _KIND_NAMES = [None, "cookie", "header", "meta", "comment", jp.BARE_FORM]
+cdef dict _KIND_CODES = {k: i for i, k in enumerate(_KIND_NAMES) if k is not None}
+# the reason of a paragraph in a region of each kind
+cdef list _KIND_REASONS = [None] + [f"boilerplate:{'form' if k == jp.BARE_FORM else k}" for k in _KIND_NAMES[1:]]
+cdef dict _CF_CODES = {"good": CF_GOOD, "neargood": CF_NEARGOOD, "bad": CF_BAD}
+
+R_LINKS = "boilerplate:links"
+R_META = "boilerplate:meta"
+R_PLAIN = "boilerplate"
+_MISSING = object()
+
+
+cdef int kind_code(object kind) except -1:
+    code = _KIND_CODES.get(kind)
+    if code is None:
+        code = len(_KIND_NAMES)
+        _KIND_NAMES.append(kind)
+        _KIND_CODES[kind] = code
+        _KIND_REASONS.append(f"boilerplate:{'form' if kind == jp.BARE_FORM else kind}")
+    return code
+
+
+# what the rules on region names make of an element's description (pages of a site repeat them)
+cdef dict _ARTICLE_HEADERS = {}   # description -> names an article's header (_ARTICLE_HEADER)
+cdef dict _NAMES = {}             # description -> its name for the crowded-names rule, None for a semantic element
+cdef Py_ssize_t MAX_CACHED = 65536
+
+
+cdef bint article_header(object description) except -1:
+    found = _ARTICLE_HEADERS.get(description)
+    if found is None:
+        found = jp._ARTICLE_HEADER.search(description) is not None
+        if len(_ARTICLE_HEADERS) < MAX_CACHED:
+            _ARTICLE_HEADERS[description] = found
+    return found
+
+
+cdef object region_name(object description):
+    name = _NAMES.get(description, _MISSING)
+    if name is _MISSING:
+        name = None if description.partition(".")[0] in jp.SEMANTIC_TAGS else jp._name_key(description)
+        if len(_NAMES) < MAX_CACHED:
+            _NAMES[description] = name
+    return name
+
+
+cdef inline int cf_code(object cf) except -1:
+    code = _CF_CODES.get(cf)
+    return CF_OTHER if code is None else code
+
+
+cdef struct Arrays:
+    # per paragraph
+    Py_ssize_t* node
+    long long* chars
+    long long* content
+    long long* weight
+    double* ld
+    long long* words
+    int* kind_of
+    Py_ssize_t* region_of
+    unsigned char* good
+    unsigned char* cf
+    unsigned char* head
+    unsigned char* inside
+    unsigned char* keep
+    unsigned char* headed_before
+    # per node
+    Py_ssize_t* parent
+    Py_ssize_t* ev_up          # nearest proper ancestor that is evidence (-1: none)
+    unsigned char* evidence    # a key of kinds (when the tree was made) or a hint
+    unsigned char* hint
+    int* kinds                 # kinds (after the header rule) as codes
+    int* active
+    long long* region_mass
+    long long* mass
+    unsigned char* met
+    Py_ssize_t* name_id        # index of the region's name in the crowded-names rule (-1: none)
+    Py_ssize_t* key_index      # index of the region's XPath in kind_keys (-1: none)
+
+
+cdef class _Work:
+    """The arrays of one decide() call (freed with it)."""
+    cdef Arrays a
+    cdef void* blocks[48]
+    cdef int n_blocks
+
+    cdef void* alloc(self, size_t size) except NULL:
+        cdef void* p
+        if self.n_blocks == 48:
+            raise MemoryError("too many blocks")
+        p = PyMem_Malloc(size if size else 1)
+        if p is NULL:
+            raise MemoryError()
+        memset(p, 0, size if size else 1)
+        self.blocks[self.n_blocks] = p
+        self.n_blocks += 1
+        return p
+
+    def __dealloc__(self):
+        cdef int i
+        for i in range(self.n_blocks):
+            PyMem_Free(self.blocks[i])
+
+
+cdef inline Py_ssize_t chain_start(Arrays* a, Py_ssize_t node):
+    """The innermost evidence node at or above ``node`` (-1: none)."""
+    if node < 0:
+        return -1
+    if a.evidence[node]:
+        return node
+    return a.ev_up[node]
+
+
+cdef inline void innermost_kind(Arrays* a, Py_ssize_t i):
+    """kind_of[i], region_of[i]: the innermost active region of paragraph i (unchanged when none)."""
+    cdef Py_ssize_t x = chain_start(a, a.node[i])
+    while x >= 0:
+        if a.active[x]:
+            a.kind_of[i] = a.active[x]
+            a.region_of[i] = x
+            return
+        x = a.ev_up[x]
+
+
+cdef inline bint is_below(Arrays* a, Py_ssize_t node, Py_ssize_t top):
+    """node is top or a descendant of it."""
+    while node > top:   # (a parent is numbered before its children)
+        node = a.parent[node]
+    return node == top
+
+
+cdef inline bint proper_ancestor(Arrays* a, Py_ssize_t top, Py_ssize_t node):
+    return node != top and is_below(a, node, top)
+
+
+cdef Py_ssize_t depth(Arrays* a, Py_ssize_t node):
+    """The number of slashes of the node's XPath."""
+    cdef Py_ssize_t d = 0
+    while node >= 0:
+        d += 1
+        node = a.parent[node]
+    return d
+
+
+cdef Py_ssize_t main_region(Arrays* a, Py_ssize_t n, Py_ssize_t n_nodes, long long* weight, double main_share,
+                            tree, container, Py_ssize_t* fresh) except -2:
+    """JustextPlusExtractor.main_region on node ids (-1: None). ``fresh``: room for n_nodes ids."""
+    cdef Py_ssize_t i, j, k, n_fresh, best = -1, best_len = -1, length
+    cdef long long total = 0
+    cdef double need
+    cdef bint negative = False
+    for i in range(n):
+        total += weight[i]
+        negative = negative or weight[i] < 0
+    if total == 0:
+        return -1
+    for j in range(n_nodes):
+        a.mass[j] = 0
+        a.met[j] = False
+    for i in range(n):
+        if weight[i]:
+            j = a.node[i]
+            while j >= 0:
+                a.mass[j] += weight[i]
+                j = a.parent[j]
+    need = main_share * total
+    if not negative:
+        # the elements with the share of a weight >= 0 are nested: the longest XPath
+        # among them is the deepest container, the one with the highest id
+        for j in range(n_nodes - 1, -1, -1):
+            if a.mass[j] and a.mass[j] >= need and container(tree.node_key(j)):
+                best = j
+                break
+    else:
+        # (a link density above 1 gives a negative weight: the elements in the order the
+        # masses' dict has them, the first longest XPath)
+        for i in range(n):
+            if not weight[i]:
+                continue
+            n_fresh = 0
+            j = a.node[i]
+            while j >= 0:
+                if not a.met[j]:
+                    a.met[j] = True
+                    fresh[n_fresh] = j
+                    n_fresh += 1
+                j = a.parent[j]
+            for k in range(n_fresh - 1, -1, -1):
+                j = fresh[k]
+                if a.mass[j] >= need:
+                    key = tree.node_key(j)
+                    length = len(key)
+                    if (best < 0 or length > best_len) and container(key):
+                        best, best_len = j, length
+    if best < 0:
+        return -1
+    # widen to the enclosing article (the innermost hint above it, below the page's top two levels)
+    cdef Py_ssize_t d = depth(a, best)
+    j = a.parent[best]
+    d -= 1
+    while j >= 0:
+        if a.hint[j] and d > 2:
+            return j
+        j = a.parent[j]
+        d -= 1
+    return best
+
+
+def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
+    """JustextPlusExtractor.decide(paras, kinds, hints, title, why, tree) for a PageTree ``tree``
+    whose ``kinds`` and ``hints`` these are: the same classes, reasons and features, the same
+    header regions deleted from ``kinds``."""
+    cdef Py_ssize_t n = len(paras)
+    cdef Py_ssize_t n_nodes, i, j, x, first_c, last_c, main, second, start, body, first, last_text
+    cdef Py_ssize_t o_first, o_last, n_open
+    cdef long long total, rest_total, w_total, c
+    cdef double ld, max_ld
+    cdef bint cookies, found_cookie, keep_meta, freed, links, dated, heading, meta_line, k
+    cdef int kind, outside_mode
+    cdef long long* name_mass
+    cdef Py_ssize_t* name_seen
+    cdef long long* rest
+    cdef Py_ssize_t* fresh
+    cdef _Work work = _Work()
+    cdef Arrays* a = &work.a
+
+    if why is not None and type(why) is not dict:
+        return extractor.decide(paras, kinds, hints, title, why, tree)
+    cdef dict why_d = why
+    parents_b, para_nodes_b, evidence_value = tree.structure()
+    cdef dict evidence = evidence_value
+    cdef const Py_ssize_t* parents = <const Py_ssize_t*><const char*>parents_b
+    cdef const Py_ssize_t* pnodes = <const Py_ssize_t*><const char*>para_nodes_b
+    n_nodes = len(parents_b) // sizeof(Py_ssize_t)
+    if len(para_nodes_b) // <Py_ssize_t>sizeof(Py_ssize_t) != n:
+        raise ValueError("the tree is not the paragraphs' tree")
+    for i in range(n):
+        if pnodes[i] < 0:
+            # (a paragraph outside the tree: the string rules decide)
+            return extractor.decide(paras, kinds, hints, title, why, tree)
+    for x in range(n_nodes):
+        if parents[x] >= x:
+            return extractor.decide(paras, kinds, hints, title, why, tree)
+    hint_nodes = []
+    for key in hints:
+        node = evidence.get(key)
+        if node is None:
+            return extractor.decide(paras, kinds, hints, title, why, tree)
+        hint_nodes.append(node)
+
+    # -- the arrays ------------------------------------------------------------------
+    a.node = <Py_ssize_t*>work.alloc(n * sizeof(Py_ssize_t))
+    a.chars = <long long*>work.alloc(n * sizeof(long long))
+    a.content = <long long*>work.alloc(n * sizeof(long long))
+    a.weight = <long long*>work.alloc(n * sizeof(long long))
+    a.ld = <double*>work.alloc(n * sizeof(double))
+    a.words = <long long*>work.alloc(n * sizeof(long long))
+    a.kind_of = <int*>work.alloc(n * sizeof(int))
+    a.region_of = <Py_ssize_t*>work.alloc(n * sizeof(Py_ssize_t))
+    a.good = <unsigned char*>work.alloc(n)
+    a.cf = <unsigned char*>work.alloc(n)
+    a.head = <unsigned char*>work.alloc(n)
+    a.inside = <unsigned char*>work.alloc(n)
+    a.keep = <unsigned char*>work.alloc(n)
+    a.headed_before = <unsigned char*>work.alloc(n)
+    a.parent = <Py_ssize_t*>parents
+    a.ev_up = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
+    a.evidence = <unsigned char*>work.alloc(n_nodes)
+    a.hint = <unsigned char*>work.alloc(n_nodes)
+    a.kinds = <int*>work.alloc(n_nodes * sizeof(int))
+    a.active = <int*>work.alloc(n_nodes * sizeof(int))
+    a.region_mass = <long long*>work.alloc(n_nodes * sizeof(long long))
+    a.mass = <long long*>work.alloc(n_nodes * sizeof(long long))
+    a.met = <unsigned char*>work.alloc(n_nodes)
+    a.name_id = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
+    a.key_index = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
+    cdef Py_ssize_t n_kinds = len(kinds), k_i
+    cdef Py_ssize_t* kind_nodes = <Py_ssize_t*>work.alloc(n_kinds * sizeof(Py_ssize_t))
+    cdef list kind_keys = [None] * n_kinds
+
+    for x in range(n_nodes):
+        a.key_index[x] = -1
+    cookies = False
+    k_i = 0
+    for key, kind_name in kinds.items():
+        node = evidence.get(key)
+        if node is None:
+            return extractor.decide(paras, kinds, hints, title, why, tree)
+        x = node
+        kind_keys[k_i] = key
+        kind_nodes[k_i] = x
+        a.key_index[x] = k_i
+        k_i += 1
+        a.kinds[x] = kind_code(kind_name)
+        cookies = cookies or a.kinds[x] == K_COOKIE
+    for x in evidence.values():
+        a.evidence[<Py_ssize_t>x] = True
+    for x in range(n_nodes):
+        j = parents[x]
+        a.ev_up[x] = -1 if j < 0 else (j if a.evidence[j] else a.ev_up[j])
+        a.name_id[x] = -1
+    for x in hint_nodes:
+        a.hint[x] = True
+
+    # (the paragraphs' fields, read once)
+    cdef list texts = [None] * n, headings = [None] * n, classes = [None] * n, feature_dicts = [None] * n
+    cdef dict features
+    for i in range(n):
+        p = paras[i]
+        text = p.text
+        heading_value = p.heading
+        cls = p.cls
+        features_value = p.features
+        if type(features_value) is not dict:
+            return extractor.decide(paras, kinds, hints, title, why, tree)
+        features = features_value
+        texts[i] = text
+        headings[i] = heading_value
+        classes[i] = cls
+        feature_dicts[i] = features
+        a.node[i] = pnodes[i]
+        a.chars[i] = len(text)
+        a.good[i] = cls == GOOD
+        a.cf[i] = cf_code(p.cf_class)
+        a.head[i] = bool(heading_value)
+        a.ld[i] = features.get("link_density", 0.0)
+        a.words[i] = features.get("words", 0)
+        a.region_of[i] = -1
+        # text that reads like content: what jusText keeps or finds near-good, outside links
+        if (a.good[i] or a.cf[i] == CF_GOOD or a.cf[i] == CF_NEARGOOD) and a.ld[i] <= 0.5:
+            a.content[i] = a.chars[i]
+    # (a cookie notice's text does not count in the shares)
+    total = 0
+    for i in range(n):
+        c = a.content[i]
+        if not c:
+            continue
+        found_cookie = False
+        if cookies:
+            x = chain_start(a, a.node[i])
+            while x >= 0:
+                if a.kinds[x] == K_COOKIE:
+                    found_cookie = True
+                    break
+                x = a.ev_up[x]
+        if not found_cookie:
+            total += c
+
+    # a header inside an article, or named as the article's, is its title block
+    for k_i in range(n_kinds):
+        x = kind_nodes[k_i]
+        if a.kinds[x] != K_HEADER:
+            continue
+        j = a.parent[x]
+        while j >= 0 and not a.hint[j]:
+            j = a.parent[j]
+        if j < 0 and why_d:
+            key = kind_keys[k_i]
+            if key in why_d and article_header(why_d[key]):
+                j = x
+        if j >= 0:
+            del kinds[kind_keys[k_i]]
+            a.kinds[x] = K_NONE
+
+    # text per region (regions and hints)
+    for i in range(n):
+        c = a.content[i]
+        if c:
+            x = chain_start(a, a.node[i])
+            while x >= 0:
+                if a.kinds[x] or a.hint[x]:
+                    a.region_mass[x] += c
+                x = a.ev_up[x]
+    for x in range(n_nodes):
+        a.active[x] = a.kinds[x]
+    if total >= jp.MIN_OVERRULE_CHARS:
+        for x in range(n_nodes):
+            if a.region_mass[x] and a.region_mass[x] * 2 > total and a.active[x] and a.active[x] != K_COOKIE:
+                a.active[x] = K_NONE
+    # the same inside a hint (<main>, <article>)
+    cdef long long hm
+    cdef Py_ssize_t h
+    for h in hint_nodes:
+        hm = a.region_mass[h]
+        if hm >= jp.MIN_OVERRULE_CHARS:
+            for x in range(h + 1, n_nodes):
+                if (a.region_mass[x] and a.active[x] and a.active[x] != K_COOKIE and a.region_mass[x] * 2 > hm
+                        and is_below(a, x, h)):
+                    a.active[x] = K_NONE
+    if why_d and total >= jp.MIN_OVERRULE_CHARS:
+        # names of page builders' blocks that together hold most of the content
+        crowded = set()
+        name_ids = {}
+        for x in range(n_nodes):
+            if a.region_mass[x] and a.active[x] and a.active[x] != K_COMMENT:
+                key = kind_keys[a.key_index[x]]
+                description = why_d.get(key, _MISSING)
+                if description is not _MISSING:
+                    name = region_name(description)
+                    if name is not None:
+                        a.name_id[x] = name_ids.setdefault(name, len(name_ids))
+        if name_ids:
+            name_mass = <long long*>work.alloc(len(name_ids) * sizeof(long long))
+            name_seen = <Py_ssize_t*>work.alloc(len(name_ids) * sizeof(Py_ssize_t))
+            crowded = _crowded(a, n, name_mass, name_seen, total, name_ids)
+        if crowded:
+            for k_i in range(n_kinds):
+                x = kind_nodes[k_i]
+                key = kind_keys[k_i]
+                kind = a.active[x]
+                if kind and kind != K_COOKIE and kind != K_COMMENT:
+                    description = why_d.get(key, _MISSING)
+                    if description is not _MISSING and region_name(description) in crowded:
+                        a.active[x] = K_NONE
+
+    # innermost boilerplate kind of each paragraph
+    for i in range(n):
+        innermost_kind(a, i)
+
+    # main region: deepest element with main_share of the content outside boilerplate
+    w_total = 0
+    for i in range(n):
+        kind = a.kind_of[i]
+        a.weight[i] = a.content[i] if kind == K_NONE or kind == K_META else 0
+        w_total += a.weight[i]
+    if w_total == 0:
+        for i in range(n):
+            kind = a.kind_of[i]
+            a.weight[i] = <long long>(a.chars[i] * (1.0 - a.ld[i])) if a.words[i] >= 10 and (
+                kind == K_NONE or kind == K_META) else 0
+            w_total += a.weight[i]
+    container = jp._container
+    cdef double main_share = extractor.main_share
+    fresh = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
+    main = main_region(a, n, n_nodes, a.weight, main_share, tree, container, fresh)
+    if main >= 0:
+        # a region that holds the main content is not boilerplate
+        freed = False
+        x = main
+        while x >= 0:
+            if a.active[x]:
+                a.active[x] = K_NONE
+                freed = True
+            x = a.parent[x]
+        if freed:
+            for i in range(n):
+                if a.region_of[i] >= 0 and not a.active[a.region_of[i]]:
+                    a.kind_of[i] = K_NONE
+                    innermost_kind(a, i)
+        for i in range(n):
+            a.inside[i] = is_below(a, a.node[i], main)
+        # the main text split in two blocks: a second region with most of the rest
+        rest = <long long*>work.alloc(n * sizeof(long long))
+        rest_total = 0
+        for i in range(n):
+            rest[i] = 0 if a.inside[i] else a.weight[i]
+            rest_total += rest[i]
+        if rest_total >= jp.SECOND_MAIN_SHARE * w_total:
+            second = main_region(a, n, n_nodes, rest, main_share, tree, container, fresh)
+            if second >= 0 and not proper_ancestor(a, second, main) and not proper_ancestor(a, main, second):
+                for i in range(n):
+                    if not a.inside[i]:
+                        a.inside[i] = is_below(a, a.node[i], second)
+        # a bare <form> inside the main region holds main text
+        for i in range(n):
+            if a.inside[i] and a.kind_of[i] == K_BARE_FORM and a.region_of[i] != main:
+                a.kind_of[i] = K_NONE
+                x = chain_start(a, a.node[i])
+                # (regions at or below the main region: met before it, going up)
+                while x >= 0 and is_below(a, x, main):
+                    kind = a.active[x]
+                    if kind and kind != K_BARE_FORM:
+                        a.kind_of[i], a.region_of[i] = kind, x
+                        break
+                    x = a.ev_up[x]
+
+    # the main text's span in the region
+    first_c, last_c = n, -1
+    for i in range(n):
+        if a.inside[i] and a.kind_of[i] == K_NONE and (a.content[i] or (
+                a.cf[i] == CF_BAD and a.chars[i] >= 70 and a.ld[i] <= jp.SPAN_LINK_DENSITY)):
+            if first_c == n:
+                first_c = i
+            last_c = i
+    if last_c < 0:
+        for i in range(n):
+            if (a.inside[i] and a.kind_of[i] == K_NONE and not a.head[i] and a.ld[i] == 0.0
+                    and a.words[i] >= 3):
+                if first_c == n:
+                    first_c = i
+                last_c = i
+    # sentences next to the span are its lead and its closing words
+    is_sentence, letter_line, introduces = jp._is_sentence, jp._letter_line, jp._introduces
+    lead_ld, salutation, sign_off = jp.LEAD_LINK_DENSITY, jp._SALUTATION, jp._SIGN_OFF
+    while first_c > 0 and a.inside[first_c - 1] and (is_sentence(paras[first_c - 1], lead_ld)
+                                                     or letter_line(paras[first_c - 1], salutation)):
+        first_c -= 1
+    while last_c + 1 < n and a.inside[last_c + 1] and (is_sentence(paras[last_c + 1])
+                                                       or letter_line(paras[last_c + 1], sign_off)
+                                                       or introduces(paras[last_c + 1])):
+        last_c += 1
+    title_norm = jp._norm(title or "")
+    # short lines repeated on the page are the labels of its controls
+    repeated = {}
+    for i in range(n):
+        if a.chars[i] < 60:
+            text = texts[i]
+            repeated[text] = repeated.get(text, 0) + 1
+    # before the span: lines in a section of the main region that a heading opens and another closes
+    o_first, o_last, n_open = -1, -1, 0
+    for i in range(min(first_c + 1, n)):
+        if a.inside[i] and a.head[i] and a.kind_of[i] == K_NONE:
+            if o_first < 0:
+                o_first = i
+            o_last = i
+            n_open += 1
+    if n_open >= 2:
+        for i in range(o_first + 1, o_last):
+            a.headed_before[i] = a.inside[i] and not a.head[i]
+
+    reason = [None] * n
+    keep_meta = extractor.keep_meta
+    max_ld = extractor.max_link_density
+    outside = extractor.outside
+    outside_mode = 0 if outside == "drop" else 1 if outside == "justext" else 2 if outside == "good" else 0
+    line_verdict = jp.line_verdict
+    min_repeats = jp.MIN_UI_REPEATS
+    is_title, norm = jp._is_title, jp._norm
+    for i in range(n):
+        kind = a.kind_of[i]
+        if kind != K_NONE and kind != K_META:
+            reason[i] = _KIND_REASONS[kind]
+            continue
+        text = texts[i]
+        heading = a.head[i]
+        rights, dated_line, found, label = line_verdict(text, headings[i], keep_meta)
+        if rights:
+            reason[i] = R_PLAIN
+            continue
+        meta_line = dated_line or (kind == K_META and not heading)
+        if meta_line and not keep_meta:
+            reason[i] = R_META
+            continue
+        if found is None and label and repeated.get(text, 0) >= min_repeats:
+            found = "boilerplate:repeated"
+        if found:
+            reason[i] = found
+            continue
+        ld = a.ld[i]
+        if a.inside[i]:
+            if ld > max_ld:
+                reason[i] = R_LINKS
+                continue
+            k = first_c <= i <= last_c or (i < first_c and (heading or meta_line or (
+                ld == 0.0 and a.headed_before[i])))
+        elif heading and title_norm and is_title(norm(text), title_norm):
+            k = True
+        elif outside_mode == 1:
+            k = a.good[i]
+        elif outside_mode == 2:
+            k = a.good[i] and a.cf[i] == CF_GOOD
+        else:
+            k = False
+        a.keep[i] = k
+        if not k:
+            reason[i] = R_PLAIN
+
+    # link lists: runs of three or more short paragraphs that are mostly links
+    cdef Py_ssize_t run_start = 0, run_len = 0
+    for i in range(n + 1):
+        if i < n and a.keep[i] and a.ld[i] > 0.3 and a.chars[i] < 100:
+            if run_len == 0:
+                run_start = i
+            run_len += 1
+            continue
+        if run_len >= 3:
+            for j in range(run_start, run_start + run_len):
+                a.keep[j] = False
+                reason[j] = R_LINKS
+        run_len = 0
+
+    # a heading over a link list belongs to the list
+    for i in range(n):
+        if not (a.keep[i] and a.inside[i] and a.head[i]):
+            continue
+        j = i + 1
+        while j < n and a.head[j]:
+            j += 1
+        links = dated = False
+        while j < n and not a.head[j] and not a.keep[j]:
+            r = reason[j]
+            links = links or r == R_LINKS
+            dated = dated or r == R_META
+            j += 1
+        if links and not dated and (j == n or a.head[j]):
+            a.keep[i] = False
+            reason[i] = R_LINKS
+
+    # the heading just before the main region belongs to it
+    if main >= 0:
+        first = -1
+        for i in range(n):
+            if a.inside[i]:
+                first = i
+                break
+        if first >= 0:
+            # and so does the lead sentence right before it
+            j = first - 1
+            while j >= 0 and j >= first - 3 and (a.head[j] or not a.keep[j]):
+                if (not a.head[j] and a.kind_of[j] == K_NONE and reason[j] == R_PLAIN and is_sentence(paras[j])
+                        and (a.cf[j] == CF_GOOD or a.cf[j] == CF_NEARGOOD)):
+                    a.keep[j] = True
+                    reason[j] = None
+                    break
+                j -= 1
+            for j in range(first - 1, max(first - 4, -1), -1):
+                if (a.head[j] and a.kind_of[j] == K_NONE and a.ld[j] <= 0.5
+                        and (reason[j] is None or reason[j] == R_PLAIN)):
+                    a.keep[j] = True
+                    break
+        # the lead: a "teaser" right before or at the start of the main text
+        start = -1
+        for i in range(n):
+            if a.inside[i] and a.kind_of[i] == K_NONE:
+                start = i
+                break
+        if start >= 0:
+            j = start - 1
+            while j >= 0 and a.head[j] and a.keep[j]:
+                j -= 1
+            lead = [j, start + 1] if j >= 0 else [start + 1]
+            body = n
+            for i in range(start, n):
+                if a.inside[i] and a.kind_of[i] == K_NONE and a.content[i] and not a.head[i]:
+                    body = i
+                    break
+            for i in range(start, body):
+                if a.inside[i]:
+                    lead.append(i)
+            aside = kind_code("aside")
+            for i in lead:
+                if (0 <= i < n and a.kind_of[i] == aside and not a.keep[i] and is_sentence(paras[i])
+                        and (a.cf[i] == CF_GOOD or a.cf[i] == CF_NEARGOOD)):
+                    a.keep[i] = True
+                    reason[i] = None
+
+    # headings after the last kept text head nothing of it
+    last_text = n
+    for i in range(n - 1, -1, -1):
+        if a.keep[i] and not a.head[i]:
+            last_text = i
+            break
+    for i in range(last_text + 1, n):
+        if a.keep[i] and a.head[i]:
+            a.keep[i] = False
+            reason[i] = "boilerplate:heading"
+
+    # the evidence, for the inspect view and the evaluation's reports
+    node_key = tree.node_key
+    descriptions = {}     # region node -> its element's description, or None
+    for i in range(n):
+        p = paras[i]
+        features = feature_dicts[i]
+        features["jt_class"] = classes[i]
+        features["main"] = True if a.inside[i] else False
+        kind = a.kind_of[i]
+        if kind:
+            features["region"] = _KIND_NAMES[kind]
+            if why_d:
+                x = a.region_of[i]
+                description = descriptions.get(x, descriptions)
+                if description is descriptions:
+                    description = descriptions[x] = why_d.get(node_key(x), _MISSING)
+                if description is not _MISSING:
+                    features["region_element"] = description
+        if a.keep[i]:
+            p.cls = GOOD
+            p.reason = None
+        else:
+            p.cls = BAD
+            p.reason = reason[i] or R_PLAIN
+
+
+cdef set _crowded(Arrays* a, Py_ssize_t n, long long* name_mass, Py_ssize_t* name_seen, long long total,
+                  dict name_ids):
+    """The region names whose regions together hold more than half of the content."""
+    cdef Py_ssize_t i, x, m, n_names = len(name_ids)
+    cdef long long c
+    for m in range(n_names):
+        name_mass[m] = 0
+        name_seen[m] = -1
+    for i in range(n):
+        c = a.content[i]
+        if not c:
+            continue
+        x = chain_start(a, a.node[i])
+        while x >= 0:
+            m = a.name_id[x]
+            if m >= 0 and name_seen[m] != i:   # (each name once per paragraph)
+                name_seen[m] = i
+                name_mass[m] += c
+            x = a.ev_up[x]
+    crowded = set()
+    for name, m in name_ids.items():
+        if name_mass[m] * 2 > total:
+            crowded.add(name)
+    return crowded
