@@ -45,7 +45,9 @@ def extensions() -> list:
     except ImportError as exc:
         warn(f"cannot build {MODULE} ({exc})")
         return []
-    ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"])
+    # _sax_arena.pxi (justext-plus's SAX parse) is included by the .pyx
+    ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"],
+                    depends=["corpustool/_sax_arena.pxi"])
     try:
         return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
     except Exception as exc:   # noqa: BLE001 - e.g. lxml's .pxd files missing

@@ -70,7 +70,7 @@ from typing import Any
 from lxml import etree
 
 from ..document import BAD, GOOD, Paragraph
-from .base import Extractor, OptionError, Page, register
+from .base import Extractor, OptionError, Page, html_bytes, register
 from . import justext_engine
 from .justext_engine import _FAST_PARAGRAPH_INIT, KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
 from .template_lines import (looks_like_credit_line, looks_like_date_line, looks_like_post_line, looks_like_rights_line,
@@ -430,6 +430,12 @@ class JustextPlusExtractor(Extractor):
         return kinds, hints, why
 
     def extract(self, page: Page) -> list[Paragraph]:
+        if not page._tree_done and justext_engine.SAX_PARSE:
+            # a page nobody has parsed: libxml2 parses it straight into the compiled walk's
+            # tree (no lxml tree to build and free); None when the page needs lxml's tree
+            paras = self._extract_sax(page)
+            if paras is not None:
+                return paras
         root = page.tree
         if root is None:
             return []
@@ -452,6 +458,27 @@ class JustextPlusExtractor(Extractor):
             tree = XPathTree(paras, *self.regions(root))
         self.decide(paras, tree.kinds, tree.hints, self.title(page) if page._tree_done else _title_of(root),
                     tree.why, tree)
+        return paras
+
+    def _extract_sax(self, page: Page) -> list[Paragraph] | None:
+        """:meth:`extract` of an unparsed page through the SAX parse (the same paragraphs and
+        title; the page stays unparsed); None when the page needs lxml's tree."""
+        data = html_bytes(page.html)
+        if not data:
+            return []          # parse_html makes no tree of it
+        found = justext_engine.extract_evidence_html(
+            data, "<rt" in page.html or "<RT" in page.html, page.stoplist or frozenset(),
+            self.engine.params_for(page), Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules(),
+            keep_blank_separators=KEEP_BLANK_SEPARATORS)
+        if found is None:
+            return None
+        paras, tree, title = found
+        if not paras:
+            return paras
+        if "title" not in page.meta:
+            # Extractor.title's string, from the same element of the same tree
+            page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
+        self.decide(paras, tree.kinds, tree.hints, page.meta["title"], tree.why, tree)
         return paras
 
     def extract_py(self, page: Page) -> list[Paragraph]:
