@@ -4,10 +4,10 @@
 Two measures on the same pages, one core, CPU time (``time.process_time``),
 the two sides taking turns at going first:
 
-* the parse alone: ``parse_html`` (libxml2 builds lxml's tree; the tree is
-  freed inside the timing, as every page's tree is) against ``sax_build``
-  (the same libxml2, the same bytes and options, SAX callbacks building the
-  walk's tree in an arena, freed at once);
+* the parse alone, from the decoded string: ``parse_html`` (libxml2 builds
+  lxml's tree; the tree is freed inside the timing, as every page's tree is)
+  against ``html_bytes`` + ``sax_build`` (the same libxml2, the same bytes and
+  options, SAX callbacks building the walk's tree in an arena, freed at once);
 * justext-plus from the decoded string: ``extract(Page(html))`` with the fast
   path (the default) against the same with the fast path off (``parse_html``
   and the compiled walk on lxml's tree), checking that both give the same
@@ -40,6 +40,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=None, help="at most this many pages (default: all)")
     ap.add_argument("--quick", action="store_true", help="100 pages")
     ap.add_argument("--rounds", type=int, default=1, help="passes over the pages (default 1)")
+    ap.add_argument("--source", choices=("auto", "snippets", "warc", "generated"), default="auto",
+                    help="where the pages come from (default: snippets, else the demo WARC, else generated)")
     args = ap.parse_args()
     limit = 100 if args.quick and not args.limit else args.limit
     if not justext_engine.SAX_PARSE:
@@ -47,15 +49,15 @@ def main() -> int:
               file=sys.stderr)
         return 1
 
-    if SNIPPETS.is_dir() and any(SNIPPETS.glob("*.html")):
+    have_snippets = SNIPPETS.is_dir() and any(SNIPPETS.glob("*.html"))
+    if args.source == "snippets" or (args.source == "auto" and have_snippets):
         source, raws = str(SNIPPETS), load_snippets(limit)
-    elif DEMO_WARC.is_file():
+    elif args.source == "warc" or (args.source == "auto" and DEMO_WARC.is_file()):
         source, raws = str(DEMO_WARC), load_warc(DEMO_WARC, limit)
     else:
         source, raws = "generated pages (seed 42)", generated_pages(limit or 300)
     pin_one_core()
     htmls = [decode(raw).text for raw in raws]
-    datas = [html_bytes(h) or b"" for h in htmls]
     stoplists = [page_stoplist(h) for h in htmls]
     extractor = get_extractor("justext-plus")
     clock = time.process_time
@@ -64,7 +66,7 @@ def main() -> int:
     fallbacks_before = justext_engine.sax_stats()[1]
     differ = 0
     for r in range(args.rounds):
-        for i, (html, data, sl) in enumerate(zip(htmls, datas, stoplists)):
+        for i, (html, sl) in enumerate(zip(htmls, stoplists)):
             first = (i + r) % 2 == 0
             for side in ((0, 1) if first else (1, 0)):
                 t0 = clock()
@@ -73,7 +75,7 @@ def main() -> int:
                     del root          # lxml frees the tree here
                     lxml_parse += clock() - t0
                 else:
-                    justext_engine.sax_build(data)
+                    justext_engine.sax_build(html_bytes(html) or b"")   # the same byte preparation
                     sax_parse += clock() - t0
             results = {}
             for side in ((0, 1) if first else (1, 0)):

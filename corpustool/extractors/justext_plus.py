@@ -47,7 +47,11 @@ paragraph's evidence ancestors (``PageTree.chains``) and the main region's
 masses without building XPath prefixes. Without the extension, or for a tree
 with namespaced elements, :meth:`JustextPlusExtractor.regions` queries the
 tree and :class:`XPathTree` works on the XPath strings: the same paragraphs
-(tests/test_justext_plus_fast.py).
+(tests/test_justext_plus_fast.py). A page nobody has parsed yet is parsed by
+lxml's own libxml2 through SAX callbacks straight into the tree the walk reads
+(``corpustool/_sax_arena.pxi``: no lxml tree to build and free, about half the
+parse); a page it does not cover goes to ``parse_html``'s tree: the same
+paragraphs and title either way (tests/test_fast_parse.py).
 
 Site evidence (URL Tree, ``--template-evidence``) acts after the page
 level on the paragraphs this extractor returns, as for any extractor.
@@ -473,11 +477,14 @@ class JustextPlusExtractor(Extractor):
         if found is None:
             return None
         paras, tree, title = found
+        if tree is None:
+            return paras       # no root element: parse_html makes no tree of it
+        if "title" not in page.meta:
+            # Extractor.title's string, from the same element of the same tree (kept: the
+            # clean stage asks for it, and the page has no tree to find it in)
+            page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
         if not paras:
             return paras
-        if "title" not in page.meta:
-            # Extractor.title's string, from the same element of the same tree
-            page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
         self.decide(paras, tree.kinds, tree.hints, page.meta["title"], tree.why, tree)
         return paras
 
