@@ -29,6 +29,9 @@ paragraphs, field for field (tests/test_justext_engine.py compares them):
   evidence from the same walk (:class:`EvidenceRules` in, :class:`PageTree`
   out): what ``JustextPlusExtractor.regions`` and the XPath prefixes of its
   paragraphs give, without XPath queries or prefix strings.
+* :func:`extract_evidence_html` is :func:`extract_evidence` of a page's bytes
+  without lxml's tree: lxml's libxml2 parses them through SAX callbacks into
+  an arena tree of the same structs (``_sax_arena.pxi``, included at the end).
 
 The tag sets of ``justext_engine`` (PARAGRAPH_TAGS, KILLED_TAGS,
 UNWRAPPED_TAGS) are spelt out in :func:`tag_kind`; :func:`kind_of` lets the
