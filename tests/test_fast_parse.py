@@ -294,3 +294,13 @@ def test_development_pages(snippets_dir):
             sl = EN
         counts[compare(html, sl)] += 1
     assert counts["fast"] >= 0.99 * len(files), counts
+
+
+def test_off_without_the_compiled_walk(monkeypatch):
+    """The tests that turn the extension off (COMPILED False) turn the fast path off with it."""
+    fast_path_on()
+    monkeypatch.setattr(justext_engine, "COMPILED", False)
+    stats = justext_engine.sax_stats()
+    page = Page("<p>" + S + "</p>", stoplist=EN)
+    assert [p.text for p in EXTRACTOR.extract(page)] == [S]
+    assert justext_engine.sax_stats() == stats and page._tree_done

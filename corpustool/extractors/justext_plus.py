@@ -434,7 +434,7 @@ class JustextPlusExtractor(Extractor):
         return kinds, hints, why
 
     def extract(self, page: Page) -> list[Paragraph]:
-        if not page._tree_done and justext_engine.SAX_PARSE:
+        if not page._tree_done and justext_engine.COMPILED and justext_engine.SAX_PARSE:
             # a page nobody has parsed: libxml2 parses it straight into the compiled walk's
             # tree (no lxml tree to build and free); None when the page needs lxml's tree
             paras = self._extract_sax(page)
