@@ -47,7 +47,9 @@ def extensions() -> list:
     except ImportError as exc:
         warn(f"cannot build {MODULE} ({exc})")
         return []
-    ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"])
+    # _sax_arena.pxi (justext-plus's SAX parse) is included by the .pyx
+    ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"],
+                    depends=["corpustool/_sax_arena.pxi"])
     decide = Extension(DECIDE_MODULE, [DECIDE_PYX], extra_compile_args=["-O2"])
     try:
         return cythonize([ext, decide], compiler_directives={"language_level": "3"}, quiet=True)

@@ -29,6 +29,9 @@ paragraphs, field for field (tests/test_justext_engine.py compares them):
   evidence from the same walk (:class:`EvidenceRules` in, :class:`PageTree`
   out): what ``JustextPlusExtractor.regions`` and the XPath prefixes of its
   paragraphs give, without XPath queries or prefix strings.
+* :func:`extract_evidence_html` is :func:`extract_evidence` of a page's bytes
+  without lxml's tree: lxml's libxml2 parses them through SAX callbacks into
+  an arena tree of the same structs (``_sax_arena.pxi``, included at the end).
 
 The tag sets of ``justext_engine`` (PARAGRAPH_TAGS, KILLED_TAGS,
 UNWRAPPED_TAGS) are spelt out in :func:`tag_kind`; :func:`kind_of` lets the
@@ -1329,6 +1332,8 @@ cdef class _Walk:
             a = a.next
         if not plain:
             # an attribute value of several nodes: lxml reads it, the rules decide
+            if self.doc is None:
+                raise NeedsTree("an attribute value of several nodes")   # never made by the SAX build
             el = cetree.elementFactory(self.doc, c)
             if not rules.candidate(el):
                 return None
@@ -1365,7 +1370,12 @@ cdef class _Walk:
                     free(b.data)
                 found = rules.decided.get(key)
                 if found is None:
-                    el = cetree.elementFactory(self.doc, c)
+                    if self.doc is None:
+                        # a tree of the SAX build (no lxml document): a detached element with the
+                        # tag and the attributes the key is made of (all the rules read)
+                        el = detached_element(c)
+                    else:
+                        el = cetree.elementFactory(self.doc, c)
                     kind, hint = rules.evidence(el)
                     found = (semantic, kind, hint, rules.describe(el) if kind else None)
                     if len(rules.decided) >= 65536:
@@ -1673,7 +1683,10 @@ cdef class _Walk:
         else:
             kind = tag_kind(<const char*>c.name)
         if kind == K_LINK:
-            rel = cetree.elementFactory(self.doc, c).get("rel") or ""
+            if self.doc is None:
+                rel = attr_value(c, b"rel")
+            else:
+                rel = cetree.elementFactory(self.doc, c).get("rel") or ""
             kind = K_KILL if "stylesheet" in rel.lower() else K_PLAIN
         if kind == K_KILL:
             collect_text(&self.pending, c.next)   # subtree gone, its tail glued to the text before
@@ -1696,10 +1709,13 @@ cdef class _Walk:
         return self.start_kept(c, kind)
 
     cdef list run(self, cetree._Element root):
-        cdef xmlNode* top = root._c_node
+        self.doc = root._doc
+        return self.run_node(root._c_node)
+
+    cdef list run_node(self, xmlNode* top):
+        """The walk below top (an element of lxml's tree, or of the SAX build with ``doc`` None)."""
         cdef xmlNode* c = top
         cdef xmlNode* nxt
-        self.doc = root._doc
         while True:
             if self.visit(c):
                 c = next_element_like(c.children)   # not NULL: visit() opened c because of it
@@ -1847,6 +1863,13 @@ def extract_evidence(root, stoplist, params, paragraph_type, bint fast_init, goo
     """:func:`extract` and, in the same walk, justext-plus's structural evidence: ``(paragraphs,
     PageTree)``, the PageTree None when the tree has namespaced elements (justext-plus then
     reads the evidence with its XPath queries)."""
+    return evidence_walk(as_element(root), NULL, stoplist, params, paragraph_type, fast_init, good, bad, rules,
+                         keep_blank_separators)
+
+
+cdef tuple evidence_walk(cetree._Element root, xmlNode* top, stoplist, params, paragraph_type, bint fast_init,
+                         good, bad, EvidenceRules rules, bint keep_blank_separators):
+    """extract_evidence() below an lxml element (root), or below top, an element of the SAX build."""
     cdef _Walk walk = _Walk()
     walk.keep_blanks = keep_blank_separators
     walk.features = True
@@ -1857,7 +1880,10 @@ def extract_evidence(root, stoplist, params, paragraph_type, bint fast_init, goo
     walk.semantic_candidates = []
     walk.other_candidates = []
     walk.add_node(-1, b"/", 1, NULL, False, 0)   # node 0: the path "/" of text before the root element
-    walk.run(as_element(root))
+    if root is not None:
+        walk.run(root)
+    else:
+        walk.run_node(top)
     paragraphs = make_paragraphs(walk.rows, params, paragraph_type, fast_init, good, bad)
     if walk.unusual:
         return paragraphs, None
@@ -2100,3 +2126,6 @@ def page_text(root):
         return PyUnicode_DecodeUTF8(b.data, b.len, NULL) if b.len else ""
     finally:
         free(b.data)
+
+
+include "_sax_arena.pxi"

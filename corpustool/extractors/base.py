@@ -40,16 +40,25 @@ def parse_html(html: str) -> etree._Element | None:
     without a table of ids. The XML declaration, meaningless once decoded, is
     stripped, and so are NUL characters.
     """
+    data = html_bytes(html)
+    if data is None:
+        return None
+    try:
+        return etree.fromstring(data, _HTML_PARSER)
+    except (etree.ParserError, ValueError, etree.XMLSyntaxError):
+        return None
+
+
+def html_bytes(html: str) -> bytes | None:
+    """The bytes :func:`parse_html` gives libxml2 (None: nothing to parse); shared with the
+    SAX parse of justext-plus's fast path, which must read exactly the same input."""
     if not html or html.isspace():
         return None
     html = _XML_DECLARATION.sub("", html, count=1)
     data = html.encode("utf-8", "surrogatepass")
     if b"\x00" in data:   # U+0000 is the only character with a zero byte in UTF-8
         data = data.replace(b"\x00", b"")
-    try:
-        return etree.fromstring(data, _HTML_PARSER)
-    except (etree.ParserError, ValueError, etree.XMLSyntaxError):
-        return None
+    return data
 
 
 _HTML_PARSER = etree.HTMLParser(remove_comments=True, encoding="utf-8", collect_ids=False)

@@ -345,6 +345,17 @@ except Exception as exc:   # noqa: BLE001 - ImportError, or ValueError/TypeError
 COMPILED = segment_compiled is not None
 segment = segment_compiled if COMPILED else segment_py
 
+# justext-plus's fast path (corpustool/_sax_arena.pxi): a page not parsed yet is
+# parsed by lxml's libxml2 straight into the walk's tree, without lxml's tree.
+# SAX_PARSE says whether it runs (off when lxml's libxml2 is another version
+# than the extension's headers or does not export its functions: SAX_ERROR).
+try:
+    from .._justext_walk import SAX_AVAILABLE, SAX_ERROR, extract_evidence_html, sax_build, sax_outline, sax_stats
+except Exception as exc:   # noqa: BLE001 - an extension built before the fast path
+    SAX_AVAILABLE, SAX_ERROR = False, f"{type(exc).__name__}: {exc}"
+    extract_evidence_html = sax_build = sax_outline = sax_stats = None
+SAX_PARSE = COMPILED and SAX_AVAILABLE
+
 
 # Paragraph.__init__ is a large part of the per-paragraph cost; when the
 # dataclass's constructor sets exactly the fields filled below (and nothing

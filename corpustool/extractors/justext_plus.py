@@ -49,7 +49,12 @@ with namespaced elements, :meth:`JustextPlusExtractor.regions` queries the
 tree and :class:`XPathTree` works on the XPath strings: the same paragraphs
 (tests/test_justext_plus_fast.py). On the compiled walk's tree, decide() runs
 compiled too (``corpustool/_justext_plus_decide.pyx``: C arrays over the
-tree's node ids; the same decisions, tests/test_justext_plus_decide.py).
+tree's node ids; the same decisions, tests/test_justext_plus_decide.py). A
+page nobody has parsed yet is parsed by lxml's own libxml2 through SAX
+callbacks straight into the tree the walk reads (``corpustool/_sax_arena.pxi``:
+no lxml tree to build and free, about half the parse); a page it does not
+cover goes to ``parse_html``'s tree: the same paragraphs and title either way
+(tests/test_fast_parse.py).
 
 Site evidence (URL Tree, ``--template-evidence``) acts after the page
 level on the paragraphs this extractor returns, as for any extractor.
@@ -72,7 +77,7 @@ from typing import Any
 from lxml import etree
 
 from ..document import BAD, GOOD, Paragraph
-from .base import Extractor, OptionError, Page, register
+from .base import Extractor, OptionError, Page, html_bytes, register
 from . import justext_engine
 from .justext_engine import _FAST_PARAGRAPH_INIT, KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
 from .template_lines import MIN_UI_REPEATS, line_verdict
@@ -431,6 +436,12 @@ class JustextPlusExtractor(Extractor):
         return kinds, hints, why
 
     def extract(self, page: Page) -> list[Paragraph]:
+        if not page._tree_done and justext_engine.COMPILED and justext_engine.SAX_PARSE:
+            # a page nobody has parsed: libxml2 parses it straight into the compiled walk's
+            # tree (no lxml tree to build and free); None when the page needs lxml's tree
+            paras = self._extract_sax(page)
+            if paras is not None:
+                return paras
         root = page.tree
         if root is None:
             return []
@@ -452,11 +463,37 @@ class JustextPlusExtractor(Extractor):
         title = self.title(page) if page._tree_done else _title_of(root)
         if tree is None:
             tree = XPathTree(paras, *self.regions(root))
-        elif compiled_decide is not None and type(tree) is PageTree:
+        self._decide(paras, tree, title)
+        return paras
+
+    def _decide(self, paras: list[Paragraph], tree: Any, title: str | None) -> None:
+        if compiled_decide is not None and type(tree) is PageTree:
             # the same decisions in C arrays over the tree's node ids
             compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
-            return paras
-        self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
+        else:
+            self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
+
+    def _extract_sax(self, page: Page) -> list[Paragraph] | None:
+        """:meth:`extract` of an unparsed page through the SAX parse (the same paragraphs and
+        title; the page stays unparsed); None when the page needs lxml's tree."""
+        data = html_bytes(page.html)
+        if not data:
+            return []          # parse_html makes no tree of it
+        found = justext_engine.extract_evidence_html(
+            data, _RUBY_TEXT.search(page.html) is not None, page.stoplist or frozenset(),
+            self.engine.params_for(page), Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules(),
+            keep_blank_separators=KEEP_BLANK_SEPARATORS)
+        if found is None:
+            return None
+        paras, tree, title = found
+        if tree is None:
+            return paras       # no root element: parse_html makes no tree of it
+        if "title" not in page.meta:
+            # Extractor.title's string, from the same element of the same tree (kept: the
+            # clean stage asks for it, and the page has no tree to find it in)
+            page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
+        if paras:
+            self._decide(paras, tree, page.meta["title"])
         return paras
 
     def extract_py(self, page: Page) -> list[Paragraph]:

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Benchmark: justext-plus's fast path (SAX parse into an arena) against lxml's tree, per page.
+
+Two measures on the same pages, one core, CPU time (``time.process_time``),
+the two sides taking turns at going first:
+
+* the parse alone, from the decoded string: ``parse_html`` (libxml2 builds
+  lxml's tree; the tree is freed inside the timing, as every page's tree is)
+  against ``html_bytes`` + ``sax_build`` (the same libxml2, the same bytes and
+  options, SAX callbacks building the walk's tree in an arena, freed at once);
+* justext-plus from the decoded string: ``extract(Page(html))`` with the fast
+  path (the default) against the same with the fast path off (``parse_html``
+  and the compiled walk on lxml's tree), checking that both give the same
+  paragraphs.
+
+Pages: ../shared/data/snippets/pages, else data/demo/crawl.warc.gz, else
+generated pages (seeded), as scripts/bench_justext.py.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+from bench_justext import (DEMO_WARC, SNIPPETS, generated_pages, load_snippets, load_warc,  # noqa: E402
+                           page_stoplist, pin_one_core)
+
+from corpustool.encoding import decode  # noqa: E402
+from corpustool.extractors import justext_engine  # noqa: E402
+from corpustool.extractors.base import Page, get_extractor, html_bytes, parse_html  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", type=int, default=None, help="at most this many pages (default: all)")
+    ap.add_argument("--quick", action="store_true", help="100 pages")
+    ap.add_argument("--rounds", type=int, default=1, help="passes over the pages (default 1)")
+    ap.add_argument("--source", choices=("auto", "snippets", "warc", "generated"), default="auto",
+                    help="where the pages come from (default: snippets, else the demo WARC, else generated)")
+    args = ap.parse_args()
+    limit = 100 if args.quick and not args.limit else args.limit
+    if not justext_engine.SAX_PARSE:
+        print(f"fast path not available: {justext_engine.SAX_ERROR or justext_engine.COMPILED_ERROR}",
+              file=sys.stderr)
+        return 1
+
+    have_snippets = SNIPPETS.is_dir() and any(SNIPPETS.glob("*.html"))
+    if args.source == "snippets" or (args.source == "auto" and have_snippets):
+        source, raws = str(SNIPPETS), load_snippets(limit)
+    elif args.source == "warc" or (args.source == "auto" and DEMO_WARC.is_file()):
+        source, raws = str(DEMO_WARC), load_warc(DEMO_WARC, limit)
+    else:
+        source, raws = "generated pages (seed 42)", generated_pages(limit or 300)
+    pin_one_core()
+    htmls = [decode(raw).text for raw in raws]
+    stoplists = [page_stoplist(h) for h in htmls]
+    extractor = get_extractor("justext-plus")
+    clock = time.process_time
+
+    lxml_parse = sax_parse = fast = tree = 0.0
+    fallbacks_before = justext_engine.sax_stats()[1]
+    differ = 0
+    for r in range(args.rounds):
+        for i, (html, sl) in enumerate(zip(htmls, stoplists)):
+            first = (i + r) % 2 == 0
+            for side in ((0, 1) if first else (1, 0)):
+                t0 = clock()
+                if side == 0:
+                    root = parse_html(html)
+                    del root          # lxml frees the tree here
+                    lxml_parse += clock() - t0
+                else:
+                    justext_engine.sax_build(html_bytes(html) or b"")   # the same byte preparation
+                    sax_parse += clock() - t0
+            results = {}
+            for side in ((0, 1) if first else (1, 0)):
+                justext_engine.SAX_PARSE = side == 0
+                t0 = clock()
+                results[side] = extractor.extract(Page(html, stoplist=sl))
+                if side == 0:
+                    fast += clock() - t0
+                else:
+                    tree += clock() - t0
+            justext_engine.SAX_PARSE = True
+            if [vars(p) for p in results[0]] != [vars(p) for p in results[1]]:
+                differ += 1
+    n = len(raws) * args.rounds
+    fallbacks = justext_engine.sax_stats()[1] - fallbacks_before
+    print(f"pages: {len(raws)} from {source} ({sum(map(len, raws)) / 1e6:.1f} MB), {args.rounds} round(s), "
+          "one core, CPU time")
+    print(f"parse: lxml tree (parse_html, tree freed) {1000 * lxml_parse / n:.3f} ms/page, "
+          f"SAX arena build {1000 * sax_parse / n:.3f} ms/page, ratio {lxml_parse / sax_parse:.2f}")
+    print(f"justext-plus from the decoded string: lxml tree {1000 * tree / n:.3f} ms/page, "
+          f"fast path {1000 * fast / n:.3f} ms/page, ratio {tree / fast:.2f}")
+    print(f"pages the fast path gave to lxml's tree: {fallbacks}; pages whose paragraphs differ: {differ}")
+    return 0 if differ == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
