@@ -49,15 +49,18 @@ _FIGURE_CAPTION = re.compile(r"^\W*(?:abbildung|abb|figure|fig|grafik|tabelle|ta
                              r"\.?\s*\d+\s*[:.]")
 
 
-def looks_like_credit_line(text: str, low: str | None = None) -> bool:
+def looks_like_credit_line(text: str, low: str | None = None, gate: int = -1) -> bool:
     """A short line naming a picture's author or a source: a caption's credit, not running text
-    (``low``: the text lower-cased, when the caller has it; the patterns match lower-case text)."""
+    (``low``: the text lower-cased, when the caller has it; the patterns match lower-case text;
+    ``gate``: :data:`GATE`'s mask of the patterns that can match ``low``)."""
     # (every credit has a colon: most lines are settled without the pattern)
     if len(text) >= MAX_CREDIT_CHARS:
         return False
     low = text.lower() if low is None else low
-    return (":" in low and _CREDIT.search(low) is not None or _AGENCY_PAREN.search(low) is not None
-            or _FIGURE_CAPTION.match(low) is not None or _CAPTION_MARK.search(low) is not None)
+    return bool(gate & G_CREDIT and ":" in low and _CREDIT.search(low) is not None
+                or gate & G_AGENCY_PAREN and _AGENCY_PAREN.search(low) is not None
+                or gate & G_FIGURE and _FIGURE_CAPTION.match(low) is not None
+                or gate & G_CAPTION and _CAPTION_MARK.search(low) is not None)
 
 
 _DIGIT = re.compile(r"\d").search
@@ -180,9 +183,9 @@ _RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos lo
 # not names that are also words or other bodies ("apa" is Indonesian, EPA an agency in the news)
 
 
-def looks_like_rights_line(low: str) -> bool:
+def looks_like_rights_line(low: str, gate: int = -1) -> bool:
     """A short line (lower-cased) with a copyright, licence or disclaimer notice in words or "(c)"."""
-    return len(low) < 200 and ("(c)" in low or _RIGHTS.search(low) is not None)
+    return len(low) < 200 and ("(c)" in low or bool(gate & G_RIGHTS) and _RIGHTS.search(low) is not None)
 
 
 _AGENCY = re.compile(r"\b(?:shutterstock|getty ?images|getty|istock\w*|adobe ?stock|imago|picture[ -]alliance|"
@@ -195,40 +198,41 @@ MIN_UI_REPEATS = 3          # the same short line three times on a page: a contr
 MAX_UI_WORDS = 5
 
 
-def notice(low: str) -> str | None:
+def notice(low: str, gate: int = -1) -> str | None:
     """The reason a paragraph (lower-cased) is a notice of the site's (advertising disclosure,
     consent placeholder), or None."""
-    if _AD_DISCLOSURE.search(low):
+    if gate & G_AD_DISCLOSURE and _AD_DISCLOSURE.search(low):
         return "boilerplate:ad"
-    if _CONSENT.search(low):
+    if gate & G_CONSENT and _CONSENT.search(low):
         return "boilerplate:consent"
     return None
 
 
-def _template_reason(text: str, heading: bool, keep_meta: bool, low: str | None) -> tuple[str | None, bool]:
+def _template_reason(text: str, heading: bool, keep_meta: bool, low: str | None,
+                     gate: int = -1) -> tuple[str | None, bool]:
     """The reason a short line belongs to the page's template, or None, and whether the line
     is short enough to be a control's label when its page repeats it (``low``: the text
     lower-cased, when the caller has it)."""
     # the patterns match lower-case text (several times faster than IGNORECASE), with one
     # space between words (no-break spaces between the words of a phrase)
     text = " ".join((text.lower() if low is None else low).split())
-    found = notice(text)
+    found = notice(text, gate)
     if found:
         return found, False
     if "{{" in text and _UNRENDERED.search(text):
         return "boilerplate:template", False
-    if _SITE_ACTION.search(text):
+    if gate & G_SITE_ACTION and _SITE_ACTION.search(text):
         return "boilerplate:action", False
     words = len(text.split())
     if words > MAX_ACTION_WORDS:
         return None, False
-    if _ACTION.search(text):
+    if gate & G_ACTION and _ACTION.search(text):
         return "boilerplate:action", False
-    if words <= MAX_RELATED_WORDS and _RELATED.search(text):
+    if words <= MAX_RELATED_WORDS and gate & G_RELATED and _RELATED.search(text):
         return "boilerplate:related", False
-    if _AD_LABEL.match(text) and (words <= 3 or not text.rstrip().endswith(".")):
+    if gate & G_AD_LABEL and _AD_LABEL.match(text) and (words <= 3 or not text.rstrip().endswith(".")):
         return "boilerplate:ad", False
-    if not (keep_meta or heading) and words <= MAX_AGENCY_WORDS and _AGENCY.search(text):
+    if not (keep_meta or heading) and words <= MAX_AGENCY_WORDS and gate & G_AGENCY and _AGENCY.search(text):
         # (a heading naming an agency is news about it)
         return "boilerplate:credit", False
     return None, words <= MAX_UI_WORDS
@@ -245,15 +249,16 @@ def line_verdict(text: str, heading: bool, keep_meta: bool) -> tuple[bool, bool,
     many sites, are on more than one page)."""
     length = len(text)
     low = text.lower() if length < 400 else ""
-    if "\xa9" in text or "&copy" in text or looks_like_rights_line(low):
+    gate = GATE.mask(low)
+    if "\xa9" in text or "&copy" in text or looks_like_rights_line(low, gate):
         return True, False, None, False
-    dated = not heading and (looks_like_date_line(text) or looks_like_post_line(low))
-    if not heading and not keep_meta and looks_like_credit_line(text, low or None):
+    dated = not heading and (looks_like_date_line(text) or looks_like_post_line(low, gate))
+    if not heading and not keep_meta and looks_like_credit_line(text, low or None, gate):
         return False, dated, "boilerplate:credit", False
     if length < 200:
-        found, label = _template_reason(text, heading, keep_meta, low)
+        found, label = _template_reason(text, heading, keep_meta, low, gate)
         return False, dated, found, label
-    return False, dated, notice(low) if length < 400 else None, False
+    return False, dated, notice(low, gate) if length < 400 else None, False
 
 
 def looks_like_related_heading(text: str, words: int | None = None) -> bool:
@@ -278,9 +283,9 @@ opublikowano zaktualizowano data von by por par autor author""".split()) | {
     "publicado el", "posted on", "published on", "veröffentlicht am", "erstellt am", "stand vom"}
 
 
-def looks_like_post_line(low: str) -> bool:
+def looks_like_post_line(low: str, gate: int = -1) -> bool:
     """A blog engine's line under a post (lower-cased, under 400 characters)."""
-    return len(low) < 400 and _POSTED.match(low) is not None
+    return len(low) < 400 and bool(gate & G_POSTED) and _POSTED.match(low) is not None
 
 
 def looks_like_date_line(text: str) -> bool:
@@ -298,3 +303,110 @@ def looks_like_date_line(text: str) -> bool:
         return True
     words = _NON_ALNUM.split(text.lower())
     return any(w in _MONTHS for w in words) and any(w.isdigit() for w in words)
+
+
+# -- which patterns can match a line: one pass instead of a search per pattern ----------------
+# Every match of a keyword pattern contains one of a few literal strings (a word every
+# alternative begins with, say): one Aho-Corasick pass over the line finds which of them
+# occur, and a pattern whose strings are all absent cannot match, so its search is skipped.
+# The strings are read from the patterns themselves (their parse trees), so a pattern edited
+# or added stays exact; a pattern with no such strings is always searched.
+try:
+    from re import _constants as _sre, _parser as _sre_parse   # Python 3.11+
+except ImportError:   # pragma: no cover - Python 3.10
+    import sre_constants as _sre
+    import sre_parse as _sre_parse
+
+
+def required_strings(pattern: re.Pattern[str]) -> frozenset[str] | None:
+    """Strings one of which every match of ``pattern`` contains, or None when the parse tree
+    shows none (a case-insensitive pattern, a class of many characters at every step ...)."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        found = _required(list(_sre_parse.parse(pattern.pattern, pattern.flags)))
+    except Exception:   # noqa: BLE001 - a parse tree this reader does not know: no gate, never a wrong one
+        return None
+    return frozenset(found) if found else None
+
+
+def _required(items: list) -> set[str] | None:
+    """For a sequence: the most selective set that one of its required items gives (longest
+    shortest string, then fewest strings)."""
+    best: set[str] | None = None
+    run: list[str] = []
+
+    def consider(found: set[str] | None) -> None:
+        nonlocal best
+        if found and all(found) and (best is None or (min(map(len, found)), -len(found))
+                                     > (min(map(len, best)), -len(best))):
+            best = found
+
+    def close_run() -> None:
+        # a run of literal characters: each of its whitespace-free pieces is required
+        # (the line's whitespace is not the pattern's: the gate looks at no spaces)
+        if run:
+            pieces = "".join(run).split()
+            if pieces:
+                consider({max(pieces, key=len)})
+            run.clear()
+
+    for op, av in items:
+        if op is _sre.LITERAL:
+            run.append(chr(av))
+            continue
+        close_run()
+        if op is _sre.SUBPATTERN:
+            add_flags = av[1]
+            if not add_flags & re.IGNORECASE:
+                consider(_required(list(av[-1])))
+        elif op is _sre.BRANCH:
+            sets = [_required(list(branch)) for branch in av[1]]
+            if all(sets):
+                consider(set().union(*sets))
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) and av[0] >= 1:
+            consider(_required(list(av[2])))
+        elif op is _sre.IN and 0 < len(av) <= 8 and all(o is _sre.LITERAL for o, _ in av):
+            consider({chr(c) for _, c in av if not chr(c).isspace()} if not any(chr(c).isspace() for _, c in av)
+                     else None)
+    close_run()
+    return best
+
+
+class KeywordGate:
+    """Which of some patterns can match a line: ``mask(line)`` has bit i set unless pattern i
+    surely does not match (its required strings are all absent from the line)."""
+
+    def __init__(self, patterns: list[re.Pattern[str]]) -> None:
+        import ahocorasick
+
+        self.always = 0
+        bits: dict[str, int] = {}
+        for i, pattern in enumerate(patterns):
+            found = required_strings(pattern)
+            if found is None:
+                self.always |= 1 << i
+                continue
+            for string in found:
+                bits[string] = bits.get(string, 0) | 1 << i
+        self.automaton = ahocorasick.Automaton()
+        for string, mask in bits.items():
+            self.automaton.add_word(string, mask)
+        if bits:
+            self.automaton.make_automaton()
+        self.empty = not bits
+
+    def mask(self, line: str) -> int:
+        mask = self.always
+        if not self.empty:
+            for _, bits in self.automaton.iter(line):
+                mask |= bits
+        return mask
+
+
+# the keyword patterns behind the gate, by bit (a pattern's checks above test its bit first)
+_GATED = (_RIGHTS, _AD_DISCLOSURE, _CONSENT, _SITE_ACTION, _ACTION, _RELATED, _AGENCY, _CREDIT, _AGENCY_PAREN,
+          _CAPTION_MARK, _POSTED, _AD_LABEL, _FIGURE_CAPTION)
+(G_RIGHTS, G_AD_DISCLOSURE, G_CONSENT, G_SITE_ACTION, G_ACTION, G_RELATED, G_AGENCY, G_CREDIT, G_AGENCY_PAREN,
+ G_CAPTION, G_POSTED, G_AD_LABEL, G_FIGURE) = (1 << i for i in range(len(_GATED)))
+GATE = KeywordGate(list(_GATED))

@@ -1,0 +1,111 @@
+"""The keyword gate of template_lines: a pattern's search is skipped only when it cannot match.
+
+``line_verdict`` asks one Aho-Corasick pass which keyword patterns can match a
+line (their required strings, read from the patterns' parse trees) and runs
+only those. These tests hold it to the ungated checks on many lines, and the
+derivation of required strings to what every match must contain.
+"""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from corpustool.extractors import template_lines as T
+
+
+def ungated_verdict(text: str, heading: bool, keep_meta: bool) -> tuple:
+    """line_verdict with every pattern searched (gate -1: all bits set)."""
+    length = len(text)
+    low = text.lower() if length < 400 else ""
+    if "\xa9" in text or "&copy" in text or T.looks_like_rights_line(low, -1):
+        return True, False, None, False
+    dated = not heading and (T.looks_like_date_line(text) or T.looks_like_post_line(low, -1))
+    if not heading and not keep_meta and T.looks_like_credit_line(text, low or None, -1):
+        return False, dated, "boilerplate:credit", False
+    if length < 200:
+        found, label = T._template_reason(text, heading, keep_meta, low, -1)
+        return False, dated, found, label
+    return False, dated, T.notice(low, -1) if length < 400 else None, False
+
+
+def keyword_lines(n: int, seed: int) -> list[str]:
+    """Lines built around the patterns' own required strings: many match, many only nearly."""
+    rng = random.Random(seed)
+    keys = sorted({s for p in T._GATED for s in (T.required_strings(p) or ())})
+    filler = ("the of und der la de w our your this article news photo share more read all rights "
+              "2024 12.03.2021 foto: (l.) ( ) / : - \xa0 reserved newsletter app anzeige").split(" ")
+    lines = []
+    for _ in range(n):
+        words = [rng.choice(keys) if rng.random() < 0.4 else rng.choice(filler) for _ in range(rng.randint(1, 9))]
+        line = " ".join(words)
+        if rng.random() < 0.2:
+            line = line.upper()
+        if rng.random() < 0.2:
+            line = line.replace(" ", rng.choice(["", "\xa0", "  ", "\t"]))
+        lines.append(line)
+    return lines
+
+
+def test_gate_agrees_with_every_pattern_searched():
+    lines = keyword_lines(6000, seed=11) + [
+        "Share this article", "All rights reserved.", "Foto: dpa", "(REUTERS/Denis Balibouse)",
+        "Symbolbild", "Vergrößern Eine kleine Kirche", "This entry was posted in News.", "Anzeige",
+        "Abbildung 8: Die Kurve", "Mehr zum Thema", "Subscribe to our newsletter", "Getty Images",
+        "Dieser Artikel enthält Affiliate-Links", "Wir respektieren deine Privatsphäre", "(c) 2024 Example",
+        "A plain sentence about the weather in spring.", "", " ", "x" * 250, "y " * 210,
+    ]
+    for text in lines:
+        for heading in (False, True):
+            for keep_meta in (False, True):
+                assert T.line_verdict.__wrapped__(text, heading, keep_meta) == ungated_verdict(text, heading, keep_meta), text
+
+
+def test_gate_agrees_on_the_development_lines(snippets_dir):
+    from corpustool.encoding import decode
+    from corpustool.extractors.base import Page, get_extractor
+
+    extractor = get_extractor("justext-plus")
+    checked = 0
+    for path in sorted((snippets_dir / "pages").glob("*.html"))[::7]:
+        for p in extractor.extract(Page(decode(path.read_bytes()).text, stoplist=frozenset())):
+            if len(p.text) < 400:
+                assert T.line_verdict.__wrapped__(p.text, p.heading, False) == ungated_verdict(p.text, p.heading, False)
+                checked += 1
+    assert checked > 1000
+
+
+def test_gate_skips_patterns_a_plain_line_cannot_match():
+    assert T.GATE.always == 0       # every keyword pattern has required strings
+    assert T.GATE.mask("the river rose in spring") == 0
+    assert T.GATE.mask("share this article") & T.G_ACTION
+    assert T.GATE.mask("alle rechte vorbehalten") & T.G_RIGHTS
+    assert not T.GATE.mask("alle rechte vorbehalten") & T.G_AGENCY
+
+
+@pytest.mark.parametrize("pattern, expected", [
+    (r"\b(?:foo|ba(?:r|z))\d", {"foo", "ba"}),
+    (r"(?:\w+ )?(?:apple|pear)s?\b", {"apple", "pear"}),
+    (r"^\W*(?:bild )?(?:vergrößern|enlarge)\b", {"vergrößern", "enlarge"}),
+    (r"share this|sign(?:ing)? up", {"hare", "ign"}),   # (the parser factors out the common "s")
+    (r"share this article", {"article"}),                # whitespace is in no string; the longest piece
+    (r"\((?:l|r)\.?\)", {"("}),
+])
+def test_required_strings_are_what_every_match_contains(pattern, expected):
+    rx = re.compile(pattern)
+    assert T.required_strings(rx) == expected
+    rng = random.Random(3)
+    alphabet = "abcdefghijklmnoprstuvwxyzäö()._ 0123456789" + "".join(expected)
+    for _ in range(3000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        s = s + rng.choice(sorted(expected)) + s[::-1] if rng.random() < 0.5 else s
+        if rx.search(s):
+            assert any(e in s for e in expected), s
+
+
+@pytest.mark.parametrize("pattern", [r"\w+", r"\d{4}", r"(?i)share", r"a?b?", r"[^x]+y?"])
+def test_no_required_strings_means_no_gate(pattern):
+    assert T.required_strings(re.compile(pattern)) is None
+    gate = T.KeywordGate([re.compile(pattern)])
+    assert gate.mask("anything") == 1
