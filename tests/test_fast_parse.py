@@ -116,6 +116,8 @@ EDGE = {
     "text before html": ("lead text <html><body><p>" + S, "fast"),
     "ruby": ("<p>" + S + "<ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp>字<rt>ji</rt></ruby> tail</p>", "fast"),
     "ruby in capitals": ("<p>" + S + "<RUBY>漢<RT>kan</RT>字</RUBY> tail</p>", "fast"),
+    "ruby in mixed case": ("<p>" + S + "<Ruby>漢<Rp>(</Rp><Rt>kan</Rt><Rp>)</Rp>字</Ruby> tail</p>", "fast"),
+    "rp in ruby without rt": ("<p>" + S + "<ruby>漢<rp>(</rp>字<rp>)</rp></ruby> tail</p>", "fast"),
     "rp without rt": ("<p>" + S + "<rp>(</rp>x<!-- <rt -->" + "</p>", "fast"),
     "script with </": ("<script>if (a</b) document.write('</p><p>x');</script><p>" + S + "</p><style>p{}</style>",
                        "fast"),

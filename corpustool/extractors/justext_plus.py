@@ -480,7 +480,8 @@ class JustextPlusExtractor(Extractor):
         if not data:
             return []          # parse_html makes no tree of it
         found = justext_engine.extract_evidence_html(
-            data, _RUBY_TEXT.search(page.html) is not None, page.stoplist or frozenset(),
+            # (strip_ruby: the builder sees every <rt> as it makes it, and strips only when one is there)
+            data, True, page.stoplist or frozenset(),
             self.engine.params_for(page), Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules(),
             keep_blank_separators=KEEP_BLANK_SEPARATORS)
         if found is None:
