@@ -306,3 +306,42 @@ def test_off_without_the_compiled_walk(monkeypatch):
     page = Page("<p>" + S + "</p>", stoplist=EN)
     assert [p.text for p in EXTRACTOR.extract(page)] == [S]
     assert justext_engine.sax_stats() == stats and page._tree_done
+
+
+# -- the clean stage: a one-language build leaves the parse to justext-plus ---------------------
+
+def clean_outcomes(raws: list[bytes], languages: list[str]) -> list[tuple]:
+    from corpustool.document import Document
+    from corpustool.extractors.clean import Clean
+
+    stage = Clean(extractor="justext-plus", languages=languages)
+    out = []
+    for i, raw in enumerate(raws):
+        doc = stage.process(Document(id=str(i), raw=raw))
+        out.append((doc.drop_reason, doc.title, [(p.text, p.cls, p.reason) for p in doc.paragraphs]))
+    return out
+
+
+EDGE_RAWS = [b"", b"   \n", b"<html></html>", b"<!-- only a comment -->", b"<?xml version='1.0'?>",
+             b"plain text without markup, long enough to be a sentence of its own here.",
+             ("<html><head><title>T</title></head><body><p>" + S + "</p></body></html>").encode(),
+             ("<p>" + S + "</p>" + "<p>menu</p>" * 5).encode()]
+
+
+def test_one_language_clean_stage_parses_through_the_fast_path(monkeypatch):
+    fast_path_on()
+    before = justext_engine.sax_stats()[0]
+    fast = clean_outcomes(EDGE_RAWS, ["en"])
+    assert justext_engine.sax_stats()[0] > before       # the fast path ran
+    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    assert fast == clean_outcomes(EDGE_RAWS, ["en"])
+    assert [r for r, _, _ in fast][:2] == ["empty", "empty"]      # nothing to parse
+    assert fast[6][0] is None and fast[6][1] == "T"                # kept, with its title
+
+
+def test_one_language_clean_stage_on_the_development_pages(snippets_dir, monkeypatch):
+    fast_path_on()
+    raws = [p.read_bytes() for p in sorted((snippets_dir / "pages").glob("*.html"))[::4]]
+    fast = clean_outcomes(raws, ["de"])
+    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    assert fast == clean_outcomes(raws, ["de"])

@@ -93,6 +93,9 @@ class Extractor:
 
     name = ""
     needs_stoplist = False      # True for methods driven by stop-word density
+    # True when extract() parses a page nobody has parsed its own, cheaper way: the clean
+    # stage then parses first only when it needs the tree itself (the language guess)
+    parses_unparsed = False
     description = ""
 
     def __init__(self, **options: Any) -> None:

@@ -143,12 +143,17 @@ class Clean(DocumentStage):
         if not self.decode(doc):
             return doc
         page = Page(doc.html or "", url=doc.url)
-        if page.tree is None:
+        guess = self.extractor.needs_stoplist and self.user_stoplist is None and len(self.languages) != 1
+        if (guess or not self.extractor.parses_unparsed) and page.tree is None:
             doc.drop("empty")
             return doc
         if self.extractor.needs_stoplist and not self.choose_stoplist(doc, page):
             return doc
         doc.paragraphs = self.extractor.extract(page)
+        if not doc.paragraphs and page.tree is None:
+            # (the extractor parsed the page its own way: nothing to parse is still "empty")
+            doc.drop("empty")
+            return doc
         for par in doc.paragraphs:
             if _INVISIBLE.search(par.text):
                 # soft hyphens and zero-width spaces split words for every later tool
