@@ -27,8 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from bench_justext import (DEMO_WARC, SNIPPETS, generated_pages, load_snippets, load_warc,  # noqa: E402
-                           page_stoplist, pin_one_core)
+from bench_justext import page_stoplist, pick_pages, pin_one_core  # noqa: E402
 
 from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors import justext_engine  # noqa: E402
@@ -49,13 +48,7 @@ def main() -> int:
               file=sys.stderr)
         return 1
 
-    have_snippets = SNIPPETS.is_dir() and any(SNIPPETS.glob("*.html"))
-    if args.source == "snippets" or (args.source == "auto" and have_snippets):
-        source, raws = str(SNIPPETS), load_snippets(limit)
-    elif args.source == "warc" or (args.source == "auto" and DEMO_WARC.is_file()):
-        source, raws = str(DEMO_WARC), load_warc(DEMO_WARC, limit)
-    else:
-        source, raws = "generated pages (seed 42)", generated_pages(limit or 300)
+    source, raws = pick_pages(args.source, limit)
     pin_one_core()
     htmls = [decode(raw).text for raw in raws]
     stoplists = [page_stoplist(h) for h in htmls]

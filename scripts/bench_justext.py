@@ -98,6 +98,17 @@ def generated_pages(n: int) -> list[bytes]:
     return pages
 
 
+def pick_pages(source: str, limit: int | None, warc: Path = DEMO_WARC) -> tuple[str, list[bytes]]:
+    """(where from, raw pages): the snippet pages, else the WARC, else generated pages, or the ``source``
+    asked for ("snippets", "warc", "generated"; "auto" picks)."""
+    have_snippets = SNIPPETS.is_dir() and any(SNIPPETS.glob("*.html"))
+    if source == "snippets" or (source == "auto" and have_snippets):
+        return str(SNIPPETS), load_snippets(limit)
+    if source == "warc" or (source == "auto" and warc.is_file()):
+        return str(warc), load_warc(warc, limit)
+    return "generated pages (seed 42)", generated_pages(limit or 300)
+
+
 def page_stoplist(html: str) -> frozenset[str]:
     m = _HTML_LANG.search(html[:5000])
     code = "en"
@@ -128,13 +139,7 @@ def main() -> int:
     args = ap.parse_args()
     limit = 100 if args.quick and not args.limit else args.limit
 
-    have_snippets = SNIPPETS.is_dir() and any(SNIPPETS.glob("*.html"))
-    if args.source == "snippets" or (args.source == "auto" and have_snippets):
-        source, raws = str(SNIPPETS), load_snippets(limit)
-    elif args.source == "warc" or (args.source == "auto" and args.warc.is_file()):
-        source, raws = str(args.warc), load_warc(args.warc, limit)
-    else:
-        source, raws = "generated pages (seed 42)", generated_pages(limit or 300)
+    source, raws = pick_pages(args.source, limit, args.warc)
     if not raws:
         print("no pages to benchmark", file=sys.stderr)
         return 1
