@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-import re
 
 import pytest
 
 from corpustool.encoding import decode
 from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_plus as jp
-from corpustool.extractors.base import OptionError, Page, get_extractor, html_bytes, parse_html
+from corpustool.extractors.base import Page, get_extractor, html_bytes, parse_html
+from corpustool.eval.runner import html_lang
 from corpustool.language.stoplists import stoplist
 
 from markup_fuzz import random_markup
@@ -283,18 +283,12 @@ def test_threads():
 def test_development_pages(snippets_dir):
     """Every dev page, with the stoplist of its language: the same paragraphs, field for field."""
     fast_path_on()
-    lang_of = re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z_-]+)", re.IGNORECASE)
     files = sorted((snippets_dir / "pages").glob("*.html"))
     assert files
     counts: Counter[str] = Counter()
     for f in files:
         html = decode(f.read_bytes()).text
-        m = lang_of.search(html[:5000])
-        try:
-            sl = stoplist(m.group(1)) if m else EN
-        except OptionError:   # a language without a stoplist: English's
-            sl = EN
-        counts[compare(html, sl)] += 1
+        counts[compare(html, stoplist(html_lang(html) or "en"))] += 1   # (no stoplist: English's)
     assert counts["fast"] >= 0.99 * len(files), counts
 
 

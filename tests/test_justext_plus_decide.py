@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import random
-import re
 
 import pytest
 
@@ -19,8 +18,9 @@ from corpustool.document import Paragraph
 from corpustool.encoding import decode
 from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_plus as jp
-from corpustool.extractors.base import OptionError, Page, get_extractor, parse_html
-from corpustool.language.stoplists import resolve_language, stoplist
+from corpustool.extractors.base import Page, get_extractor, parse_html
+from corpustool.eval.runner import html_lang
+from corpustool.language.stoplists import stoplist
 from markup_fuzz import random_markup
 
 pytestmark = pytest.mark.skipif(not justext_engine.COMPILED,
@@ -250,7 +250,6 @@ def test_random_pages(chunk):
 
 # -- the development pages ------------------------------------------------------------------
 
-_LANG = re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z_-]+)", re.IGNORECASE)
 
 
 @needs_compiled_decide
@@ -260,14 +259,7 @@ def test_development_pages(snippets_dir, part):
     paragraphs = 0
     for f in files[part::2]:
         html = decode(f.read_bytes()).text
-        m = _LANG.search(html[:5000])
-        code = "en"
-        if m:
-            try:
-                code = resolve_language(m.group(1))
-            except OptionError:
-                pass
-        paras, tree, title = evidence(html, stoplist(code))
+        paras, tree, title = evidence(html, stoplist(html_lang(html) or "en"))
         if tree is None:
             continue
         for options in OPTIONS:
