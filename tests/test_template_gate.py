@@ -1,9 +1,12 @@
 """The keyword gate of template_lines: a pattern's search is skipped only when it cannot match.
 
-``line_verdict`` asks one Aho-Corasick pass which keyword patterns can match a
-line (their required strings, read from the patterns' parse trees) and runs
-only those. These tests hold it to the ungated checks on many lines, and the
-derivation of required strings to what every match must contain.
+``line_verdict`` asks one pass over the line (the compiled scan of
+corpustool/_line_gate.pyx, else pyahocorasick's automaton) which keyword
+patterns can match it (their required strings, read from the patterns' parse
+trees) and runs only those; when none can and no other check can fire, it
+answers at once. These tests hold it to the ungated checks on many lines, the
+compiled scan to the automaton, and the derivation of required strings to
+what every match must contain.
 """
 from __future__ import annotations
 
@@ -63,6 +66,7 @@ def test_gate_agrees_with_every_pattern_searched():
 
 
 def test_gate_agrees_on_the_development_lines(snippets_dir):
+    """The gated verdict and, with the compiled scan, its mask on the lines of every seventh page."""
     from corpustool.encoding import decode
     from corpustool.extractors.base import Page, get_extractor
 
@@ -72,6 +76,8 @@ def test_gate_agrees_on_the_development_lines(snippets_dir):
         for p in extractor.extract(Page(decode(path.read_bytes()).text, stoplist=frozenset())):
             if len(p.text) < 400:
                 assert T.line_verdict.__wrapped__(p.text, p.heading, False) == ungated_verdict(p.text, p.heading, False)
+                low = p.text.lower()
+                assert T.GATE.mask(low) == T.GATE.mask_automaton(low)
                 checked += 1
     assert checked > 1000
 
@@ -109,3 +115,49 @@ def test_no_required_strings_means_no_gate(pattern):
     assert T.required_strings(re.compile(pattern)) is None
     gate = T.KeywordGate([re.compile(pattern)])
     assert gate.mask("anything") == 1
+
+
+# -- the compiled scan (corpustool/_line_gate.pyx) gives the automaton's answer ----------------
+
+compiled = pytest.mark.skipif(T.GATE.compiled is None, reason="corpustool._line_gate is not built")
+
+
+@compiled
+def test_compiled_gate_agrees_with_the_automaton():
+    lines = keyword_lines(6000, seed=5)
+    lines += [line.lower() for line in lines] + ["", "(", "((c)", "{{", "{", "a(c)", "cc", "ccc", "dpa", "xdpa",
+                                                  "фото: иван", "útil", "\U0001f600 share this \U0001f600", "\x00app"]
+    for line in lines:
+        assert T.GATE.mask(line) == T.GATE.mask_automaton(line), line
+
+
+@compiled
+def test_compiled_gate_finds_strings_of_every_length_anywhere():
+    from corpustool._line_gate import LiteralGate
+
+    bits = {"(": 1, "cc": 2, "abc": 4, "abcd": 8, "bcde": 16, "zzzzzzzz": 32, "ü\U0001f600x": 64, "😀😀😀😀": 128}
+    gate = LiteralGate(bits, 256)
+    rng = random.Random(8)
+    alphabet = "abcdez(ü\U0001f600x "
+    for _ in range(5000):
+        line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        expected = 256
+        for string, bit in bits.items():
+            if string in line:
+                expected |= bit
+        assert gate.mask(line) == expected, line
+    assert gate.mask("") == 256
+    assert gate.mask("abcde") == 256 | 4 | 8 | 16      # overlapping strings, one at the very end
+    assert gate.mask("xzzzzzzzz") == 256 | 32
+
+
+def test_line_verdict_fast_path_boundaries():
+    """Lines at the edges of line_verdict's no-check-fires path give the full checks' verdict."""
+    lines = ["(c) Example", "Example (C)", "{{ title }}", "&copy; 2024", "\xa9 2024 Example",
+             "Posted 12 May 2021", "Termin: 12.05.2021", "12:30", "٣ مايو ٢٠٢١",
+             "a " * 40, "a " * 41, "word " * 5, "word " * 6, "x" * 79 + "1", "x" * 80 + "1", "x" * 81 + "1",
+             "y" * 199, "y" * 200, "z" * 399, "z" * 400, ("w" * 300) + " all rights reserved", "one two three"]
+    for text in lines:
+        for heading in (False, True):
+            for keep_meta in (False, True):
+                assert T.line_verdict.__wrapped__(text, heading, keep_meta) == ungated_verdict(text, heading, keep_meta), text

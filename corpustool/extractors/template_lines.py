@@ -250,6 +250,10 @@ def line_verdict(text: str, heading: bool, keep_meta: bool) -> tuple[bool, bool,
     length = len(text)
     low = text.lower() if length < 400 else ""
     gate = GATE.mask(low)
+    if not gate and (length > 80 or _DIGIT(text) is None) and "\xa9" not in text and "&copy" not in text:
+        # (most lines) no keyword pattern can match, there is no "(c)" or "{{" (G_MARKS), and a
+        # short line has no digit for a date: no check below fires, whatever heading and keep_meta say
+        return _NO_VERDICT if length >= 200 or len(text.split()) > MAX_UI_WORDS else _LABEL_ONLY
     if "\xa9" in text or "&copy" in text or looks_like_rights_line(low, gate):
         return True, False, None, False
     dated = not heading and (looks_like_date_line(text) or looks_like_post_line(low, gate))
@@ -307,8 +311,9 @@ def looks_like_date_line(text: str) -> bool:
 
 # -- which patterns can match a line: one pass instead of a search per pattern ----------------
 # Every match of a keyword pattern contains one of a few literal strings (a word every
-# alternative begins with, say): one Aho-Corasick pass over the line finds which of them
-# occur, and a pattern whose strings are all absent cannot match, so its search is skipped.
+# alternative begins with, say): one pass over the line finds which of them occur (a compiled
+# scan, or an Aho-Corasick automaton), and a pattern whose strings are all absent cannot match,
+# so its search is skipped.
 # The strings are read from the patterns themselves (their parse trees), so a pattern edited
 # or added stays exact; a pattern with no such strings is always searched.
 try:
@@ -375,7 +380,11 @@ def _required(items: list) -> set[str] | None:
 
 class KeywordGate:
     """Which of some patterns can match a line: ``mask(line)`` has bit i set unless pattern i
-    surely does not match (its required strings are all absent from the line)."""
+    surely does not match (its required strings are all absent from the line).
+
+    ``mask`` is the compiled scan of ``corpustool/_line_gate.pyx`` when it is built (a C loop
+    over the line's character pairs, ~10x cheaper than iterating pyahocorasick's matches in
+    Python), else :meth:`mask_automaton`; both give the same answer."""
 
     def __init__(self, patterns: list[re.Pattern[str]]) -> None:
         import ahocorasick
@@ -395,8 +404,18 @@ class KeywordGate:
         if bits:
             self.automaton.make_automaton()
         self.empty = not bits
+        try:
+            from .._line_gate import LiteralGate
+        except ImportError:
+            self.compiled = None
+        else:
+            self.compiled = LiteralGate(bits, self.always)
+            self.mask = self.compiled.mask   # type: ignore[method-assign]
 
     def mask(self, line: str) -> int:
+        return self.mask_automaton(line)
+
+    def mask_automaton(self, line: str) -> int:
         mask = self.always
         if not self.empty:
             for _, bits in self.automaton.iter(line):
@@ -404,9 +423,14 @@ class KeywordGate:
         return mask
 
 
+# the literal marks line_verdict looks for besides the patterns: a copyright "(c)", a template's "{{"
+_MARKS = re.compile(r"\(c\)|\{\{")
 # the keyword patterns behind the gate, by bit (a pattern's checks above test its bit first)
 _GATED = (_RIGHTS, _AD_DISCLOSURE, _CONSENT, _SITE_ACTION, _ACTION, _RELATED, _AGENCY, _CREDIT, _AGENCY_PAREN,
-          _CAPTION_MARK, _POSTED, _AD_LABEL, _FIGURE_CAPTION)
+          _CAPTION_MARK, _POSTED, _AD_LABEL, _FIGURE_CAPTION, _MARKS)
 (G_RIGHTS, G_AD_DISCLOSURE, G_CONSENT, G_SITE_ACTION, G_ACTION, G_RELATED, G_AGENCY, G_CREDIT, G_AGENCY_PAREN,
- G_CAPTION, G_POSTED, G_AD_LABEL, G_FIGURE) = (1 << i for i in range(len(_GATED)))
+ G_CAPTION, G_POSTED, G_AD_LABEL, G_FIGURE, G_MARKS) = (1 << i for i in range(len(_GATED)))
 GATE = KeywordGate(list(_GATED))
+# line_verdict's answers for a line no check fires on: short enough to be a control's label, or not
+_LABEL_ONLY = (False, False, None, True)
+_NO_VERDICT = (False, False, None, False)

@@ -1,0 +1,202 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Which of a set of literal strings occur in a line: template_lines' keyword gate, compiled.
+
+:class:`corpustool.extractors.template_lines.KeywordGate` asks, for every short
+line of a page, which of its patterns' required strings occur in the line
+(lower-cased). pyahocorasick answers through a Python iterator, ~2.8 us a
+line, a tenth of what the whole verdict of a line costs. Here one C loop
+looks at each pair of neighbouring characters of the line: a pair that
+starts no string (most of them) costs one bit test in a 4,096-bit table; a
+pair that may start one compares the few strings filed under it. Strings of
+one character are tested against each character. The answer is the same as
+the automaton's (tests/test_template_gate.py compares them on every line of
+the development pages).
+"""
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
+from libc.string cimport memset
+
+cdef enum:
+    SHORT_BITS = 12              # strings of 2 or 3 characters, by their first pair
+    SHORT_SLOTS = 1 << SHORT_BITS
+    LONG_BITS = 16               # strings of 4 or more, by their first four characters
+    LONG_SLOTS = 1 << LONG_BITS
+    PREFIX = 4
+
+
+cdef inline unsigned int pair_slot(Py_UCS4 a, Py_UCS4 b) noexcept nogil:
+    return ((<unsigned int>a * 2654435761u) ^ (<unsigned int>b * 2246822519u)) >> (32 - SHORT_BITS)
+
+
+cdef inline unsigned int quad_slot(Py_UCS4 a, Py_UCS4 b, Py_UCS4 c, Py_UCS4 d) noexcept nogil:
+    return ((<unsigned int>a * 2654435761u) ^ (<unsigned int>b * 2246822519u) ^ (<unsigned int>c * 3266489917u)
+            ^ (<unsigned int>d * 668265263u)) >> (32 - LONG_BITS)
+
+
+cdef struct Index:
+    # strings filed by slot (CSR): slot s holds items[first[s]:first[s + 1]]; used: a bit per slot
+    Py_ssize_t* first
+    Py_ssize_t* items
+    unsigned char* used
+    Py_ssize_t slots
+
+
+cdef int index_init(Index* x, Py_ssize_t slots, Py_ssize_t n) except -1:
+    x.slots = slots
+    x.first = <Py_ssize_t*>PyMem_Malloc((slots + 1) * sizeof(Py_ssize_t))
+    x.items = <Py_ssize_t*>PyMem_Malloc((n + 1) * sizeof(Py_ssize_t))
+    x.used = <unsigned char*>PyMem_Malloc(slots // 8)
+    if x.first is NULL or x.items is NULL or x.used is NULL:
+        raise MemoryError()
+    memset(x.first, 0, (slots + 1) * sizeof(Py_ssize_t))
+    memset(x.used, 0, slots // 8)
+    return 0
+
+
+cdef void index_free(Index* x) noexcept:
+    PyMem_Free(x.first)
+    PyMem_Free(x.items)
+    PyMem_Free(x.used)
+
+
+cdef void index_fill(Index* x, unsigned int* slot_of, Py_ssize_t n, unsigned char* member) noexcept:
+    """File strings i with member[i] under slot_of[i] (counts, prefix sums, then the lists)."""
+    cdef Py_ssize_t i, s, k
+    for i in range(n):
+        if member[i]:
+            x.first[slot_of[i] + 1] += 1
+            x.used[slot_of[i] >> 3] |= 1 << (slot_of[i] & 7)
+    for s in range(x.slots):
+        x.first[s + 1] += x.first[s]
+    for i in range(n):
+        if member[i]:
+            k = x.first[slot_of[i]]
+            x.items[k] = i
+            x.first[slot_of[i]] = k + 1
+    # (each slot's start moved to its end: shift back)
+    for s in range(x.slots, 0, -1):
+        x.first[s] = x.first[s - 1]
+    x.first[0] = 0
+
+
+cdef inline bint index_has(Index* x, unsigned int slot) noexcept nogil:
+    return (x.used[slot >> 3] >> (slot & 7)) & 1
+
+
+cdef class LiteralGate:
+    """``mask(line)``: ``always`` | the bits of the strings of ``bits`` (string -> bit set) that
+    occur in ``line``."""
+    cdef Py_UCS4* chars          # every string's characters, one after another
+    cdef Py_ssize_t* start       # string i: chars[start[i]:start[i] + length[i]]
+    cdef Py_ssize_t* length
+    cdef long* bits_of
+    cdef Index short, long_
+    cdef Py_UCS4* singles        # one-character strings and their bits
+    cdef long* single_bits
+    cdef Py_ssize_t n_singles
+    cdef long always
+
+    def __cinit__(self, dict bits, long always=0):
+        strings = [string for string in bits if string]
+        cdef Py_ssize_t n = len(strings), total = 0, i, pos = 0, m = 0
+        for string in strings:
+            total += len(string)
+        self.always = always
+        self.chars = <Py_UCS4*>PyMem_Malloc((total + 1) * sizeof(Py_UCS4))
+        self.start = <Py_ssize_t*>PyMem_Malloc((n + 1) * sizeof(Py_ssize_t))
+        self.length = <Py_ssize_t*>PyMem_Malloc((n + 1) * sizeof(Py_ssize_t))
+        self.bits_of = <long*>PyMem_Malloc((n + 1) * sizeof(long))
+        self.singles = <Py_UCS4*>PyMem_Malloc((n + 1) * sizeof(Py_UCS4))
+        self.single_bits = <long*>PyMem_Malloc((n + 1) * sizeof(long))
+        cdef unsigned int* slot_of = <unsigned int*>PyMem_Malloc((n + 1) * sizeof(unsigned int))
+        cdef unsigned char* is_short = <unsigned char*>PyMem_Malloc(n + 1)
+        cdef unsigned char* is_long = <unsigned char*>PyMem_Malloc(n + 1)
+        cdef Py_UCS4* c
+        try:
+            if (self.chars is NULL or self.start is NULL or self.length is NULL or self.bits_of is NULL
+                    or self.singles is NULL or self.single_bits is NULL or slot_of is NULL or is_short is NULL
+                    or is_long is NULL):
+                raise MemoryError()
+            index_init(&self.short, SHORT_SLOTS, n)
+            index_init(&self.long_, LONG_SLOTS, n)
+            for i, string in enumerate(strings):
+                self.start[i] = pos
+                self.length[i] = len(string)
+                self.bits_of[i] = bits[string]
+                for ch in string:
+                    self.chars[pos] = ord(ch)
+                    pos += 1
+                c = self.chars + self.start[i]
+                is_short[i] = 2 <= self.length[i] < PREFIX
+                is_long[i] = self.length[i] >= PREFIX
+                if self.length[i] == 1:
+                    self.singles[m] = c[0]
+                    self.single_bits[m] = bits[string]
+                    m += 1
+                elif is_short[i]:
+                    slot_of[i] = pair_slot(c[0], c[1])
+            self.n_singles = m
+            index_fill(&self.short, slot_of, n, is_short)
+            for i in range(n):
+                if is_long[i]:
+                    c = self.chars + self.start[i]
+                    slot_of[i] = quad_slot(c[0], c[1], c[2], c[3])
+            index_fill(&self.long_, slot_of, n, is_long)
+        finally:
+            PyMem_Free(slot_of)
+            PyMem_Free(is_short)
+            PyMem_Free(is_long)
+
+    def __dealloc__(self):
+        PyMem_Free(self.chars)
+        PyMem_Free(self.start)
+        PyMem_Free(self.length)
+        PyMem_Free(self.bits_of)
+        PyMem_Free(self.singles)
+        PyMem_Free(self.single_bits)
+        index_free(&self.short)
+        index_free(&self.long_)
+
+    def mask(self, str line):
+        cdef int kind = PyUnicode_KIND(line)
+        cdef void* data = PyUnicode_DATA(line)
+        cdef Py_ssize_t n = len(line), i, k
+        cdef long mask = self.always
+        cdef Py_UCS4 w0 = 0, w1 = 0, w2 = 0, w3 = 0
+        # the window w0..w3 is line[i:i + 4] (past the end: never read as a match)
+        if n > 0:
+            w1 = PyUnicode_READ(kind, data, 0)
+        if n > 1:
+            w2 = PyUnicode_READ(kind, data, 1)
+        if n > 2:
+            w3 = PyUnicode_READ(kind, data, 2)
+        for i in range(n):
+            w0, w1, w2 = w1, w2, w3
+            w3 = PyUnicode_READ(kind, data, i + 3) if i + 3 < n else 0
+            for k in range(self.n_singles):
+                if self.singles[k] == w0:
+                    mask |= self.single_bits[k]
+            if i + 1 < n and index_has(&self.short, pair_slot(w0, w1)):
+                mask |= self.matches(&self.short, pair_slot(w0, w1), kind, data, i, n)
+            if i + 3 < n and index_has(&self.long_, quad_slot(w0, w1, w2, w3)):
+                mask |= self.matches(&self.long_, quad_slot(w0, w1, w2, w3), kind, data, i, n)
+        return mask
+
+    cdef long matches(self, Index* x, unsigned int slot, int kind, void* data, Py_ssize_t i,
+                      Py_ssize_t n) noexcept:
+        """The bits of the strings filed under slot that occur at line[i]."""
+        cdef long mask = 0
+        cdef Py_ssize_t k, s, j, length
+        cdef const Py_UCS4* chars
+        for k in range(x.first[slot], x.first[slot + 1]):
+            s = x.items[k]
+            length = self.length[s]
+            if length > n - i:
+                continue
+            chars = self.chars + self.start[s]
+            j = 0
+            while j < length and chars[j] == PyUnicode_READ(kind, data, i + j):
+                j += 1
+            if j == length:
+                mask |= self.bits_of[s]
+        return mask
