@@ -223,7 +223,7 @@ def _template_reason(text: str, heading: bool, keep_meta: bool, low: str | None,
         return "boilerplate:template", False
     if gate & G_SITE_ACTION and _SITE_ACTION.search(text):
         return "boilerplate:action", False
-    words = len(text.split())
+    words = text.count(" ") + 1 if text else 0     # (one space between words)
     if words > MAX_ACTION_WORDS:
         return None, False
     if gate & G_ACTION and _ACTION.search(text):
@@ -253,7 +253,8 @@ def line_verdict(text: str, heading: bool, keep_meta: bool) -> tuple[bool, bool,
     if not gate and (length > 80 or _DIGIT(text) is None) and "\xa9" not in text and "&copy" not in text:
         # (most lines) no keyword pattern can match, there is no "(c)" or "{{" (G_MARKS), and a
         # short line has no digit for a date: no check below fires, whatever heading and keep_meta say
-        return _NO_VERDICT if length >= 200 or len(text.split()) > MAX_UI_WORDS else _LABEL_ONLY
+        # (split at most MAX_UI_WORDS times: a further piece means more words than that)
+        return _NO_VERDICT if length >= 200 or len(text.split(None, MAX_UI_WORDS)) > MAX_UI_WORDS else _LABEL_ONLY
     if "\xa9" in text or "&copy" in text or looks_like_rights_line(low, gate):
         return True, False, None, False
     dated = not heading and (looks_like_date_line(text) or looks_like_post_line(low, gate))
