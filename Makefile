@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
 $(STAMP): pyproject.toml setup.py corpustool/_justext_walk.pyx corpustool/_sax_arena.pxi corpustool/_justext_plus_decide.pyx \
-		corpustool/_line_gate.pyx
+		corpustool/_text_scan.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,bench,spark]'

@@ -17,8 +17,8 @@ PYX = "corpustool/_justext_walk.pyx"
 MODULE = "corpustool._justext_walk"
 # justext-plus's decide() on the compiled walk's PageTree (same results as the Python one)
 DECIDE_PYX, DECIDE_MODULE = "corpustool/_justext_plus_decide.pyx", "corpustool._justext_plus_decide"
-# template_lines' keyword gate: which literal strings occur in a line (same answer as pyahocorasick's)
-GATE_PYX, GATE_MODULE = "corpustool/_line_gate.pyx", "corpustool._line_gate"
+# scans of text: template_lines' keyword gate (same answer as pyahocorasick's), encoding's control check
+SCAN_PYX, SCAN_MODULE = "corpustool/_text_scan.pyx", "corpustool._text_scan"
 
 
 def warn(message: str) -> None:
@@ -53,9 +53,9 @@ def extensions() -> list:
     ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"],
                     depends=["corpustool/_sax_arena.pxi"])
     decide = Extension(DECIDE_MODULE, [DECIDE_PYX], extra_compile_args=["-O2"])
-    gate = Extension(GATE_MODULE, [GATE_PYX], extra_compile_args=["-O2"])
+    scan = Extension(SCAN_MODULE, [SCAN_PYX], extra_compile_args=["-O2"])
     try:
-        return cythonize([ext, decide, gate], compiler_directives={"language_level": "3"}, quiet=True)
+        return cythonize([ext, decide, scan], compiler_directives={"language_level": "3"}, quiet=True)
     except Exception as exc:   # noqa: BLE001 - e.g. lxml's .pxd files missing
         warn(f"cythonizing {PYX} failed ({exc})")
         return []

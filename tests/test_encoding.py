@@ -8,6 +8,7 @@ the original, and the recorded source must say which evidence decided.
 from __future__ import annotations
 
 import codecs
+import random
 
 import pytest
 
@@ -241,3 +242,21 @@ def test_control_characters_removed_in_every_encoding(encoding):
     assert not any(c in out for c in "\x01\x0b\x1f")
     clean = (text % encoding).replace("\x01", "").replace("\x0b", "").replace("\x1f", "").encode(encoding)
     assert decode(clean).text == decode(raw).text
+
+
+def test_control_scan_finds_what_the_pattern_finds():
+    """strip_controls asks the compiled scan (corpustool/_text_scan.pyx) where the first control
+    character is: the pattern's answer, in strings of 1-, 2- and 4-byte characters."""
+    from corpustool import encoding
+
+    if encoding._first_control is None:
+        pytest.skip("corpustool._text_scan is not built")
+    rng = random.Random(4)
+    for _ in range(20000):
+        s = "".join(chr(rng.choice([rng.randrange(0, 40), rng.randrange(0x80, 0x300), rng.randrange(0x10000, 0x10100),
+                                    65])) for _ in range(rng.randint(0, 12)))
+        found = encoding._CONTROL_CHARS.search(s)
+        assert encoding._first_control(s) == (found.start() if found else -1), repr(s)
+    page = "<p>caf\xe9 \u0142\xf3d\u017a \U0001f600\t\n\r</p>" * 100
+    assert encoding.strip_controls(page) is page
+    assert encoding.strip_controls(page + "\x0c\x1f") == page

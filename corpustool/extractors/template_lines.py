@@ -383,7 +383,7 @@ class KeywordGate:
     """Which of some patterns can match a line: ``mask(line)`` has bit i set unless pattern i
     surely does not match (its required strings are all absent from the line).
 
-    ``mask`` is the compiled scan of ``corpustool/_line_gate.pyx`` when it is built (a C loop
+    ``mask`` is the compiled scan of ``corpustool/_text_scan.pyx`` when it is built (a C loop
     over the line's character pairs, ~10x cheaper than iterating pyahocorasick's matches in
     Python), else :meth:`mask_automaton`; both give the same answer."""
 
@@ -406,7 +406,7 @@ class KeywordGate:
             self.automaton.make_automaton()
         self.empty = not bits
         try:
-            from .._line_gate import LiteralGate
+            from .._text_scan import LiteralGate
         except ImportError:
             self.compiled = None
         else:
