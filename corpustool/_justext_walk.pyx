@@ -2085,9 +2085,8 @@ cdef inline int add_text_part(Buf* b, xmlNode* c, bint* first) except -1:
     return 0
 
 
-cdef int page_text_bytes(Buf* b, cetree._Element el) except -1:
-    """page_text's parts joined with spaces, UTF-8, into b."""
-    cdef xmlNode* top = el._c_node
+cdef int page_text_bytes(Buf* b, xmlNode* top) except -1:
+    """page_text's parts below top (lxml's element or one of the SAX build) joined with spaces, UTF-8, into b."""
     cdef xmlNode* c = top
     cdef xmlNode* nxt
     cdef bint first = True
@@ -2122,7 +2121,7 @@ def page_text(root):
     b.data = NULL
     b.len = b.cap = 0
     try:
-        page_text_bytes(&b, as_element(root))
+        page_text_bytes(&b, as_element(root)._c_node)
         return PyUnicode_DecodeUTF8(b.data, b.len, NULL) if b.len else ""
     finally:
         free(b.data)

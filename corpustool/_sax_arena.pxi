@@ -526,8 +526,9 @@ cdef object detached_element(xmlNode* c):
     return el
 
 
-cdef bint sax_parse(SaxTree* t, bytes data, bint strip_ruby) except -1:
-    """Parse data into t (zeroed; the caller frees it with tree_free); False when the page is given back."""
+cdef bint sax_parse(SaxTree* t, bytes data, bint strip_ruby, bint strip_later=False) except -1:
+    """Parse data into t (zeroed; the caller frees it with tree_free); False when the page is given back.
+    ``strip_later``: the ruby annotations are found but left for the caller to strip (SaxPage)."""
     cdef ParserCtxt* ctxt
     cdef xmlDoc* doc
     if PyBytes_GET_SIZE(data) > 2147483647:
@@ -548,14 +549,106 @@ cdef bint sax_parse(SaxTree* t, bytes data, bint strip_ruby) except -1:
     if t.failed or (lx_status(ctxt) & STATUS_CATASTROPHIC_ERROR):
         return False
     flush_text(t)
-    if t.rt_in_root:
+    if t.rt_in_root and not strip_later:
         strip_ruby_annotations(t.root)
+        t.rt_in_root = False
     return True
 
 
 def sax_stats():
     """(pages the fast path extracted, pages it gave back to lxml's tree) in this process."""
     return sax_pages, sax_fallbacks
+
+
+cdef object walk_sax_tree(SaxTree* t, stoplist, params, paragraph_type, bint fast_init, good, bad,
+                          EvidenceRules rules, bint keep_blank_separators):
+    """(paragraphs, PageTree, title) of a parsed SAX tree with a root, counted; None (a fallback,
+    counted) when the walk needs lxml's tree."""
+    global sax_pages, sax_fallbacks
+    cdef Buf b
+    title = None
+    node = find_title(t.root)
+    if node is not NULL:
+        b.data = NULL
+        b.len = b.cap = 0
+        try:
+            iter_text(&b, node)
+            title = PyUnicode_DecodeUTF8(b.data, b.len, NULL) if b.len else ""
+        finally:
+            free(b.data)
+    try:
+        paragraphs, tree = evidence_walk(None, t.root, stoplist, params, paragraph_type, fast_init,
+                                         good, bad, rules, keep_blank_separators)
+    except NeedsTree:
+        sax_fallbacks += 1
+        return None
+    if tree is None:
+        sax_fallbacks += 1
+        return None
+    sax_pages += 1
+    return paragraphs, tree, title
+
+
+cdef class SaxPage:
+    """A page parsed once by the SAX build and kept for two questions (justext-plus in a clean
+    stage that guesses the language): the text for the guess, then the walk. The guess reads
+    the page as lxml's tree has it, ruby annotations included; the walk strips them first, as
+    justext_plus._strip_ruby strips lxml's tree between the two. Made by :func:`sax_page`."""
+    cdef SaxTree t
+
+    def __dealloc__(self):
+        tree_free(&self.t)
+
+    @property
+    def has_root(self):
+        """lxml makes a tree of the page (the clean stage's "empty" otherwise)."""
+        return self.t.root is not NULL
+
+    def page_text(self):
+        """``identify.page_text`` of lxml's tree of the page: the text below <body> when it has
+        element children, else below the root, without scripts and style sheets."""
+        cdef Buf b
+        cdef xmlNode* top = self.t.root
+        cdef xmlNode* c
+        if top is NULL:
+            return ""
+        c = top.children     # root.find("body"), then len(body)
+        while c is not NULL and not named(c, b"body"):
+            c = c.next
+        if c is not NULL and next_element_like(c.children) is not NULL:
+            top = c
+        b.data = NULL
+        b.len = b.cap = 0
+        try:
+            page_text_bytes(&b, top)
+            return PyUnicode_DecodeUTF8(b.data, b.len, NULL) if b.len else ""
+        finally:
+            free(b.data)
+
+    def extract_evidence(self, stoplist, params, paragraph_type, bint fast_init, good, bad, EvidenceRules rules,
+                         bint keep_blank_separators=False):
+        """:func:`extract_evidence_html` of the page (its ruby annotations stripped first)."""
+        if self.t.root is NULL:
+            return [], None, None
+        if self.t.rt_in_root:
+            strip_ruby_annotations(self.t.root)
+            self.t.rt_in_root = False
+        return walk_sax_tree(&self.t, stoplist, params, paragraph_type, fast_init, good, bad, rules,
+                             keep_blank_separators)
+
+
+def sax_page(bytes data):
+    """The page ``data`` (the bytes ``parse_html`` parses) parsed into a :class:`SaxPage`, or None
+    when it needs lxml's tree (counted as a fallback)."""
+    global sax_fallbacks
+    if not SAX_AVAILABLE:
+        return None
+    cdef SaxPage page = SaxPage.__new__(SaxPage)
+    memset(&page.t, 0, sizeof(SaxTree))
+    if not sax_parse(&page.t, data, True, True):
+        sax_fallbacks += 1
+        return None
+    return page
 
 
 def extract_evidence_html(bytes data, bint strip_ruby, stoplist, params, paragraph_type, bint fast_init, good,
@@ -568,7 +661,6 @@ def extract_evidence_html(bytes data, bint strip_ruby, stoplist, params, paragra
     page ``parse_html`` makes no tree of, or None when the page needs lxml's tree.
     """
     global sax_pages, sax_fallbacks
-    cdef Buf b
     cdef SaxTree t
     if not SAX_AVAILABLE:
         return None
@@ -580,27 +672,8 @@ def extract_evidence_html(bytes data, bint strip_ruby, stoplist, params, paragra
         if t.root is NULL:
             sax_pages += 1
             return [], None, None
-        title = None
-        node = find_title(t.root)
-        if node is not NULL:
-            b.data = NULL
-            b.len = b.cap = 0
-            try:
-                iter_text(&b, node)
-                title = PyUnicode_DecodeUTF8(b.data, b.len, NULL) if b.len else ""
-            finally:
-                free(b.data)
-        try:
-            paragraphs, tree = evidence_walk(None, t.root, stoplist, params, paragraph_type, fast_init,
-                                             good, bad, rules, keep_blank_separators)
-        except NeedsTree:
-            sax_fallbacks += 1
-            return None
-        if tree is None:
-            sax_fallbacks += 1
-            return None
-        sax_pages += 1
-        return paragraphs, tree, title
+        return walk_sax_tree(&t, stoplist, params, paragraph_type, fast_init, good, bad, rules,
+                             keep_blank_separators)
     finally:
         tree_free(&t)
 

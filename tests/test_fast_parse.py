@@ -21,6 +21,7 @@ from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_plus as jp
 from corpustool.extractors.base import Page, get_extractor, html_bytes, parse_html
 from corpustool.eval.runner import html_lang
+from corpustool.language.identify import page_text
 from corpustool.language.stoplists import stoplist
 
 from markup_fuzz import random_markup
@@ -101,6 +102,21 @@ def compare(html: str, sl: frozenset[str] = EN) -> str:
             assert tree.hints == ref.hints
             assert tree.chains == ref.chains
             assert tree.masses([len(p.text) for p in paras]) == ref.masses([len(p.text) for p in paras])
+    if data:
+        # the parse kept for the language guess: lxml's page text (ruby included), then the same walk
+        kept = justext_engine.sax_page(data)
+        if kept is not None:
+            assert kept.has_root == (root is not None)
+            assert kept.page_text() == page_text(root)
+            found = kept.extract_evidence(sl, EXTRACTOR.engine.params, jp.Paragraph,
+                                          justext_engine._FAST_PARAGRAPH_INIT, "good", "bad", jp._evidence_rules(),
+                                          jp.KEEP_BLANK_SEPARATORS)
+            again = justext_engine.extract_evidence_html(data, True, sl, EXTRACTOR.engine.params, jp.Paragraph,
+                                                         justext_engine._FAST_PARAGRAPH_INIT, "good", "bad",
+                                                         jp._evidence_rules(), jp.KEEP_BLANK_SEPARATORS)
+            assert (found is None) == (again is None)
+            if found is not None:
+                assert fields(found[0]) == fields(again[0]) and found[2] == again[2]
     if used[0] > pages:
         return "fast"
     if used[1] > fallbacks:
@@ -312,7 +328,8 @@ def clean_outcomes(raws: list[bytes], languages: list[str]) -> list[tuple]:
     out = []
     for i, raw in enumerate(raws):
         doc = stage.process(Document(id=str(i), raw=raw))
-        out.append((doc.drop_reason, doc.title, [(p.text, p.cls, p.reason) for p in doc.paragraphs]))
+        out.append((doc.drop_reason, doc.title, doc.stoplist_lang, doc.lang, doc.meta.get("stoplist_density"),
+                    [(p.text, p.cls, p.reason, list(p.features.items())) for p in doc.paragraphs]))
     return out
 
 
@@ -329,8 +346,8 @@ def test_one_language_clean_stage_parses_through_the_fast_path(monkeypatch):
     assert justext_engine.sax_stats()[0] > before       # the fast path ran
     monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
     assert fast == clean_outcomes(EDGE_RAWS, ["en"])
-    assert [r for r, _, _ in fast][:2] == ["empty", "empty"]      # nothing to parse
-    assert fast[6][0] is None and fast[6][1] == "T"                # kept, with its title
+    assert [r[0] for r in fast][:2] == ["empty", "empty"]      # nothing to parse
+    assert fast[6][0] is None and fast[6][1] == "T"             # kept, with its title
 
 
 def test_one_language_clean_stage_on_the_development_pages(snippets_dir, monkeypatch):
@@ -339,3 +356,33 @@ def test_one_language_clean_stage_on_the_development_pages(snippets_dir, monkeyp
     fast = clean_outcomes(raws, ["de"])
     monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
     assert fast == clean_outcomes(raws, ["de"])
+
+
+# -- the clean stage guessing the language: one SAX parse for the guess and the walk -------------
+
+RUBY_RAW = ("<html><body><p>" + S + "<ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp>字<rt>ji</rt></ruby> tail</p>"
+            "<p>" + S + "</p></body></html>").encode()
+
+
+@pytest.mark.parametrize("languages", [["auto"], ["en", "de", "cs"]])
+def test_guessing_clean_stage_parses_once_through_the_fast_path(monkeypatch, languages):
+    fast_path_on()
+    raws = EDGE_RAWS + [RUBY_RAW]
+    before = justext_engine.sax_stats()[0]
+    fast = clean_outcomes(raws, languages)
+    assert justext_engine.sax_stats()[0] >= before + 4       # the kept parses were walked
+    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    assert fast == clean_outcomes(raws, languages)
+    assert [r[0] for r in fast][:2] == ["empty", "empty"]
+    assert fast[6][:3] == (None, "T", "en")
+    assert "kan" not in " ".join(text for text, *_ in fast[-1][5])      # the walk strips the ruby
+
+
+def test_guessing_clean_stage_on_the_development_pages(snippets_dir, monkeypatch):
+    fast_path_on()
+    raws = [p.read_bytes() for p in sorted((snippets_dir / "pages").glob("*.html"))[1::4]]
+    before = justext_engine.sax_stats()[0]
+    fast = clean_outcomes(raws, ["auto"])
+    assert justext_engine.sax_stats()[0] >= before + 0.95 * len(raws)
+    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    assert fast == clean_outcomes(raws, ["auto"])

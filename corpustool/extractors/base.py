@@ -67,7 +67,7 @@ _HTML_PARSER = etree.HTMLParser(remove_comments=True, encoding="utf-8", collect_
 class Page:
     """What an extractor sees of one document."""
 
-    __slots__ = ("html", "url", "language", "stoplist", "_tree", "_tree_done", "meta")
+    __slots__ = ("html", "url", "language", "stoplist", "_tree", "_tree_done", "meta", "own_parse")
 
     def __init__(self, html: str, url: str | None = None, language: str | None = None,
                  stoplist: frozenset[str] | None = None, tree: Any = None) -> None:
@@ -78,6 +78,9 @@ class Page:
         self._tree = tree
         self._tree_done = tree is not None
         self.meta: dict[str, Any] = {}
+        # the extractor's own parse of the page (Extractor.parse_unparsed), kept by the clean
+        # stage for the language guess and the extraction when nobody needs lxml's tree
+        self.own_parse: Any = None
 
     @property
     def tree(self) -> etree._Element | None:
@@ -104,6 +107,13 @@ class Extractor:
 
     def extract(self, page: Page) -> list[Paragraph]:
         raise NotImplementedError
+
+    def parse_unparsed(self, page: Page) -> Any:
+        """The extractor's own parse of an unparsed page, to be kept in ``page.own_parse`` for the
+        language guess (``own_parse.page_text()``, the string ``identify.page_text`` gives of lxml's
+        tree; ``own_parse.has_root``: lxml makes a tree of the page) and :meth:`extract`; None
+        when it has none for this page (then lxml's tree serves both)."""
+        return None
 
     def title(self, page: Page) -> str | None:
         # asked for by the extractor and by the clean stage: found once per page

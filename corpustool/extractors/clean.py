@@ -92,7 +92,7 @@ class Clean(DocumentStage):
         else:
             # text without scripts and style sheets: JavaScript votes for random languages;
             # its words are found once for all the questions below
-            text = PageWords(page_text(page.tree))
+            text = PageWords(page.own_parse.page_text() if page.own_parse is not None else page_text(page.tree))
             code, density = guess_stoplist_language(text, self.languages or None)
             if self.languages and self._clearly_unwanted(doc, text, density):
                 return False
@@ -144,7 +144,14 @@ class Clean(DocumentStage):
             return doc
         page = Page(doc.html or "", url=doc.url)
         guess = self.extractor.needs_stoplist and self.user_stoplist is None and len(self.languages) != 1
-        if (guess or not self.extractor.parses_unparsed) and page.tree is None:
+        if guess and self.extractor.parses_unparsed:
+            # the extractor's own parse serves the guess and then the extraction: no lxml tree
+            page.own_parse = self.extractor.parse_unparsed(page)
+        if page.own_parse is not None:
+            empty = not page.own_parse.has_root
+        else:
+            empty = (guess or not self.extractor.parses_unparsed) and page.tree is None
+        if empty:
             doc.drop("empty")
             return doc
         if self.extractor.needs_stoplist and not self.choose_stoplist(doc, page):

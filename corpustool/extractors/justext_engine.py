@@ -350,10 +350,11 @@ segment = segment_compiled if COMPILED else segment_py
 # SAX_PARSE says whether it runs (off when lxml's libxml2 is another version
 # than the extension's headers or does not export its functions: SAX_ERROR).
 try:
-    from .._justext_walk import SAX_AVAILABLE, SAX_ERROR, extract_evidence_html, sax_build, sax_outline, sax_stats
+    from .._justext_walk import (SAX_AVAILABLE, SAX_ERROR, extract_evidence_html, sax_build, sax_outline, sax_page,
+                                 sax_stats)
 except Exception as exc:   # noqa: BLE001 - an extension built before the fast path
     SAX_AVAILABLE, SAX_ERROR = False, f"{type(exc).__name__}: {exc}"
-    extract_evidence_html = sax_build = sax_outline = sax_stats = None
+    extract_evidence_html = sax_build = sax_outline = sax_page = sax_stats = None
 SAX_PARSE = COMPILED and SAX_AVAILABLE
 
 

@@ -436,8 +436,27 @@ class JustextPlusExtractor(Extractor):
                 hints.append(xpath)
         return kinds, hints, why
 
+    def parse_unparsed(self, page: Page) -> Any:
+        """The SAX parse into the walk's tree (``justext_engine.sax_page``), for the clean stage's
+        language guess and then :meth:`extract`; None when the page needs lxml's tree."""
+        if page._tree_done or not (justext_engine.COMPILED and justext_engine.SAX_PARSE):
+            return None
+        data = html_bytes(page.html)
+        if not data:
+            return None        # parse_html makes no tree of it: the stage sees page.tree None
+        return justext_engine.sax_page(data)
+
     def extract(self, page: Page) -> list[Paragraph]:
-        if not page._tree_done and justext_engine.COMPILED and justext_engine.SAX_PARSE:
+        own = page.own_parse
+        if own is not None and not page._tree_done:
+            # the parse the clean stage kept for the language guess: walked once, then freed
+            page.own_parse = None
+            paras = self._finish_sax(page, own.extract_evidence(
+                page.stoplist or frozenset(), self.engine.params_for(page), Paragraph, _FAST_PARAGRAPH_INIT,
+                GOOD, BAD, _evidence_rules(), KEEP_BLANK_SEPARATORS))
+            if paras is not None:
+                return paras
+        elif not page._tree_done and justext_engine.COMPILED and justext_engine.SAX_PARSE:
             # a page nobody has parsed: libxml2 parses it straight into the compiled walk's
             # tree (no lxml tree to build and free); None when the page needs lxml's tree
             paras = self._extract_sax(page)
@@ -485,6 +504,11 @@ class JustextPlusExtractor(Extractor):
             data, True, page.stoplist or frozenset(),
             self.engine.params_for(page), Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules(),
             keep_blank_separators=KEEP_BLANK_SEPARATORS)
+        return self._finish_sax(page, found)
+
+    def _finish_sax(self, page: Page, found: Any) -> list[Paragraph] | None:
+        """The paragraphs of a SAX parse's walk ``found`` = (paragraphs, PageTree, title), decided,
+        and the page's title kept; None when ``found`` is (the page needs lxml's tree)."""
         if found is None:
             return None
         paras, tree, title = found
