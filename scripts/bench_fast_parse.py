@@ -11,7 +11,12 @@ the two sides taking turns at going first:
 * justext-plus from the decoded string: ``extract(Page(html))`` with the fast
   path (the default) against the same with the fast path off (``parse_html``
   and the compiled walk on lxml's tree), checking that both give the same
-  paragraphs.
+  paragraphs;
+* the clean stage guessing the language (``Clean(languages=["auto"]).process``
+  from the raw bytes: decoding, parse, the page's text for the guess, the
+  guess, extraction): one SAX parse kept for the guess and the walk
+  (``sax_page``) against lxml's tree for both, checking that both give the same
+  documents (drop reason, language, title, paragraphs).
 
 Pages: ../shared/data/snippets/pages, else data/demo/crawl.warc.gz, else
 generated pages (seeded), as scripts/bench_justext.py.
@@ -82,6 +87,30 @@ def main() -> int:
             justext_engine.SAX_PARSE = True
             if [vars(p) for p in results[0]] != [vars(p) for p in results[1]]:
                 differ += 1
+    # the clean stage that guesses the language (--lang auto, the default of `build`)
+    from corpustool.document import Document
+    from corpustool.extractors.clean import Clean
+
+    stage = Clean(languages=["auto"])
+    for raw in raws[:3]:
+        stage.process(Document(id="warm-up", raw=raw))    # (loads the language model: once, untimed)
+    stage_fast = stage_tree = 0.0
+    stage_differ = 0
+    for r in range(args.rounds):
+        for i, raw in enumerate(raws):
+            outcomes = {}
+            for side in ((0, 1) if (i + r) % 2 == 0 else (1, 0)):
+                justext_engine.SAX_PARSE = side == 0
+                t0 = clock()
+                doc = stage.process(Document(id=str(i), raw=raw))
+                if side == 0:
+                    stage_fast += clock() - t0
+                else:
+                    stage_tree += clock() - t0
+                outcomes[side] = (doc.drop_reason, doc.lang, doc.stoplist_lang, doc.title,
+                                  [vars(p) for p in doc.paragraphs])
+            justext_engine.SAX_PARSE = True
+            stage_differ += outcomes[0] != outcomes[1]
     n = len(raws) * args.rounds
     fallbacks = justext_engine.sax_stats()[1] - fallbacks_before
     print(f"pages: {len(raws)} from {source} ({sum(map(len, raws)) / 1e6:.1f} MB), {args.rounds} round(s), "
@@ -90,8 +119,12 @@ def main() -> int:
           f"SAX arena build {1000 * sax_parse / n:.3f} ms/page, ratio {lxml_parse / sax_parse:.2f}")
     print(f"justext-plus from the decoded string: lxml tree {1000 * tree / n:.3f} ms/page, "
           f"fast path {1000 * fast / n:.3f} ms/page, ratio {tree / fast:.2f}")
-    print(f"pages the fast path gave to lxml's tree: {fallbacks}; pages whose paragraphs differ: {differ}")
-    return 0 if differ == 0 else 1
+    print(f"clean stage, --lang auto, from the raw bytes: lxml tree {1000 * stage_tree / n:.3f} ms/page, "
+          f"one SAX parse for the guess and the walk {1000 * stage_fast / n:.3f} ms/page, "
+          f"ratio {stage_tree / stage_fast:.2f}")
+    print(f"pages the fast path gave to lxml's tree: {fallbacks}; pages whose paragraphs differ: {differ}; "
+          f"documents of the clean stage that differ: {stage_differ}")
+    return 0 if differ == 0 and stage_differ == 0 else 1
 
 
 if __name__ == "__main__":
