@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet and sys.stderr.isatty():
         from tqdm import tqdm
         bar = tqdm(total=len(pages), unit="page", file=sys.stderr)
-    ev.run(progress=(lambda n: bar.update(1)) if bar else None)
+    ev.run(progress=(lambda n: bar.update(n - bar.n)) if bar else None)   # n: pages done
     if bar:
         bar.close()
 
