@@ -736,7 +736,7 @@ cdef class EvidenceRules:
             self.first[<unsigned char>data[0]] = True
             put_entry(self.names, self.names_size, data, flags)
         self.decided = {}
-        self.size = 1 << 17
+        self.size = 1 << 12   # non-ASCII values only: a few per page
         self.table = new_table(self.size)
 
     def __dealloc__(self):
@@ -794,7 +794,8 @@ cdef class EvidenceRules:
 
     cdef long ascii_mask(self, const char* value) noexcept:
         """value_mask of an ASCII value: its tokens are the runs of letters and digits, split
-        where a lower-case letter meets an upper-case one (class_tokens), lower-cased."""
+        where a lower-case letter meets an upper-case one (class_tokens), lower-cased; -1 for
+        a value that is not ASCII (met on the way)."""
         cdef char token[64]
         cdef Py_ssize_t i = 0, n = 0
         cdef bint long_token = False
@@ -816,6 +817,8 @@ cdef class EvidenceRules:
                     n += 1
                 else:
                     long_token = True   # longer than any token of TOKENS
+            elif <unsigned char>c >= 0x80:
+                return -1
             else:
                 if n and not long_token:
                     mask |= self.token_bit(token, n)
@@ -835,23 +838,25 @@ cdef class EvidenceRules:
         self.count = 0
 
     cdef long mask_of(self, const char* value) except -1:
-        """value_mask of a class or id value: ASCII ones here, others by value_mask (Unicode lower-casing),
-        cached by their UTF-8 bytes (pages repeat their class values: a lookup is cheaper than the
-        tokens, even of an ASCII value)."""
-        cdef Py_ssize_t n = len(value)
-        cdef size_t h = fnv1a(<const unsigned char*>value, n)
-        cdef size_t i = h & (self.size - 1)
-        cdef MaskEntry* e = &self.table[i]
-        cdef long mask
+        """value_mask of a class or id value: ASCII ones here, from their tokens (cheaper than a
+        lookup in a cache big enough to hit: that one's misses went to memory), others by
+        value_mask (Unicode lower-casing), cached by their UTF-8 bytes."""
+        cdef Py_ssize_t n
+        cdef size_t h, i
+        cdef MaskEntry* e
+        cdef long mask = self.ascii_mask(value)
+        if mask >= 0:
+            return mask
+        n = len(value)
+        h = fnv1a(<const unsigned char*>value, n)
+        i = h & (self.size - 1)
+        e = &self.table[i]
         while e.value is not NULL:
             if e.hash == h and e.len == n and memcmp(e.value, value, n) == 0:
                 return e.mask
             i = (i + 1) & (self.size - 1)
             e = &self.table[i]
-        if is_ascii(value):
-            mask = self.ascii_mask(value)
-        else:
-            mask = self.value_mask(PyUnicode_DecodeUTF8(value, n, NULL))
+        mask = self.value_mask(PyUnicode_DecodeUTF8(value, n, NULL))
         if self.count >= self.size // 2:
             self.clear()
             return mask
