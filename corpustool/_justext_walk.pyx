@@ -37,7 +37,7 @@ The tag sets of ``justext_engine`` (PARAGRAPH_TAGS, KILLED_TAGS,
 UNWRAPPED_TAGS) are spelt out in :func:`tag_kind`; :func:`kind_of` lets the
 tests check that both agree.
 """
-from cpython.dict cimport PyDict_Copy, PyDict_Next
+from cpython.dict cimport PyDict_Copy
 from cpython.object cimport PyObject_SetAttr, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
@@ -1908,9 +1908,6 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
     cdef int c, last_gb, last_any, prev, prev_any, marks
     cdef bint any_short = False, any_neargood = False
     cdef list out = []
-    cdef Py_ssize_t pos
-    cdef PyObject* key
-    cdef PyObject* value
     if n == 0:
         return out
     cdef int* cf = <int*>malloc(5 * n * sizeof(int))
@@ -2036,26 +2033,37 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
             features["link_density"] = round4(link_density) if link_chars else 0.0
             features["stopwords"] = stop
             features["stopword_density"] = round4(stop_density) if stop else 0.0
-            fields = PyDict_Copy(FIELDS_TEMPLATE)
-            fields["text"] = texts[i]
-            fields["cls"] = good if is_good else bad
-            fields["cf_class"] = names[cf[i]]
-            fields["heading"] = heading[i] != 0
-            fields["tag"] = tag
-            fields["dom_path"] = dom_path
-            fields["xpath"] = xpaths[i]
-            if not is_good:
-                fields["reason"] = "boilerplate"
-            fields["features"] = features
             if fast_init:
-                # object.__new__(paragraph_type), then each field set in the class's order, without
-                # the calls through Python; attributes set one by one (not a whole __dict__) keep
-                # CPython's compact key-sharing instances: ~50 MB less at the pipeline's peak
+                # object.__new__(paragraph_type), then each field set in the class's order (build_py's
+                # dict literal), without the calls through Python or a dict in between; attributes set
+                # one by one (not a whole __dict__) keep CPython's compact key-sharing instances:
+                # ~50 MB less at the pipeline's peak
                 par = PyBaseObject_Type.tp_new(paragraph_type, <PyObject*>EMPTY_TUPLE, NULL)
-                pos = 0
-                while PyDict_Next(fields, &pos, &key, &value):
-                    PyObject_SetAttr(par, <object>key, <object>value)
+                PyObject_SetAttr(par, "text", texts[i])
+                PyObject_SetAttr(par, "cls", good if is_good else bad)
+                PyObject_SetAttr(par, "cf_class", names[cf[i]])
+                PyObject_SetAttr(par, "heading", heading[i] != 0)
+                PyObject_SetAttr(par, "tag", tag)
+                PyObject_SetAttr(par, "dom_path", dom_path)
+                PyObject_SetAttr(par, "xpath", xpaths[i])
+                PyObject_SetAttr(par, "reason", None if is_good else "boilerplate")
+                PyObject_SetAttr(par, "features", features)
+                PyObject_SetAttr(par, "lang", None)
+                PyObject_SetAttr(par, "lang_score", None)
+                PyObject_SetAttr(par, "tokens", None)
+                PyObject_SetAttr(par, "glue", None)
             else:
+                fields = PyDict_Copy(FIELDS_TEMPLATE)
+                fields["text"] = texts[i]
+                fields["cls"] = good if is_good else bad
+                fields["cf_class"] = names[cf[i]]
+                fields["heading"] = heading[i] != 0
+                fields["tag"] = tag
+                fields["dom_path"] = dom_path
+                fields["xpath"] = xpaths[i]
+                if not is_good:
+                    fields["reason"] = "boilerplate"
+                fields["features"] = features
                 par = paragraph_type(**fields)
             out.append(par)
     finally:
