@@ -704,6 +704,7 @@ cdef class EvidenceRules:
     cdef size_t size, count
     cdef MaskEntry* tokens     # token -> bit of its kind (TOKENS)
     cdef size_t tokens_size
+    cdef unsigned long long token_lengths[256]   # bit n - 1: a token of n bytes starts with this byte
     cdef unsigned char first[256]   # first letters of the semantic and python_tags names
     cdef dict decided               # evidence() and describe() of elements, by tag and attributes
 
@@ -712,8 +713,13 @@ cdef class EvidenceRules:
         cdef bytes data
         self.tokens_size = table_size(len(token_bits))
         self.tokens = new_table(self.tokens_size)
+        for i in range(256):
+            self.token_lengths[i] = 0
         for token, bit in token_bits.items():
-            put_entry(self.tokens, self.tokens_size, token.encode("utf-8"), bit)
+            data = token.encode("utf-8")
+            put_entry(self.tokens, self.tokens_size, data, bit)
+            if 1 <= len(data) <= 64:
+                self.token_lengths[<unsigned char>data[0]] |= 1ULL << (len(data) - 1)
         self.evidence = evidence
         self.candidate = candidate
         self.value_mask = value_mask
@@ -758,9 +764,13 @@ cdef class EvidenceRules:
         return self.mask_of(<const char*>data)
 
     cdef long token_bit(self, const char* t, Py_ssize_t n) noexcept:
-        cdef size_t h = fnv1a(<const unsigned char*>t, n)
-        cdef size_t i = h & (self.tokens_size - 1)
-        cdef MaskEntry* e = &self.tokens[i]
+        cdef size_t h, i
+        cdef MaskEntry* e
+        if not (self.token_lengths[<unsigned char>t[0]] >> (n - 1)) & 1:
+            return 0   # no token of this length starts so (most words of class values): no hashing
+        h = fnv1a(<const unsigned char*>t, n)
+        i = h & (self.tokens_size - 1)
+        e = &self.tokens[i]
         while e.value is not NULL:
             if e.hash == h and e.len == n and memcmp(e.value, t, n) == 0:
                 return e.mask
