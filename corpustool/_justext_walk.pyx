@@ -306,6 +306,10 @@ cdef class StopSet:
     cdef object words
     cdef Entry* others          # non-ASCII words seen: is each a stop word (other_word)
     cdef size_t others_size, others_count
+    # bit n - 1 of lengths[b]: an entry of n bytes (n <= 64) starts with byte b; long_entries: one
+    # is longer (most words of a text are no stop word, and are found out so without hashing)
+    cdef unsigned long long lengths[256]
+    cdef bint long_entries
 
     def __cinit__(self, stoplist):
         cdef size_t size = 16
@@ -322,7 +326,14 @@ cdef class StopSet:
         self.mask = size - 1
         for h in range(size):
             self.table[h].word = NULL
+        for h in range(256):
+            self.lengths[h] = 0
+        self.long_entries = False
         for data in entries:
+            if len(data) > 64:
+                self.long_entries = True
+            elif len(data):
+                self.lengths[<unsigned char>data[0]] |= 1ULL << (len(data) - 1)
             h = fnv1a(<const unsigned char*>data, len(data))
             e = &self.table[h & self.mask]
             while e.word is not NULL:
@@ -411,6 +422,12 @@ cdef class StopSet:
         e.len = n if found else -1 - n
         self.others_count += 1
         return found
+
+    cdef inline bint may_have(self, unsigned char first, Py_ssize_t n) noexcept nogil:
+        """Could an entry of n >= 1 bytes starting with byte first be in the set?"""
+        if n > 64:
+            return self.long_entries
+        return (self.lengths[first] >> (n - 1)) & 1
 
     cdef bint has(self, const unsigned char* s, Py_ssize_t n) noexcept nogil:
         cdef size_t h = fnv1a(s, n)
@@ -1528,9 +1545,12 @@ cdef class _Walk:
                 if not in_space and out.len > word_start:
                     # a word ends: out[word_start:] ; is it a stop word?
                     n_words += 1
-                    if ascii:
+                    k = out.len - word_start
+                    c = <unsigned char>out.data[word_start]
+                    if ascii and not self.stopset.may_have(c + 32 if b'A' <= c <= b'Z' else c, k):
+                        pass   # no entry of this length starts with this letter
+                    elif ascii:
                         # ASCII: str.lower() is A-Z -> a-z; look the bytes up in the C set
-                        k = out.len - word_start
                         self.lower.len = 0
                         buf_add(&self.lower, out.data + word_start, k)
                         w = <unsigned char*>self.lower.data
