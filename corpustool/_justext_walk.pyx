@@ -1100,6 +1100,11 @@ cdef class _Walk:
     cdef bint features
     cdef Buf dom, xpath, para_dom, para_xpath, text, lower
     cdef bint para_heading, para_none
+    # the last paragraph's DOM path (its bytes in last_dom), tag and "select" mark: the next
+    # paragraph often has the same path (text around a child paragraph, runs split by <br>s)
+    cdef Buf last_dom
+    cdef object last_dom_path, last_tag
+    cdef int last_select
     cdef StopSet stopset
     cdef object stoplist
     cdef Rows rows          # extract(): the paragraphs' rows go here instead of into tuples
@@ -1132,6 +1137,7 @@ cdef class _Walk:
         free(self.xpath.data)
         free(self.para_dom.data)
         free(self.para_xpath.data)
+        free(self.last_dom.data)
         free(self.text.data)
         free(self.lower.data)
         free(self.nodes)
@@ -1609,22 +1615,36 @@ cdef class _Walk:
         text = PyUnicode_DecodeUTF8(out.data, out.len, NULL)
         if self.para_none:
             dom_path, xpath, heading = "", "/", False
+        elif (self.last_dom_path is not None and self.last_dom.len == self.para_dom.len
+                and memcmp(self.last_dom.data, self.para_dom.data, self.para_dom.len) == 0):
+            dom_path = self.last_dom_path
+            xpath = PyUnicode_DecodeUTF8(self.para_xpath.data, self.para_xpath.len, NULL)
+            heading = self.para_heading
         else:
             dom_path = PyUnicode_DecodeUTF8(self.para_dom.data, self.para_dom.len, NULL)
             xpath = PyUnicode_DecodeUTF8(self.para_xpath.data, self.para_xpath.len, NULL)
             heading = self.para_heading
+            self.last_dom.len = 0
+            buf_add(&self.last_dom, self.para_dom.data, self.para_dom.len)
+            self.last_dom_path = dom_path
+            self.last_tag = None
         if self.rows is not None:
             if self.para_none:
                 tag = ""
+            elif self.last_tag is not None and dom_path is self.last_dom_path:
+                tag = self.last_tag
+                marks |= self.last_select
             else:
-                if has_bytes(self.para_dom.data, self.para_dom.len, b"select", 6):
-                    marks |= MARK_SELECT
+                self.last_select = MARK_SELECT if has_bytes(self.para_dom.data, self.para_dom.len, b"select", 6) else 0
+                marks |= self.last_select
                 # dom_path.rpartition(".")[2]: a "." byte is the character "." in UTF-8
                 j = self.para_dom.len
                 while j > 0 and self.para_dom.data[j - 1] != b'.':
                     j -= 1
                 tag = dom_path if j == 0 else PyUnicode_DecodeUTF8(self.para_dom.data + j, self.para_dom.len - j,
                                                                      NULL)
+                if dom_path is self.last_dom_path:
+                    self.last_tag = tag
             self.rows.add(text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars, self.para_id,
                           tag, marks)
         else:
