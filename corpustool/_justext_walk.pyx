@@ -37,7 +37,7 @@ The tag sets of ``justext_engine`` (PARAGRAPH_TAGS, KILLED_TAGS,
 UNWRAPPED_TAGS) are spelt out in :func:`tag_kind`; :func:`kind_of` lets the
 tests check that both agree.
 """
-from cpython.dict cimport PyDict_Copy, PyDict_Next
+from cpython.dict cimport PyDict_Copy
 from cpython.object cimport PyObject_SetAttr, PyTypeObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
@@ -306,6 +306,10 @@ cdef class StopSet:
     cdef object words
     cdef Entry* others          # non-ASCII words seen: is each a stop word (other_word)
     cdef size_t others_size, others_count
+    # bit n - 1 of lengths[b]: an entry of n bytes (n <= 64) starts with byte b; long_entries: one
+    # is longer (most words of a text are no stop word, and are found out so without hashing)
+    cdef unsigned long long lengths[256]
+    cdef bint long_entries
 
     def __cinit__(self, stoplist):
         cdef size_t size = 16
@@ -322,7 +326,14 @@ cdef class StopSet:
         self.mask = size - 1
         for h in range(size):
             self.table[h].word = NULL
+        for h in range(256):
+            self.lengths[h] = 0
+        self.long_entries = False
         for data in entries:
+            if len(data) > 64:
+                self.long_entries = True
+            elif len(data):
+                self.lengths[<unsigned char>data[0]] |= 1ULL << (len(data) - 1)
             h = fnv1a(<const unsigned char*>data, len(data))
             e = &self.table[h & self.mask]
             while e.word is not NULL:
@@ -411,6 +422,12 @@ cdef class StopSet:
         e.len = n if found else -1 - n
         self.others_count += 1
         return found
+
+    cdef inline bint may_have(self, unsigned char first, Py_ssize_t n) noexcept nogil:
+        """Could an entry of n >= 1 bytes starting with byte first be in the set?"""
+        if n > 64:
+            return self.long_entries
+        return (self.lengths[first] >> (n - 1)) & 1
 
     cdef bint has(self, const unsigned char* s, Py_ssize_t n) noexcept nogil:
         cdef size_t h = fnv1a(s, n)
@@ -704,6 +721,7 @@ cdef class EvidenceRules:
     cdef size_t size, count
     cdef MaskEntry* tokens     # token -> bit of its kind (TOKENS)
     cdef size_t tokens_size
+    cdef unsigned long long token_lengths[256]   # bit n - 1: a token of n bytes starts with this byte
     cdef unsigned char first[256]   # first letters of the semantic and python_tags names
     cdef dict decided               # evidence() and describe() of elements, by tag and attributes
 
@@ -712,8 +730,13 @@ cdef class EvidenceRules:
         cdef bytes data
         self.tokens_size = table_size(len(token_bits))
         self.tokens = new_table(self.tokens_size)
+        for i in range(256):
+            self.token_lengths[i] = 0
         for token, bit in token_bits.items():
-            put_entry(self.tokens, self.tokens_size, token.encode("utf-8"), bit)
+            data = token.encode("utf-8")
+            put_entry(self.tokens, self.tokens_size, data, bit)
+            if 1 <= len(data) <= 64:
+                self.token_lengths[<unsigned char>data[0]] |= 1ULL << (len(data) - 1)
         self.evidence = evidence
         self.candidate = candidate
         self.value_mask = value_mask
@@ -736,7 +759,7 @@ cdef class EvidenceRules:
             self.first[<unsigned char>data[0]] = True
             put_entry(self.names, self.names_size, data, flags)
         self.decided = {}
-        self.size = 1 << 17
+        self.size = 1 << 12   # non-ASCII values only: a few per page
         self.table = new_table(self.size)
 
     def __dealloc__(self):
@@ -758,9 +781,13 @@ cdef class EvidenceRules:
         return self.mask_of(<const char*>data)
 
     cdef long token_bit(self, const char* t, Py_ssize_t n) noexcept:
-        cdef size_t h = fnv1a(<const unsigned char*>t, n)
-        cdef size_t i = h & (self.tokens_size - 1)
-        cdef MaskEntry* e = &self.tokens[i]
+        cdef size_t h, i
+        cdef MaskEntry* e
+        if not (self.token_lengths[<unsigned char>t[0]] >> (n - 1)) & 1:
+            return 0   # no token of this length starts so (most words of class values): no hashing
+        h = fnv1a(<const unsigned char*>t, n)
+        i = h & (self.tokens_size - 1)
+        e = &self.tokens[i]
         while e.value is not NULL:
             if e.hash == h and e.len == n and memcmp(e.value, t, n) == 0:
                 return e.mask
@@ -794,7 +821,8 @@ cdef class EvidenceRules:
 
     cdef long ascii_mask(self, const char* value) noexcept:
         """value_mask of an ASCII value: its tokens are the runs of letters and digits, split
-        where a lower-case letter meets an upper-case one (class_tokens), lower-cased."""
+        where a lower-case letter meets an upper-case one (class_tokens), lower-cased; -1 for
+        a value that is not ASCII (met on the way)."""
         cdef char token[64]
         cdef Py_ssize_t i = 0, n = 0
         cdef bint long_token = False
@@ -816,6 +844,8 @@ cdef class EvidenceRules:
                     n += 1
                 else:
                     long_token = True   # longer than any token of TOKENS
+            elif <unsigned char>c >= 0x80:
+                return -1
             else:
                 if n and not long_token:
                     mask |= self.token_bit(token, n)
@@ -835,23 +865,25 @@ cdef class EvidenceRules:
         self.count = 0
 
     cdef long mask_of(self, const char* value) except -1:
-        """value_mask of a class or id value: ASCII ones here, others by value_mask (Unicode lower-casing),
-        cached by their UTF-8 bytes (pages repeat their class values: a lookup is cheaper than the
-        tokens, even of an ASCII value)."""
-        cdef Py_ssize_t n = len(value)
-        cdef size_t h = fnv1a(<const unsigned char*>value, n)
-        cdef size_t i = h & (self.size - 1)
-        cdef MaskEntry* e = &self.table[i]
-        cdef long mask
+        """value_mask of a class or id value: ASCII ones here, from their tokens (cheaper than a
+        lookup in a cache big enough to hit: that one's misses went to memory), others by
+        value_mask (Unicode lower-casing), cached by their UTF-8 bytes."""
+        cdef Py_ssize_t n
+        cdef size_t h, i
+        cdef MaskEntry* e
+        cdef long mask = self.ascii_mask(value)
+        if mask >= 0:
+            return mask
+        n = len(value)
+        h = fnv1a(<const unsigned char*>value, n)
+        i = h & (self.size - 1)
+        e = &self.table[i]
         while e.value is not NULL:
             if e.hash == h and e.len == n and memcmp(e.value, value, n) == 0:
                 return e.mask
             i = (i + 1) & (self.size - 1)
             e = &self.table[i]
-        if is_ascii(value):
-            mask = self.ascii_mask(value)
-        else:
-            mask = self.value_mask(PyUnicode_DecodeUTF8(value, n, NULL))
+        mask = self.value_mask(PyUnicode_DecodeUTF8(value, n, NULL))
         if self.count >= self.size // 2:
             self.clear()
             return mask
@@ -1068,6 +1100,11 @@ cdef class _Walk:
     cdef bint features
     cdef Buf dom, xpath, para_dom, para_xpath, text, lower
     cdef bint para_heading, para_none
+    # the last paragraph's DOM path (its bytes in last_dom), tag and "select" mark: the next
+    # paragraph often has the same path (text around a child paragraph, runs split by <br>s)
+    cdef Buf last_dom
+    cdef object last_dom_path, last_tag
+    cdef int last_select
     cdef StopSet stopset
     cdef object stoplist
     cdef Rows rows          # extract(): the paragraphs' rows go here instead of into tuples
@@ -1100,6 +1137,7 @@ cdef class _Walk:
         free(self.xpath.data)
         free(self.para_dom.data)
         free(self.para_xpath.data)
+        free(self.last_dom.data)
         free(self.text.data)
         free(self.lower.data)
         free(self.nodes)
@@ -1513,9 +1551,12 @@ cdef class _Walk:
                 if not in_space and out.len > word_start:
                     # a word ends: out[word_start:] ; is it a stop word?
                     n_words += 1
-                    if ascii:
+                    k = out.len - word_start
+                    c = <unsigned char>out.data[word_start]
+                    if ascii and not self.stopset.may_have(c + 32 if b'A' <= c <= b'Z' else c, k):
+                        pass   # no entry of this length starts with this letter
+                    elif ascii:
                         # ASCII: str.lower() is A-Z -> a-z; look the bytes up in the C set
-                        k = out.len - word_start
                         self.lower.len = 0
                         buf_add(&self.lower, out.data + word_start, k)
                         w = <unsigned char*>self.lower.data
@@ -1574,22 +1615,36 @@ cdef class _Walk:
         text = PyUnicode_DecodeUTF8(out.data, out.len, NULL)
         if self.para_none:
             dom_path, xpath, heading = "", "/", False
+        elif (self.last_dom_path is not None and self.last_dom.len == self.para_dom.len
+                and memcmp(self.last_dom.data, self.para_dom.data, self.para_dom.len) == 0):
+            dom_path = self.last_dom_path
+            xpath = PyUnicode_DecodeUTF8(self.para_xpath.data, self.para_xpath.len, NULL)
+            heading = self.para_heading
         else:
             dom_path = PyUnicode_DecodeUTF8(self.para_dom.data, self.para_dom.len, NULL)
             xpath = PyUnicode_DecodeUTF8(self.para_xpath.data, self.para_xpath.len, NULL)
             heading = self.para_heading
+            self.last_dom.len = 0
+            buf_add(&self.last_dom, self.para_dom.data, self.para_dom.len)
+            self.last_dom_path = dom_path
+            self.last_tag = None
         if self.rows is not None:
             if self.para_none:
                 tag = ""
+            elif self.last_tag is not None and dom_path is self.last_dom_path:
+                tag = self.last_tag
+                marks |= self.last_select
             else:
-                if has_bytes(self.para_dom.data, self.para_dom.len, b"select", 6):
-                    marks |= MARK_SELECT
+                self.last_select = MARK_SELECT if has_bytes(self.para_dom.data, self.para_dom.len, b"select", 6) else 0
+                marks |= self.last_select
                 # dom_path.rpartition(".")[2]: a "." byte is the character "." in UTF-8
                 j = self.para_dom.len
                 while j > 0 and self.para_dom.data[j - 1] != b'.':
                     j -= 1
                 tag = dom_path if j == 0 else PyUnicode_DecodeUTF8(self.para_dom.data + j, self.para_dom.len - j,
                                                                      NULL)
+                if dom_path is self.last_dom_path:
+                    self.last_tag = tag
             self.rows.add(text, dom_path, xpath, heading, n_chars, n_words, stop, self.link_chars, self.para_id,
                           tag, marks)
         else:
@@ -1903,9 +1958,6 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
     cdef int c, last_gb, last_any, prev, prev_any, marks
     cdef bint any_short = False, any_neargood = False
     cdef list out = []
-    cdef Py_ssize_t pos
-    cdef PyObject* key
-    cdef PyObject* value
     if n == 0:
         return out
     cdef int* cf = <int*>malloc(5 * n * sizeof(int))
@@ -2031,26 +2083,37 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
             features["link_density"] = round4(link_density) if link_chars else 0.0
             features["stopwords"] = stop
             features["stopword_density"] = round4(stop_density) if stop else 0.0
-            fields = PyDict_Copy(FIELDS_TEMPLATE)
-            fields["text"] = texts[i]
-            fields["cls"] = good if is_good else bad
-            fields["cf_class"] = names[cf[i]]
-            fields["heading"] = heading[i] != 0
-            fields["tag"] = tag
-            fields["dom_path"] = dom_path
-            fields["xpath"] = xpaths[i]
-            if not is_good:
-                fields["reason"] = "boilerplate"
-            fields["features"] = features
             if fast_init:
-                # object.__new__(paragraph_type), then each field set in the class's order, without
-                # the calls through Python; attributes set one by one (not a whole __dict__) keep
-                # CPython's compact key-sharing instances: ~50 MB less at the pipeline's peak
+                # object.__new__(paragraph_type), then each field set in the class's order (build_py's
+                # dict literal), without the calls through Python or a dict in between; attributes set
+                # one by one (not a whole __dict__) keep CPython's compact key-sharing instances:
+                # ~50 MB less at the pipeline's peak
                 par = PyBaseObject_Type.tp_new(paragraph_type, <PyObject*>EMPTY_TUPLE, NULL)
-                pos = 0
-                while PyDict_Next(fields, &pos, &key, &value):
-                    PyObject_SetAttr(par, <object>key, <object>value)
+                PyObject_SetAttr(par, "text", texts[i])
+                PyObject_SetAttr(par, "cls", good if is_good else bad)
+                PyObject_SetAttr(par, "cf_class", names[cf[i]])
+                PyObject_SetAttr(par, "heading", heading[i] != 0)
+                PyObject_SetAttr(par, "tag", tag)
+                PyObject_SetAttr(par, "dom_path", dom_path)
+                PyObject_SetAttr(par, "xpath", xpaths[i])
+                PyObject_SetAttr(par, "reason", None if is_good else "boilerplate")
+                PyObject_SetAttr(par, "features", features)
+                PyObject_SetAttr(par, "lang", None)
+                PyObject_SetAttr(par, "lang_score", None)
+                PyObject_SetAttr(par, "tokens", None)
+                PyObject_SetAttr(par, "glue", None)
             else:
+                fields = PyDict_Copy(FIELDS_TEMPLATE)
+                fields["text"] = texts[i]
+                fields["cls"] = good if is_good else bad
+                fields["cf_class"] = names[cf[i]]
+                fields["heading"] = heading[i] != 0
+                fields["tag"] = tag
+                fields["dom_path"] = dom_path
+                fields["xpath"] = xpaths[i]
+                if not is_good:
+                    fields["reason"] = "boilerplate"
+                fields["features"] = features
                 par = paragraph_type(**fields)
             out.append(par)
     finally:
