@@ -1346,7 +1346,7 @@ cdef class _Walk:
             return None   # the page is left to the XPath evidence (self.unusual)
         cdef const char* role = NULL
         cdef const char* itemprop = NULL
-        cdef bint hidden = False
+        cdef bint hidden = False, hiding = False
         cdef long flags = rules.name_flags(name)
         semantic = (flags & NAME_SEMANTIC) != 0
         special = flags != 0
@@ -1382,48 +1382,52 @@ cdef class _Walk:
                 mask |= rules.mask_of(cls)
             if idv is not NULL and idv[0] != 0:
                 mask |= rules.mask_of(idv)
-            if not other and style is not NULL and style[0] != 0:
+            if style is not NULL and style[0] != 0:
                 # only a style that says display:none or visibility:hidden (any case) counts
                 if not is_ascii(style) or has_word_ci(style, b"display") or has_word_ci(style, b"visibility"):
                     if rules.hidden_style(PyUnicode_DecodeUTF8(style, len(style), NULL)):
-                        other = True
+                        hiding = other = True
             if not (semantic or other or mask):
                 return None
             if special or other:
-                # the rules decide; elements with the same tag and attributes alike
-                # (candidate_evidence and describe read nothing else)
+                # the rules decide; elements alike in what they read decide alike: the tag, role
+                # and itemprop, the hidden flag, whether the style hides, and the class and id
+                # values only through their kinds (element_kind's value_kinds: the mask)
                 b.data = NULL
                 b.len = b.cap = 0
                 try:
                     add_part(&b, name)
-                    add_part(&b, cls)
-                    add_part(&b, idv)
                     add_part(&b, role)
                     add_part(&b, itemprop)
-                    add_part(&b, style)
-                    if hidden:
-                        buf_add(&b, b"\x03", 1)
+                    buf_add(&b, b"\x04" if hidden else b"\x05", 1)
+                    buf_add(&b, b"\x04" if hiding else b"\x05", 1)
+                    buf_add(&b, <const char*>&mask, sizeof(long))
                     key = b.data[:b.len]
                 finally:
                     free(b.data)
-                found = rules.decided.get(key)
-                if found is None:
+                decided = rules.decided.get(key)
+                if decided is None:
                     if self.doc is None:
                         # a tree of the SAX build (no lxml document): a detached element with the
-                        # tag and the attributes the key is made of (all the rules read)
+                        # tag and the attributes the rules read
                         el = detached_element(c)
                     else:
                         el = cetree.elementFactory(self.doc, c)
-                    kind, hint = rules.evidence(el)
-                    found = (semantic, kind, hint, rules.describe(el) if kind else None)
+                    decided = rules.evidence(el)
                     if len(rules.decided) >= 65536:
                         rules.decided.clear()
-                    rules.decided[key] = found
-                return found
+                    rules.decided[key] = decided
+                kind, hint = decided
+                return (semantic, kind, hint, self.description(name, cls, idv) if kind else None)
             kind = rules.mask_kinds[mask]
             if not kind:
                 return None
-            # why: f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:DESCRIPTION_CHARS]
+            return (False, kind, False, self.description(name, cls, idv))
+
+    cdef object description(self, const char* name, const char* cls, const char* idv):
+        """justext_plus.describe(el): f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:DESCRIPTION_CHARS]."""
+        cdef Buf b
+        if True:
             b.data = NULL
             b.len = b.cap = 0
             try:
@@ -1439,7 +1443,7 @@ cdef class _Walk:
                 free(b.data)
             if len(why) > 200:
                 why = why[:200]
-            return (False, kind, False, why)
+            return why
 
     cdef int add_candidate(self, tuple found, Py_ssize_t node) except -1:
         if found[0]:

@@ -386,3 +386,21 @@ def test_guessing_clean_stage_on_the_development_pages(snippets_dir, monkeypatch
     assert justext_engine.sax_stats()[0] >= before + 0.95 * len(raws)
     monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
     assert fast == clean_outcomes(raws, ["auto"])
+
+
+def test_elements_decided_alike_keep_their_own_descriptions():
+    """The walk remembers the rules' decision for elements alike in what the rules read (tag, role,
+    itemprop, hidden, a hiding style, the kinds of the class and id values), not for equal values:
+    each region still names its own element, and a different kind is decided anew."""
+    fast_path_on()
+    html = ("<html><body><div role=navigation class='menu top'><p>" + S + "</p></div>"
+            "<div role=navigation class='menu bottom' id=n2><p>Second " + S + "</p></div>"
+            "<div role=note class='share x'><p>Third " + S + "</p></div>"
+            "<div role=note class='cookie x'><p>Fourth " + S + "</p></div>"
+            "<div style='display:none' class='menu top'><p>Fifth " + S + "</p></div>"
+            "<article><p>" + S + "</p><p>" + S + "</p><p>" + S + "</p></article></body></html>")
+    assert compare(html) == "fast"
+    paras = EXTRACTOR.extract(Page(html, stoplist=EN))
+    regions = [(p.features.get("region"), p.features.get("region_element")) for p in paras[:5]]
+    assert regions == [("nav", "div.menu top#"), ("nav", "div.menu bottom#n2"), ("share", "div.share x#"),
+                       ("cookie", "div.cookie x#"), ("hidden", "div.menu top#")]
