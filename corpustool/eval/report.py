@@ -74,7 +74,7 @@ def summary_rows(summaries: list[Summary], timings: bool = True) -> tuple[list[s
     frag = any(s.fragmentation is not None for s in summaries)
     header = ["extractor", "pages"]
     if timings:
-        header.append("pages/s")
+        header += ["pages/s", "extract/s"]
     header.append("dropped")
     if snippets:
         header += ["with%", "without%", "snipP", "snipR", "snipF1"]
@@ -88,7 +88,7 @@ def summary_rows(summaries: list[Summary], timings: bool = True) -> tuple[list[s
     for s in summaries:
         row = [s.label, str(s.pages)]
         if timings:
-            row.append(_f(s.pages_per_second))
+            row += [_f(s.pages_per_second), _f(s.extract_pages_per_second)]
         row.append(str(s.dropped))
         if snippets:
             sn = s.snippets

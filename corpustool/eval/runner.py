@@ -156,6 +156,7 @@ class PageResult:
     drop_reason: str | None = None
     error: str | None = None
     seconds: float = 0.0
+    extract_seconds: float = 0.0    # of those, in the extractor alone (no decoding, no language guess)
     out_words: int = 0
     words: Confusion | None = None
     chars: Confusion | None = None
@@ -216,10 +217,17 @@ class Summary:
     macro_f1: float
     f1_ci: tuple[float, float]
     fragmentation: Fragmentation | None
+    extract_seconds: float = 0.0
 
     @property
     def pages_per_second(self) -> float:
         return self.pages / self.seconds if self.seconds > 0 else NAN
+
+    @property
+    def extract_pages_per_second(self) -> float:
+        """Pages per second of the extractor alone: its parse and extraction, without decoding and
+        the clean stage's language guess (a peer: its extract call, without the stoplist choice)."""
+        return self.pages / self.extract_seconds if self.extract_seconds > 0 else NAN
 
     @property
     def primary(self) -> Confusion | None:
@@ -396,6 +404,7 @@ class Evaluation:
         stage = self._stage(cfg, lang_key)
         doc = Document(id=page.id, url=page.url, raw=raw, html=html_text, source=page.path)
         res = PageResult(page=index)
+        extracting = stage.extract_seconds
         start = time.perf_counter()
         try:
             stage.process(doc)
@@ -405,6 +414,7 @@ class Evaluation:
             if not quiet:
                 print(f"corpustool eval: {cfg.label}: error in {page.id}: {res.error}", file=sys.stderr)
         res.seconds = time.perf_counter() - start
+        res.extract_seconds = stage.extract_seconds - extracting
         res.drop_reason = doc.drop_reason
         res.lang = doc.stoplist_lang
         res.blocks = [(p.text, p.is_good) for p in doc.paragraphs]
@@ -437,7 +447,9 @@ class Evaluation:
                     res.lang = doc.stoplist_lang
                 else:
                     stop = frozenset()      # the pipeline would drop the page: nothing is kept
+            extracting = time.perf_counter()
             text, paragraphs = peer.extract(html_text, context.page.url, stop)
+            res.extract_seconds = time.perf_counter() - extracting
             res.text = text
             res.blocks = [(p.text, p.is_good) for p in paragraphs] if paragraphs is not None else None
         except Exception as exc:  # a peer's failure on one page is its score, not a crash
@@ -467,6 +479,7 @@ class Evaluation:
         seconds = sum(r.seconds for r in results)
         return Summary(
             label=label, pages=len(results), seconds=seconds,
+            extract_seconds=sum(r.extract_seconds for r in results),
             dropped=sum(1 for r in results if r.drop_reason), errors=sum(1 for r in results if r.error),
             words=micro(words) if words else None,
             chars=micro(chars) if chars else None,

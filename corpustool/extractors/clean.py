@@ -9,6 +9,7 @@ Documents without any good paragraph are dropped with a reason.
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
 from typing import Any
 
@@ -51,6 +52,9 @@ class Clean(DocumentStage):
             raise OptionError("--lang auto cannot be combined with other languages")
         self.user_stoplist = load_stoplist_file(stoplist_file) if stoplist_file else None
         self.max_bytes = max_bytes
+        # wall seconds spent in the extractor (its own parse and extract), summed over the
+        # documents: the evaluation's extractor-alone speed, apart from decoding and the guess
+        self.extract_seconds = 0.0
         self.min_bytes = min_bytes
         # site-level methods that look at the DOM of many pages need the markup later
         self.keep_html = keep_html or bool(getattr(self.extractor, "keep_html", False))
@@ -146,7 +150,9 @@ class Clean(DocumentStage):
         guess = self.extractor.needs_stoplist and self.user_stoplist is None and len(self.languages) != 1
         if guess and self.extractor.parses_unparsed:
             # the extractor's own parse serves the guess and then the extraction: no lxml tree
+            start = time.perf_counter()
             page.own_parse = self.extractor.parse_unparsed(page)
+            self.extract_seconds += time.perf_counter() - start
         if page.own_parse is not None:
             empty = not page.own_parse.has_root
         else:
@@ -156,7 +162,9 @@ class Clean(DocumentStage):
             return doc
         if self.extractor.needs_stoplist and not self.choose_stoplist(doc, page):
             return doc
+        start = time.perf_counter()
         doc.paragraphs = self.extractor.extract(page)
+        self.extract_seconds += time.perf_counter() - start
         if not doc.paragraphs and page.tree is None:
             # (the extractor parsed the page its own way: nothing to parse is still "empty")
             doc.drop("empty")
