@@ -161,3 +161,11 @@ def test_line_verdict_fast_path_boundaries():
         for heading in (False, True):
             for keep_meta in (False, True):
                 assert T.line_verdict.__wrapped__(text, heading, keep_meta) == ungated_verdict(text, heading, keep_meta), text
+
+
+def test_a_gate_of_many_patterns_keeps_the_automaton():
+    """More patterns than the compiled scan's bits: the automaton answers, exactly."""
+    patterns = [re.compile(f"word{i}x") for i in range(70)]
+    gate = T.KeywordGate(patterns)
+    assert gate.compiled is None
+    assert gate.mask("a word3x and a word69x") == (1 << 3) | (1 << 69)

@@ -383,9 +383,10 @@ class KeywordGate:
     """Which of some patterns can match a line: ``mask(line)`` has bit i set unless pattern i
     surely does not match (its required strings are all absent from the line).
 
-    ``mask`` is the compiled scan of ``corpustool/_text_scan.pyx`` when it is built (a C loop
-    over the line's character pairs, ~10x cheaper than iterating pyahocorasick's matches in
-    Python), else :meth:`mask_automaton`; both give the same answer."""
+    ``mask`` is the compiled scan of ``corpustool/_text_scan.pyx`` when it is built and the
+    bits fit its C ``long`` (a loop over the line's character pairs and quads, ~4x cheaper than
+    iterating pyahocorasick's matches in Python), else :meth:`mask_automaton`; both give the
+    same answer."""
 
     def __init__(self, patterns: list[re.Pattern[str]]) -> None:
         import ahocorasick
@@ -405,13 +406,15 @@ class KeywordGate:
         if bits:
             self.automaton.make_automaton()
         self.empty = not bits
-        try:
-            from .._text_scan import LiteralGate
-        except ImportError:
-            self.compiled = None
-        else:
-            self.compiled = LiteralGate(bits, self.always)
-            self.mask = self.compiled.mask   # type: ignore[method-assign]
+        self.compiled = None
+        if len(patterns) < 63:
+            try:
+                from .._text_scan import LiteralGate
+            except ImportError:
+                pass
+            else:
+                self.compiled = LiteralGate(bits, self.always)
+                self.mask = self.compiled.mask   # type: ignore[method-assign]
 
     def mask(self, line: str) -> int:
         return self.mask_automaton(line)
