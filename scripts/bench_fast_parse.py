@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from bench_justext import page_stoplist, pick_pages, pin_one_core  # noqa: E402
+from bench_justext import add_page_options, page_limit, page_stoplist, pick_pages, pin_one_core  # noqa: E402
 
 from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors import justext_engine  # noqa: E402
@@ -41,13 +41,10 @@ from corpustool.extractors.base import Page, get_extractor, html_bytes, parse_ht
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--limit", type=int, default=None, help="at most this many pages (default: all)")
-    ap.add_argument("--quick", action="store_true", help="100 pages")
+    add_page_options(ap)
     ap.add_argument("--rounds", type=int, default=1, help="passes over the pages (default 1)")
-    ap.add_argument("--source", choices=("auto", "snippets", "warc", "generated"), default="auto",
-                    help="where the pages come from (default: snippets, else the demo WARC, else generated)")
     args = ap.parse_args()
-    limit = 100 if args.quick and not args.limit else args.limit
+    limit = page_limit(args)
     if not justext_engine.SAX_PARSE:
         print(f"fast path not available: {justext_engine.SAX_ERROR or justext_engine.COMPILED_ERROR}",
               file=sys.stderr)

@@ -115,6 +115,18 @@ def pick_pages(source: str, limit: int | None, warc: Path = DEMO_WARC) -> tuple[
     return "generated pages (seed 42)", generated_pages(limit or 300)
 
 
+def add_page_options(ap: argparse.ArgumentParser) -> None:
+    """--limit, --quick and --source: which pages (:func:`pick_pages`), shared by the jusText benchmarks."""
+    ap.add_argument("--limit", type=int, default=None, help="at most this many pages (default: all)")
+    ap.add_argument("--quick", action="store_true", help="100 pages")
+    ap.add_argument("--source", choices=("auto", "snippets", "warc", "generated"), default="auto",
+                    help="where the pages come from (default: snippets, else the demo WARC, else generated)")
+
+
+def page_limit(args: argparse.Namespace) -> int | None:
+    return 100 if args.quick and not args.limit else args.limit
+
+
 def page_stoplist(html: str) -> frozenset[str]:
     m = _HTML_LANG.search(html[:5000])
     code = "en"
@@ -164,16 +176,13 @@ def pin_one_core() -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--limit", type=int, default=None, help="at most this many pages (default: all)")
-    ap.add_argument("--quick", action="store_true", help="100 pages")
+    add_page_options(ap)
     ap.add_argument("--preset", default="justext", help="jusText preset for both (default justext)")
     ap.add_argument("--warc", type=Path, default=DEMO_WARC, help="WARC to use when the snippets are absent")
-    ap.add_argument("--source", choices=("auto", "snippets", "warc", "generated"), default="auto",
-                    help="where the pages come from (default: snippets, else the WARC, else generated)")
     ap.add_argument("--turn", type=int, default=1, metavar="PAGES",
                     help="the extractors take turns after this many pages (default 1: page by page)")
     args = ap.parse_args()
-    limit = 100 if args.quick and not args.limit else args.limit
+    limit = page_limit(args)
     if args.turn < 1:
         ap.error("--turn must be at least 1")
 

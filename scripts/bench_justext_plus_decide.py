@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from bench_justext import page_stoplist, pick_pages, pin_one_core  # noqa: E402
+from bench_justext import add_page_options, page_limit, page_stoplist, pick_pages, pin_one_core  # noqa: E402
 from corpustool.document import Paragraph  # noqa: E402
 from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors import justext_engine  # noqa: E402
@@ -40,16 +40,13 @@ def fresh(paras: list[Paragraph]) -> list[Paragraph]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--limit", type=int, default=None, help="at most this many pages (default: all)")
-    ap.add_argument("--quick", action="store_true", help="100 pages")
+    add_page_options(ap)
     ap.add_argument("--repeat", type=int, default=3, help="calls of each decide() per page (default 3)")
-    ap.add_argument("--source", choices=("auto", "snippets", "warc", "generated"), default="auto",
-                    help="where the pages come from (default: snippets, else the WARC, else generated)")
     args = ap.parse_args()
     if not justext_engine.COMPILED or jp.compiled_decide is None:
         print("the compiled walk or decide() is not built (setup.py build_ext --inplace)", file=sys.stderr)
         return 1
-    limit = 100 if args.quick and not args.limit else args.limit
+    limit = page_limit(args)
     source, raws = pick_pages(args.source, limit)
 
     pin_one_core()
