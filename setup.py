@@ -53,7 +53,7 @@ def extensions() -> list:
     ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"],
                     depends=["corpustool/_sax_arena.pxi"])
     decide = Extension(DECIDE_MODULE, [DECIDE_PYX], extra_compile_args=["-O2"])
-    scan = Extension(SCAN_MODULE, [SCAN_PYX], extra_compile_args=["-O2"])
+    scan = Extension(SCAN_MODULE, [SCAN_PYX], extra_compile_args=["-O3"])   # -O3: the scans' loops vectorised
     try:
         return cythonize([ext, decide, scan], compiler_directives={"language_level": "3"}, quiet=True)
     except Exception as exc:   # noqa: BLE001 - e.g. lxml's .pxd files missing

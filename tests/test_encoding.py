@@ -260,3 +260,24 @@ def test_control_scan_finds_what_the_pattern_finds():
     page = "<p>caf\xe9 \u0142\xf3d\u017a \U0001f600\t\n\r</p>" * 100
     assert encoding.strip_controls(page) is page
     assert encoding.strip_controls(page + "\x0c\x1f") == page
+
+
+def test_compiled_utf8_encoder_gives_the_bytes_libxml2_parsed_before():
+    """html_bytes encodes a page with the compiled encoder (corpustool/_text_scan.pyx): the bytes of
+    str.encode("utf-8", "surrogatepass") without U+0000, for strings of 1-, 2- and 4-byte characters,
+    ASCII runs of every length around the encoder's 4- and 8-character steps, lone surrogates
+    (a page decoded with surrogateescape keeps them) and NULs anywhere in a run."""
+    from corpustool.extractors import base
+
+    if base._utf8_bytes is None:
+        pytest.skip("corpustool._text_scan is not built")
+    rng = random.Random(11)
+    alphabet = ["a", "<", " ", "\x00", "\x7f", "\x80", "\xe9", "\xff", "\u0142", "\u2019", "\u07ff", "\u0800",
+                "\ud800", "\udcff", "\uffff", "\U00010000", "\U0001f600", "\U0010ffff"]
+    for _ in range(20000):
+        chars = alphabet[:rng.randint(1, len(alphabet))]
+        s = "".join(rng.choice(chars) if rng.random() < 0.3 else "x" * rng.randint(0, 17)
+                    for _ in range(rng.randint(0, 12)))
+        assert base._utf8_bytes(s) == s.encode("utf-8", "surrogatepass").replace(b"\x00", b""), repr(s)
+    page = "<p>\u201cQuoted\u201d caf\xe9 \x00text</p>\n" * 5000
+    assert base.html_bytes(page) == page.encode("utf-8").replace(b"\x00", b"")
