@@ -39,7 +39,7 @@ tests check that both agree.
 """
 from cpython.dict cimport PyDict_Copy
 from cpython.object cimport PyObject_SetAttr, PyTypeObject
-from cpython.ref cimport Py_INCREF, Py_XDECREF, PyObject
+from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF, PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, strcmp, strlen
@@ -1879,6 +1879,45 @@ cdef tuple EMPTY_TUPLE = ()
 
 cdef extern from "Python.h":
     PyTypeObject PyBaseObject_Type
+    ctypedef struct PyMemberDef:
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    PyObject* PyType_GenericAlloc(PyTypeObject* t, Py_ssize_t n) except NULL
+
+
+# A paragraph class with __slots__ (Paragraph: a slotted dataclass) gets its fields stored in its
+# slots directly, in the order of SLOT_FIELDS: the offsets of its member descriptors, per class.
+# 0.24 -> 0.18 ms per dev page for build's paragraphs against setting attributes of an instance dict
+SLOT_FIELDS = ("text", "cls", "cf_class", "heading", "tag", "dom_path", "xpath", "reason", "features", "lang",
+               "lang_score", "tokens", "glue", "_words")
+cdef dict SLOT_OFFSETS = {}     # class -> bytes of SLOT_FIELDS' offsets (Py_ssize_t each), or None
+
+
+cdef object slot_offsets(paragraph_type):
+    """The offsets of SLOT_FIELDS in paragraph_type's instances, or None when one is not a slot."""
+    import types
+    offsets = SLOT_OFFSETS.get(paragraph_type, False)
+    if offsets is not False:
+        return offsets
+    cdef Py_ssize_t[14] found
+    offsets = None
+    if type(paragraph_type) is type and "__slots__" in paragraph_type.__dict__:
+        for i, name in enumerate(SLOT_FIELDS):
+            d = paragraph_type.__dict__.get(name)
+            if type(d) is not types.MemberDescriptorType:
+                break
+            found[i] = (<PyMemberDescrObject*>d).d_member.offset
+        else:
+            offsets = (<char*>found)[:14 * sizeof(Py_ssize_t)]
+    SLOT_OFFSETS[paragraph_type] = offsets
+    return offsets
+
+
+cdef inline void set_slot(PyObject* obj, Py_ssize_t offset, object value) noexcept:
+    """A slot of a new object (NULL until now) takes a reference to value."""
+    Py_INCREF(value)
+    (<PyObject**>((<char*>obj) + offset))[0] = <PyObject*>value
 
 
 # context-free and final classes as small integers during classification
@@ -1972,6 +2011,13 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
     cdef int* left_any = cf + 3 * n
     cdef int* heading = cf + 4 * n
     names = _CLASS_NAMES
+    offsets_bytes = slot_offsets(paragraph_type) if fast_init else None
+    cdef const Py_ssize_t* offsets = NULL
+    cdef PyObject* obj
+    if offsets_bytes is not None:
+        offsets = <const Py_ssize_t*><const char*>offsets_bytes
+    # (a class with slots but other fields than these: its constructor)
+    cdef bint dict_init = fast_init and "__slots__" not in paragraph_type.__dict__
     try:
         # -- Algorithm 2.2: context-free classes --------------------------------
         for i in range(n):
@@ -2087,7 +2133,26 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
             features["link_density"] = round4(link_density) if link_chars else 0.0
             features["stopwords"] = stop
             features["stopword_density"] = round4(stop_density) if stop else 0.0
-            if fast_init:
+            if offsets is not NULL:
+                # a slotted class: the fields stored in the new object's slots, as its __init__ would
+                obj = PyType_GenericAlloc(<PyTypeObject*>paragraph_type, 0)
+                par = <object>obj
+                Py_DECREF(par)        # (par holds the one reference)
+                set_slot(obj, offsets[0], texts[i])
+                set_slot(obj, offsets[1], good if is_good else bad)
+                set_slot(obj, offsets[2], names[cf[i]])
+                set_slot(obj, offsets[3], heading[i] != 0)
+                set_slot(obj, offsets[4], tag)
+                set_slot(obj, offsets[5], dom_path)
+                set_slot(obj, offsets[6], xpaths[i])
+                set_slot(obj, offsets[7], None if is_good else "boilerplate")
+                set_slot(obj, offsets[8], features)
+                set_slot(obj, offsets[9], None)
+                set_slot(obj, offsets[10], None)
+                set_slot(obj, offsets[11], None)
+                set_slot(obj, offsets[12], None)
+                set_slot(obj, offsets[13], None)
+            elif dict_init:
                 # object.__new__(paragraph_type), then each field set in the class's order (build_py's
                 # dict literal), without the calls through Python or a dict in between; attributes set
                 # one by one (not a whole __dict__) keep CPython's compact key-sharing instances:

@@ -19,7 +19,7 @@ GOOD = "good"
 BAD = "bad"
 
 
-@dataclass
+@dataclass(slots=True)
 class Paragraph:
     """One text block of a page with its classification."""
 

@@ -82,7 +82,7 @@ def main() -> int:
                 else:
                     tree += clock() - t0
             justext_engine.SAX_PARSE = True
-            if [vars(p) for p in results[0]] != [vars(p) for p in results[1]]:
+            if [p.to_dict() for p in results[0]] != [p.to_dict() for p in results[1]]:
                 differ += 1
     # the clean stage that guesses the language (--lang auto, the default of `build`)
     from corpustool.document import Document
@@ -105,7 +105,7 @@ def main() -> int:
                 else:
                     stage_tree += clock() - t0
                 outcomes[side] = (doc.drop_reason, doc.lang, doc.stoplist_lang, doc.title,
-                                  [vars(p) for p in doc.paragraphs])
+                                  [p.to_dict() for p in doc.paragraphs])
             justext_engine.SAX_PARSE = True
             stage_differ += outcomes[0] != outcomes[1]
     n = len(raws) * args.rounds

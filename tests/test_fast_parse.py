@@ -44,7 +44,7 @@ def fast_path_on() -> None:
 
 
 def fields(paragraphs: list) -> list:
-    return [list(vars(p).items()) for p in paragraphs]
+    return [[(name, getattr(p, name)) for name in type(p).__slots__] for p in paragraphs]
 
 
 def outline(el) -> tuple:

@@ -360,16 +360,20 @@ SAX_PARSE = COMPILED and SAX_AVAILABLE
 
 # Paragraph.__init__ is a large part of the per-paragraph cost; when the
 # dataclass's constructor sets exactly the fields filled below (and nothing
-# else: no __post_init__, no slots), its instance dict is built directly. A
-# field with init=False and no default_factory is never set by __init__ (the
-# class attribute stands in), so it does not stop the fast path; any other new
-# field makes the engine use the constructor again.
+# else: no __post_init__), the engine fills a new object itself: its slots
+# (Paragraph is a slotted dataclass: SLOT_FIELDS of the compiled walk, the
+# init=False cache _words included) or, for a class without slots, its
+# instance dict. A field with init=False and no default_factory is never set by
+# __init__ but for its default, so it does not stop the fast path; any other
+# new field makes the engine use the constructor again.
 _ENGINE_FIELDS = {"text", "cls", "cf_class", "heading", "tag", "dom_path", "xpath", "reason", "features", "lang",
                   "lang_score", "tokens", "glue"}
+_SLOTTED = "__slots__" in Paragraph.__dict__
 _FAST_PARAGRAPH_INIT = (
     {f.name for f in dataclasses.fields(Paragraph) if f.init} == _ENGINE_FIELDS
     and all(f.default_factory is dataclasses.MISSING for f in dataclasses.fields(Paragraph) if not f.init)
-    and not hasattr(Paragraph, "__post_init__") and not hasattr(Paragraph, "__slots__"))
+    and not hasattr(Paragraph, "__post_init__")
+    and (not _SLOTTED or set(Paragraph.__slots__) == _ENGINE_FIELDS | {"_words"}))
 
 _HEADING_CACHE: dict[str, bool] = {}
 
@@ -602,7 +606,7 @@ class JustextEngineExtractor(Extractor):
                 },
                 "lang": None, "lang_score": None, "tokens": None, "glue": None,
             }
-            if fast_init:
+            if fast_init and not _SLOTTED:
                 par = new(Paragraph)
                 par.__dict__ = fields
             else:
