@@ -1119,8 +1119,8 @@ cdef extern from *:
             return CT_TOO_LARGE;
         if (!ct_valid_utf8(data, n))
             return CT_INVALID_UTF8;
-        if (n >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
-            P->p += 3;   /* the BOM (xmlDetectEncoding) */
+        if (n >= 4 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF)
+            P->p += 3;   /* the BOM (xmlDetectEncoding, which reads 4 bytes or none) */
         ct_skip_ws(P);
         while (P->p < e && !P->give_up) {
             const unsigned char* q = P->p;
