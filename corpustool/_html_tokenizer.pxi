@@ -66,6 +66,29 @@ cdef extern from *:
     #define CT_ALNUM(c) (CT_LETTER(c) || CT_DIGIT(c))
     #define CT_HEX(c) (CT_DIGIT(c) || (unsigned)(((c) | 0x20) - 'a') < 6u)
 
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+
+    /* the first of the bytes a, b, c at or after q (e when none): 16 bytes at a time */
+    static inline const unsigned char* ct_scan3(const unsigned char* q, const unsigned char* e,
+                                                unsigned char a, unsigned char b, unsigned char c) {
+    #if defined(__SSE2__)
+        const __m128i va = _mm_set1_epi8((char) a), vb = _mm_set1_epi8((char) b), vc = _mm_set1_epi8((char) c);
+        while (e - q >= 16) {
+            __m128i x = _mm_loadu_si128((const __m128i*) q);
+            int m = _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)),
+                                                   _mm_cmpeq_epi8(x, vc)));
+            if (m)
+                return q + __builtin_ctz((unsigned) m);
+            q += 16;
+        }
+    #endif
+        while (q < e && *q != a && *q != b && *q != c)
+            q++;
+        return q;
+    }
+
     /* why a page went to libxml2 (tokenizer_stats) */
     enum { CT_OK = 0, CT_OFF, CT_INVALID_UTF8, CT_TOO_LARGE, CT_RARE_ELEMENT, CT_LONG_NAME, CT_DEEP,
            CT_MANY_ATTRIBUTES, CT_TREE_FAILED, CT_NO_MEMORY, CT_N_REASONS };
@@ -424,6 +447,16 @@ cdef extern from *:
         const unsigned char* e = s + n;
         while (s < e) {
             unsigned c;
+    #if defined(__SSE2__)
+            if ((size_t) (e - s) >= 16) {
+                /* ASCII and no NUL byte: no high bit in the bytes or in their comparison with 0 */
+                __m128i x = _mm_loadu_si128((const __m128i*) s);
+                if (_mm_movemask_epi8(_mm_or_si128(x, _mm_cmpeq_epi8(x, _mm_setzero_si128()))) == 0) {
+                    s += 16;
+                    continue;
+                }
+            }
+    #endif
             if ((size_t) (e - s) >= 8) {
                 uint64_t w;
                 memcpy(&w, s, 8);
@@ -497,18 +530,10 @@ cdef extern from *:
     static const unsigned char** ct_atts = NULL;
     static int ct_atts_cap = 0;
 
-    static unsigned char ct_stop_text[256], ct_stop_raw[256], ct_stop_script[256], ct_name_end[256],
-                         ct_attr_name_end[256], ct_unquoted_end[256];
+    static unsigned char ct_name_end[256], ct_attr_name_end[256], ct_unquoted_end[256];
 
     static void ct_init_tables(void) {
         int c;
-        memset(ct_stop_text, 0, 256);
-        memset(ct_stop_raw, 0, 256);
-        memset(ct_stop_script, 0, 256);
-        memset(ct_name_end, 0, 256);
-        ct_stop_text['<'] = ct_stop_text['&'] = ct_stop_text['\\r'] = 1;
-        ct_stop_raw['<'] = ct_stop_raw['\\r'] = 1;
-        ct_stop_script['<'] = ct_stop_script['-'] = ct_stop_script['\\r'] = 1;
         for (c = 0; c < 256; c++)
             ct_name_end[c] = CT_WS(c) || c == '/' || c == '>';
         memcpy(ct_attr_name_end, ct_name_end, 256);
@@ -656,8 +681,6 @@ cdef extern from *:
         const unsigned char* q = s;
         const unsigned char* e = P->e;
         int mode = P->mode;
-        const unsigned char* stop = (mode == CT_DATA || mode == CT_RCDATA) ? ct_stop_text
-                                    : mode == CT_RAWTEXT ? ct_stop_raw : ct_stop_script;
         unsigned char repl[8];
         int rlen;
         size_t used;
@@ -666,8 +689,14 @@ cdef extern from *:
             return;
         }
         for (;;) {
-            while (q < e && !stop[*q])
-                q++;
+            /* the bytes where the text may end or change: '<', CR, '&' where references count,
+               '-' in a script's escaped states */
+            if (mode == CT_DATA || mode == CT_RCDATA)
+                q = ct_scan3(q, e, '<', '&', '\\r');
+            else if (mode == CT_SCRIPT_ESC1 || mode == CT_SCRIPT_ESC2)
+                q = ct_scan3(q, e, '<', '-', '\\r');
+            else
+                q = ct_scan3(q, e, '<', '\\r', '\\r');
             if (q >= e)
                 break;
             switch (*q) {
@@ -826,8 +855,7 @@ cdef extern from *:
         s = q;
         for (;;) {
             if (quote) {
-                while (q < e && *q != quote && *q != '&' && *q != '\\r')
-                    q++;
+                q = ct_scan3(q, e, (unsigned char) quote, '&', '\\r');
             } else {
                 while (q < e && !ct_unquoted_end[*q] && *q != '&')
                     q++;
