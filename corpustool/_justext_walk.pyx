@@ -2260,3 +2260,4 @@ def page_text(root):
 
 
 include "_sax_arena.pxi"
+include "_html_tokenizer.pxi"

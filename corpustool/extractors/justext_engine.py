@@ -357,6 +357,15 @@ except Exception as exc:   # noqa: BLE001 - an extension built before the fast p
     extract_evidence_html = sax_build = sax_outline = sax_page = sax_stats = None
 SAX_PARSE = COMPILED and SAX_AVAILABLE
 
+# The fast path's own tokenizer (corpustool/_html_tokenizer.pxi): libxml2's SAX calls made
+# without libxml2's parser, which parses the pages it gives back. set_fast_tokenizer(False)
+# has libxml2 parse every page (A/B runs); tokenizer_stats() counts the pages of each path.
+try:
+    from .._justext_walk import TOKENIZER_AVAILABLE, TOKENIZER_ERROR, set_fast_tokenizer, tokenizer_stats
+except Exception as exc:   # noqa: BLE001 - an extension built before the tokenizer
+    TOKENIZER_AVAILABLE, TOKENIZER_ERROR = False, f"{type(exc).__name__}: {exc}"
+    set_fast_tokenizer = tokenizer_stats = None
+
 
 # Paragraph.__init__ is a large part of the per-paragraph cost; when the
 # dataclass's constructor sets exactly the fields filled below (and nothing
