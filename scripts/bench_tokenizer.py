@@ -79,7 +79,7 @@ def main() -> int:
                     out = run()
                     best[measure, on] = min(best[measure, on], clock() - t0)
                     if measure == "extract" and r == 0:
-                        results[on] = [[vars(p) for p in page] for page in out]
+                        results[on] = [[p.to_dict() for p in page] for page in out]
     finally:
         set_tokenizer(True)
     differ = sum(a != b for a, b in zip(results[True], results[False]))
