@@ -15,6 +15,9 @@
 * :func:`first_control`: where a page has a C0 control character HTML
   forbids (:func:`corpustool.encoding.strip_controls`): ``re``'s search of a
   character class takes ~0.7 ms over a 146 KB page, this loop a tenth of that.
+* :func:`has_control_bytes`: the same question of a page's bytes in an ASCII-compatible
+  encoding (``encoding.decode``): ``bytes.translate`` takes ~0.1 ms over a page, SSE2
+  compares 16 bytes a step.
 * :func:`utf8_bytes`: the UTF-8 bytes libxml2 parses (``extractors.base.html_bytes``).
   Most pages are strings of 2-byte characters (one curly quote suffices), whose
   encoder in CPython takes ~0.11 ms over a 146 KB page, a twentieth of
@@ -227,6 +230,45 @@ cdef class LiteralGate:
 
 # the C0 controls HTML forbids: all but tab, line feed, carriage return (encoding._CONTROL_CHARS)
 cdef unsigned int FORBIDDEN_C0 = 0xFFFFFFFF & ~((1u << 9) | (1u << 10) | (1u << 13))
+
+
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* any byte of s[0:n] in 0x00-0x08, 0x0B, 0x0C, 0x0E-0x1F: 16 bytes a step with SSE2 */
+    static int ct_has_control_bytes(const unsigned char* s, Py_ssize_t n) {
+        Py_ssize_t i = 0;
+    #if defined(__SSE2__)
+        const __m128i c31 = _mm_set1_epi8(31), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10),
+                      cr = _mm_set1_epi8(13);
+        for (; i + 16 <= n; i += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i*) (s + i));
+            __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(x, c31), c31);      /* x <= 31 */
+            __m128i allowed = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, tab), _mm_cmpeq_epi8(x, lf)),
+                                           _mm_cmpeq_epi8(x, cr));
+            if (_mm_movemask_epi8(_mm_andnot_si128(allowed, low)))
+                return 1;
+        }
+    #endif
+        for (; i < n; i++) {
+            unsigned c = s[i];
+            if ((c < 9u) | ((c - 11u) < 2u) | ((c - 14u) < 18u))
+                return 1;
+        }
+        return 0;
+    }
+    """
+    bint ct_has_control_bytes(const unsigned char* s, Py_ssize_t n) noexcept nogil
+
+
+def has_control_bytes(const unsigned char[:] raw):
+    """Does ``raw`` hold a byte of U+0000-U+0008, U+000B, U+000C or U+000E-U+001F (what
+    :func:`first_control` finds in text)?"""
+    if raw.shape[0] == 0:
+        return False
+    return ct_has_control_bytes(&raw[0], raw.shape[0])
 
 
 def first_control(str text):

@@ -281,3 +281,22 @@ def test_compiled_utf8_encoder_gives_the_bytes_libxml2_parsed_before():
         assert base._utf8_bytes(s) == s.encode("utf-8", "surrogatepass").replace(b"\x00", b""), repr(s)
     page = "<p>\u201cQuoted\u201d caf\xe9 \x00text</p>\n" * 5000
     assert base.html_bytes(page) == page.encode("utf-8").replace(b"\x00", b"")
+
+
+def test_control_byte_scan_answers_as_translate():
+    """decode asks the compiled byte scan whether an ASCII-compatible page has a forbidden control
+    byte: the answer of bytes.translate, for every byte value at every position of the 16-byte steps."""
+    from corpustool import encoding
+
+    if encoding._first_control is None:
+        pytest.skip("corpustool._text_scan is not built")
+    for value in range(256):
+        for position in (0, 5, 15, 16, 17, 31, 40):
+            raw = bytearray(b"x" * 41)
+            raw[position] = value
+            assert encoding._has_control_bytes(bytes(raw)) == encoding._has_control_bytes_py(bytes(raw)), (value, position)
+    rng = random.Random(5)
+    for _ in range(5000):
+        raw = bytes(rng.choice([rng.randrange(0, 40), 65, 128, 255]) for _ in range(rng.randint(0, 70)))
+        assert encoding._has_control_bytes(raw) == encoding._has_control_bytes_py(raw), raw
+    assert decode(b"<p>caf\xc3\xa9\x01</p>").text == "<p>caf\xe9</p>"
