@@ -41,8 +41,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5, help="rounds of each measure; the best is kept (default 5)")
     args = ap.parse_args()
     if not (justext_engine.SAX_PARSE and justext_engine.TOKENIZER_AVAILABLE):
-        print(f"tokenizer not available: {justext_engine.TOKENIZER_ERROR}", file=sys.stderr)
-        return 1
+        # (make bench runs every script: a build without the tokenizer skips this one, as no data would)
+        print(f"skipped: tokenizer not available: {justext_engine.TOKENIZER_ERROR}")
+        return 0
 
     source, raws = pick_pages(args.source, page_limit(args))
     pin_one_core()
