@@ -14,13 +14,15 @@ extractor, averages, filters, and an inspect view per page.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .. import encoding
 from ..document import Document
@@ -273,6 +275,7 @@ class Evaluation:
         self.peers: dict[str, Peer] = {}
         self._stages: dict[tuple[str, str], Any] = {}
         self._clean = Clean
+        self.line_caches: dict[str, Any] = {}    # configuration -> its own template-line verdicts
         for cfg in configs:
             if cfg.peer:
                 if cfg.extractor not in PEERS:
@@ -360,23 +363,25 @@ class Evaluation:
             contexts: dict[int, _PageContext] = {}
             results: dict[str, list[PageResult]] = {cfg.label: [] for cfg in self.configs}
             for cfg in self.configs:
-                for index, page, raw, html_text, lang_key in block:
-                    if lang_key is None:
-                        results[cfg.label].append(PageResult(page=index, error="unreadable", drop_reason="unreadable"))
-                        continue
-                    context = contexts.get(index)
-                    if context is None:
-                        context = contexts[index] = _PageContext(page, raw, html_text)
-                    if cfg.peer:
-                        res = self._run_peer(cfg, index, context, lang_key)
-                    else:
-                        res = self._run_stage(cfg, index, page, raw, html_text, lang_key)
-                    context.score(res)
-                    if not self.keep_output:
-                        res.text = None
-                        res.blocks = None
-                    results[cfg.label].append(res)
-                    self.seconds[cfg.label] += res.seconds
+                with self._own_caches(cfg):
+                    for index, page, raw, html_text, lang_key in block:
+                        if lang_key is None:
+                            results[cfg.label].append(PageResult(page=index, error="unreadable",
+                                                                 drop_reason="unreadable"))
+                            continue
+                        context = contexts.get(index)
+                        if context is None:
+                            context = contexts[index] = _PageContext(page, raw, html_text)
+                        if cfg.peer:
+                            res = self._run_peer(cfg, index, context, lang_key)
+                        else:
+                            res = self._run_stage(cfg, index, page, raw, html_text, lang_key)
+                        context.score(res)
+                        if not self.keep_output:
+                            res.text = None
+                            res.blocks = None
+                        results[cfg.label].append(res)
+                        self.seconds[cfg.label] += res.seconds
             for cfg in self.configs:
                 self.results[cfg.label].extend(results[cfg.label])
             done += len(block)
@@ -393,11 +398,34 @@ class Evaluation:
             context = _PageContext(page, raw, html_text)
             lang_key = self._lang_key(html_text, raw)
             for cfg in self.configs:
-                if cfg.peer:
-                    self._run_peer(cfg, -1, context, lang_key, quiet=True)
-                else:
-                    self._run_stage(cfg, -1, page, raw, html_text, lang_key, quiet=True)
+                with self._own_caches(cfg):
+                    if cfg.peer:
+                        self._run_peer(cfg, -1, context, lang_key, quiet=True)
+                    else:
+                        self._run_stage(cfg, -1, page, raw, html_text, lang_key, quiet=True)
             return
+
+    @contextmanager
+    def _own_caches(self, cfg: Config) -> Iterator[None]:
+        """Run cfg with its own cache of template-line verdicts (justext_plus.line_verdict).
+
+        A crawl asks about the same lines again and again, so the verdicts are cached; but
+        configurations taking turns over the same pages would share them, and the second
+        justext-plus configuration would find every line of the block already judged by the
+        first. Each configuration keeps the cache its own earlier pages filled, as if it ran
+        alone; the verdicts are pure functions of the line, so results do not change."""
+        from ..extractors import justext_plus, template_lines
+
+        cache = self.line_caches.get(cfg.label)
+        if cache is None:
+            cache = self.line_caches[cfg.label] = functools.lru_cache(maxsize=1 << 16)(
+                template_lines.line_verdict.__wrapped__)
+        shared = justext_plus.line_verdict
+        justext_plus.line_verdict = cache
+        try:
+            yield
+        finally:
+            justext_plus.line_verdict = shared
 
     def _run_stage(self, cfg: Config, index: int, page: GoldPage, raw: bytes | None,
                    html_text: str | None, lang_key: str, quiet: bool = False) -> PageResult:
