@@ -596,22 +596,27 @@ def sax_stats():
     return sax_pages, sax_fallbacks
 
 
+cdef object title_text(xmlNode* root):
+    """``"".join(t.itertext())`` of Extractor.title's element below root; None without one."""
+    cdef Buf b
+    cdef xmlNode* node = find_title(root)
+    if node is NULL:
+        return None
+    b.data = NULL
+    b.len = b.cap = 0
+    try:
+        iter_text(&b, node)
+        return PyUnicode_DecodeUTF8(b.data, b.len, NULL) if b.len else ""
+    finally:
+        free(b.data)
+
+
 cdef object walk_sax_tree(SaxTree* t, stoplist, params, paragraph_type, bint fast_init, good, bad,
                           EvidenceRules rules, bint keep_blank_separators):
     """(paragraphs, PageTree, title) of a parsed SAX tree with a root, counted; None (a fallback,
     counted) when the walk needs lxml's tree."""
     global sax_pages, sax_fallbacks
-    cdef Buf b
-    title = None
-    node = find_title(t.root)
-    if node is not NULL:
-        b.data = NULL
-        b.len = b.cap = 0
-        try:
-            iter_text(&b, node)
-            title = PyUnicode_DecodeUTF8(b.data, b.len, NULL) if b.len else ""
-        finally:
-            free(b.data)
+    title = title_text(t.root)
     try:
         paragraphs, tree = evidence_walk(None, t.root, stoplist, params, paragraph_type, fast_init,
                                          good, bad, rules, keep_blank_separators)
@@ -673,6 +678,15 @@ cdef class SaxPage:
                              keep_blank_separators)
 
 
+    def extract(self, stoplist, params, paragraph_type, bint fast_init, good, bad,
+                bint keep_blank_separators=False):
+        """:func:`extract_html` of the page (the classic engine: its ruby annotations kept)."""
+        if self.t.root is NULL:
+            return [], False, None
+        return walk_engine(&self.t, stoplist, params, paragraph_type, fast_init, good, bad,
+                           keep_blank_separators)
+
+
 def sax_page(bytes data):
     """The page ``data`` (the bytes ``parse_html`` parses) parsed into a :class:`SaxPage`, or None
     when it needs lxml's tree (counted as a fallback)."""
@@ -710,6 +724,56 @@ def extract_evidence_html(bytes data, bint strip_ruby, stoplist, params, paragra
             return [], None, None
         return walk_sax_tree(&t, stoplist, params, paragraph_type, fast_init, good, bad, rules,
                              keep_blank_separators)
+    finally:
+        tree_free(&t)
+
+
+# -- the classic engine's fast path (justext_engine.JustextEngineExtractor) ------------------------
+#
+# The same parse into the arena, walked by the engine's own walk (extract(): no evidence, no
+# ruby stripping, the package's blank chunks unless keep_blank_separators). That walk reads
+# nothing lxml's tree has and the SAX build has not (the evidence walk's detached elements and
+# XPath-query fallbacks are justext-plus's), so a page the parse keeps is never given back.
+
+cdef object walk_engine(SaxTree* t, stoplist, params, paragraph_type, bint fast_init, good, bad,
+                        bint keep_blank_separators):
+    """(paragraphs, True, title) of the engine's walk over a SAX tree with a root, counted."""
+    global sax_pages
+    cdef _Walk walk = _Walk()
+    title = title_text(t.root)
+    walk.keep_blanks = keep_blank_separators
+    walk.features = True
+    walk.stoplist = stoplist
+    walk.stopset = stopset_of(stoplist)
+    walk.rows = Rows()
+    walk.run_node(t.root)      # (walk.doc None: attributes read from the SAX build)
+    paragraphs = make_paragraphs(walk.rows, params, paragraph_type, fast_init, good, bad)
+    sax_pages += 1
+    return paragraphs, True, title
+
+
+def extract_html(bytes data, stoplist, params, paragraph_type, bint fast_init, good, bad,
+                 bint keep_blank_separators=False):
+    """:func:`extract` of the page ``data`` (the bytes ``parse_html`` parses), without lxml's tree.
+
+    Returns ``(paragraphs, has_root, title)``: title is ``"".join(t.itertext())`` of
+    ``Extractor.title``'s element (None without one); ``([], False, None)`` for a page
+    ``parse_html`` makes no tree of; None (counted as a fallback) when the page needs lxml's
+    tree. Ruby annotations stay, as in lxml's tree that :func:`extract` walks.
+    """
+    global sax_pages, sax_fallbacks
+    cdef SaxTree t
+    if not SAX_AVAILABLE:
+        return None
+    memset(&t, 0, sizeof(SaxTree))
+    try:
+        if not sax_parse(&t, data, False):
+            sax_fallbacks += 1
+            return None
+        if t.root is NULL:
+            sax_pages += 1
+            return [], False, None
+        return walk_engine(&t, stoplist, params, paragraph_type, fast_init, good, bad, keep_blank_separators)
     finally:
         tree_free(&t)
 

@@ -45,12 +45,19 @@ reference). ``COMPILED`` tells which one runs (``COMPILED_ERROR`` why not);
 without the extension the pure-Python walk gives the same paragraphs, slower.
 The tests compare the two on generated, demo and development pages.
 
-When the page has not been parsed yet the engine parses the decoded markup
-itself with lxml's plain HTML parser: the same libxml2 parse as
-``parse_html`` (same preprocessing), from UTF-8 bytes, without comments and
-without ``lxml.html``'s Python element classes, so cheaper to build and walk.
-A page parsed already (the clean stage parses once for everyone) is walked
-as it is.
+**Fast path.** A page nobody has parsed yet is parsed as justext-plus parses
+it: the compiled tokenizer (``corpustool/_html_tokenizer.pxi``, libxml2's SAX
+calls made without libxml2; libxml2 itself parses the pages it gives back)
+builds the tree the compiled walk reads in an arena
+(``corpustool/_sax_arena.pxi``: ``parse_html``'s bytes and options, no lxml
+tree to build and free), and the same walk runs over it; the title the clean
+stage asks for is found in the same tree (``page.meta["title"]``). In a clean
+stage that guesses the language the parse is kept for the guess
+(``parse_unparsed``) and walked afterwards. The engine keeps ruby annotations
+(justext-plus strips them). A page the fast path gives back is parsed by
+``parse_html``: the same paragraphs and title either way
+(tests/test_engine_fast_path.py; ``sax_stats()`` counts both). A page parsed
+already is walked as it is.
 """
 from __future__ import annotations
 
@@ -62,7 +69,7 @@ from typing import Any
 from lxml import etree
 
 from ..document import BAD, GOOD, Paragraph
-from .base import Extractor, Page, parse_html, register
+from .base import Extractor, Page, html_bytes, parse_html, register
 from .justext_package import params_from_options
 from .justext_params import JustextParams
 
@@ -349,12 +356,14 @@ segment = segment_compiled if COMPILED else segment_py
 # parsed by lxml's libxml2 straight into the walk's tree, without lxml's tree.
 # SAX_PARSE says whether it runs (off when lxml's libxml2 is another version
 # than the extension's headers or does not export its functions: SAX_ERROR).
+# The engine's own fast path (extract_html, SaxPage.extract) is the same parse walked by the
+# engine's walk (JustextEngineExtractor.extract); sax_stats() counts its pages too.
 try:
-    from .._justext_walk import (SAX_AVAILABLE, SAX_ERROR, extract_evidence_html, sax_build, sax_outline, sax_page,
-                                 sax_stats)
+    from .._justext_walk import (SAX_AVAILABLE, SAX_ERROR, extract_evidence_html, extract_html, sax_build,
+                                 sax_outline, sax_page, sax_stats)
 except Exception as exc:   # noqa: BLE001 - an extension built before the fast path
     SAX_AVAILABLE, SAX_ERROR = False, f"{type(exc).__name__}: {exc}"
-    extract_evidence_html = sax_build = sax_outline = sax_page = sax_stats = None
+    extract_evidence_html = extract_html = sax_build = sax_outline = sax_page = sax_stats = None
 SAX_PARSE = COMPILED and SAX_AVAILABLE
 
 # The fast path's own tokenizer (corpustool/_html_tokenizer.pxi): libxml2's SAX calls made
@@ -558,6 +567,7 @@ class JustextEngineExtractor(Extractor):
     """jusText (seed 003, Sect. 2.7) by our own one-pass engine; same decisions as justext 3.0.2."""
 
     needs_stoplist = True
+    parses_unparsed = True      # through libxml2's SAX callbacks into the walk's tree (_extract_sax)
     description = "jusText by our one-pass engine (the classes of justext 3.0.2, several times faster)"
 
     def __init__(self, **options: Any) -> None:
@@ -568,7 +578,35 @@ class JustextEngineExtractor(Extractor):
         """The page's parameters: language-independent when the clean stage found no stoplist for it."""
         return self.independent_params if page.meta.get("language_independent") else self.params
 
+    def parse_unparsed(self, page: Page) -> Any:
+        """The SAX parse into the walk's tree (:func:`sax_page`), for the clean stage's language
+        guess and then :meth:`extract`; None when the page needs lxml's tree."""
+        if page._tree_done or not (COMPILED and SAX_PARSE):
+            return None
+        data = html_bytes(page.html)
+        if not data:
+            return None        # parse_html makes no tree of it: the stage sees page.tree None
+        return sax_page(data)
+
     def extract(self, page: Page) -> list[Paragraph]:
+        own = page.own_parse
+        if own is not None and not page._tree_done:
+            # the parse the clean stage kept for the language guess: walked once, then freed
+            page.own_parse = None
+            paras = self._finish_sax(page, own.extract(page.stoplist or frozenset(), self.params_for(page), Paragraph,
+                                                       _FAST_PARAGRAPH_INIT, GOOD, BAD))
+            if paras is not None:
+                return paras
+        elif not page._tree_done and COMPILED and SAX_PARSE:
+            # a page nobody has parsed: libxml2 (or the compiled tokenizer) parses it straight
+            # into the compiled walk's tree, without lxml's tree to build and free
+            data = html_bytes(page.html)
+            if not data:
+                return []      # parse_html makes no tree of it
+            paras = self._finish_sax(page, extract_html(data, page.stoplist or frozenset(), self.params_for(page),
+                                                        Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD))
+            if paras is not None:
+                return paras
         root = page.tree
         if root is None:
             return []
@@ -577,6 +615,19 @@ class JustextEngineExtractor(Extractor):
         if COMPILED:
             return extract_compiled(root, stoplist, params, Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD)
         return self.build_py(paragraph_rows(segment_py(root), stoplist), params)
+
+    @staticmethod
+    def _finish_sax(page: Page, found: Any) -> list[Paragraph] | None:
+        """The paragraphs of a SAX parse's walk ``found`` = (paragraphs, has_root, title), the
+        page's title kept; None when ``found`` is (the page needs lxml's tree)."""
+        if found is None:
+            return None
+        paras, has_root, title = found
+        if has_root and "title" not in page.meta:
+            # Extractor.title's string, from the same element of the same tree (kept: the
+            # clean stage asks for it, and the page has no tree to find it in)
+            page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
+        return paras
 
     def paragraphs(self, blocks: list[tuple], stoplist: frozenset[str],
                    params: JustextParams | None = None) -> list[Paragraph]:
