@@ -1,0 +1,377 @@
+"""The classic jusText engine's fast path (SAX parse into the arena tree) gives exactly what lxml's tree gives.
+
+``JustextEngineExtractor.extract`` parses a page nobody has parsed yet with the
+compiled tokenizer (libxml2 as its fallback) straight into the compiled walk's
+tree (corpustool/_sax_arena.pxi: ``extract_html``) instead of ``parse_html``'s
+lxml tree. Every paragraph field, in order, and the page title the clean stage
+records must be the same as on the page parsed by ``parse_html``; a page the
+fast path gives back goes to lxml's tree. Unlike justext-plus the engine keeps
+ruby annotations (its tree path does not strip them). ``sax_stats()`` counts
+the fast path's pages, so the comparisons cannot pass with the path off.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from corpustool.encoding import decode
+from corpustool.eval.runner import html_lang
+from corpustool.extractors import justext_engine
+from corpustool.extractors.base import Page, get_extractor, html_bytes, parse_html
+from corpustool.language.identify import page_text
+from corpustool.language.stoplists import stoplist
+
+from markup_fuzz import random_markup
+
+pytestmark = pytest.mark.skipif(not justext_engine.COMPILED,
+                                reason=f"compiled walk not built: {justext_engine.COMPILED_ERROR}")
+
+EN = stoplist("en")
+S = ("The council met on Tuesday evening to discuss the future of the old library building in the "
+     "centre of the town, which has been empty since the new one opened across the river.")
+ENGINE = get_extractor("justext")
+
+
+def fast_path_on() -> None:
+    if not justext_engine.SAX_PARSE:
+        # only lxml may turn it off (another libxml2 than the extension's headers, no exported
+        # symbols), not an extension built before the fast path: that one needs a rebuild
+        assert not justext_engine.SAX_ERROR.startswith("ImportError"), justext_engine.SAX_ERROR
+        pytest.skip(f"fast path off: {justext_engine.SAX_ERROR}")
+
+
+def fields(paragraphs: list) -> list:
+    return [[(name, getattr(p, name)) for name in type(p).__slots__] for p in paragraphs]
+
+
+def compare(html: str, sl: frozenset[str] = EN, extractor=ENGINE) -> str:
+    """Assert the fast path equals the tree path on html; which of them ran: "fast", "fallback" or
+    "nothing to parse"."""
+    pages, fallbacks = justext_engine.sax_stats()
+    fast_page = Page(html, stoplist=sl)
+    fast = extractor.extract(fast_page)
+    used = justext_engine.sax_stats()
+    # the fast path leaves the page unparsed; a fallback parses it
+    assert fast_page._tree_done == (used[1] > fallbacks)
+    tree_page = Page(html, stoplist=sl)
+    tree_page.tree
+    slow = extractor.extract(tree_page)
+    assert justext_engine.sax_stats() == used   # a parsed page never takes the fast path
+    assert [p.text for p in fast] == [p.text for p in slow]
+    assert fields(fast) == fields(slow)
+    if used[0] > pages and tree_page.tree is not None:
+        assert "title" in fast_page.meta   # found without a tree to find it in
+    assert extractor.title(fast_page) == extractor.title(tree_page)
+    data = html_bytes(html)
+    if data:
+        # the parse kept for a language guess: lxml's page text, then the same walk
+        kept = justext_engine.sax_page(data)
+        if kept is not None:
+            root = parse_html(html)
+            assert kept.has_root == (root is not None)
+            assert kept.page_text() == page_text(root)
+            again = kept.extract(sl, extractor.params, justext_engine.Paragraph, justext_engine._FAST_PARAGRAPH_INIT,
+                                 "good", "bad")
+            if root is None:
+                assert again == ([], False, None)
+            else:
+                assert fields(again[0]) == fields(slow)
+    if used[0] > pages:
+        return "fast"
+    if used[1] > fallbacks:
+        return "fallback"
+    assert fast == [] and tree_page.tree is None   # nothing to parse: no paragraphs either way
+    return "nothing to parse"
+
+
+RUBY = "<p>" + S + "<ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp>字<rt>ji</rt></ruby> tail</p>"
+
+EDGE = {
+    "empty": ("", "nothing to parse"),
+    "only whitespace": ("  \n\t ", "nothing to parse"),
+    "xml declaration only": ("<?xml version='1.0'?>", "nothing to parse"),
+    "comment only": ("<!-- x -->", "fast"),
+    "comments only": ("<!-- x --> \n <!-- y -->", "fast"),
+    "text only": ("plain text without markup, long enough to be a sentence of its own here.", "fast"),
+    "text only, one word": ("word", "fast"),
+    "empty html": ("<html></html>", "fast"),
+    "empty body": ("<html><head><title>Only a title</title></head><body></body></html>", "fast"),
+    "script only": ("<html><head><script>x</script></head><body></body></html>", "fast"),
+    "NUL bytes": ("<p>a\x00b " + S + "</p>\x00", "fast"),
+    "text before html": ("lead text <html><body><p>" + S, "fast"),
+    "ruby": (RUBY, "fast"),
+    "ruby in capitals": ("<p>" + S + "<RUBY>漢<RT>kan</RT>字</RUBY> tail</p>", "fast"),
+    "ruby in a title": ("<title>漢<rt>kan</rt>字</title><p>" + S, "fast"),
+    "rp without rt": ("<p>" + S + "<rp>(</rp>x<!-- <rt -->" + "</p>", "fast"),
+    "script with </": ("<script>if (a</b) document.write('</p><p>x');</script><p>" + S + "</p><style>p{}</style>",
+                       "fast"),
+    "script in a title": ("<title>a<script>b</script>c</title><p>" + S, "fast"),
+    "unclosed tags": ("<div><p>" + S + "<p>" + S + "<ul><li>one<li>two<div><b><i>" + S, "fast"),
+    "implied p and body": (S + "<p>" + S, "fast"),
+    "tables": ("<table><tr><td>" + S + "<td>b<tr><th>c</table><p>" + S, "fast"),
+    "nested forms": ("<form><div><form><p>" + S + "</form></form><p>" + S + "</p></div></form>", "fast"),
+    "blank separators": ("<p><b>one</b> <i>two</i> <a href=x>three</a>\n<a>four</a></p>", "fast"),
+    "br runs": ("<p>a<br>b<br><br>c<br> <br>d</p><div>x<br/><br/>y</div>", "fast"),
+    "select and copyright": ("<select><option>" + S + "</option></select><p>\u00a9 " + S + "</p><p>&copy " + S,
+                             "fast"),
+    "killed and unwrapped": ("<p>a<button>b</button>c<iframe>d</iframe>e<object><p>f</p></object>g"
+                             "<image src=x>h<input>i</p>", "fast"),
+    "namespaced tags": ("<svg:rect class='menu'>x</svg:rect><o:p>" + S + "</o:p><nav><o:p class=ad>" + S +
+                        "</o:p></nav>", "fast"),
+    "namespaced role": ("<x:y role=navigation>" + S + "</x:y><nav><o:p hidden>" + S + "</o:p></nav>", "fast"),
+    "control character in a class": ("<nav class='a\x01b menu'><p>" + S + "</p></nav>", "fast"),
+    "doctype": ("<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\"><html><head><title> A  title </title>"
+                "</head><body><p>" + S, "fast"),
+    "html5 doctype": ("<!doctype html><title>T &amp; x</title><p>" + S, "fast"),
+    "content after html": ("<html><body><p>" + S + "</p></body></html><p>after " + S + "</p>", "fast"),
+    "misplaced html and body": ("<html class=a><body class=b><p>" + S + "<html class=c><body class=nav><head>"
+                                "<title>x</title></head><p>" + S, "fast"),
+    "processing instructions": ("<?php echo 1; ?><p>" + S + "<?xml x?></p>", "fast"),
+    "cdata": ("<p><![CDATA[x<y]]>" + S + "</p>", "fast"),
+    "plaintext": ("<p>" + S + "<plaintext><p>not a tag</p>", "fast"),
+    "raw text elements": ("<textarea class=comment><p>x</p></textarea><noscript><p>" + S + "</p></noscript>"
+                          "<template><p>" + S + "</p></template><xmp><b>" + S + "</xmp>", "fast"),
+    "line ends": ("<p>a\r\nb\rc " + S + "</p><pre>x\n  y\r\n z</pre>", "fast"),
+    "lone surrogate": ("<p>\ud800 " + S + "</p>", "fast"),
+    "title elsewhere": ("<body><svg><title>Icon</title></svg><p>" + S + "</p><title>late</title>", "fast"),
+    "empty title": ("<title></title><p>" + S, "fast"),
+    "blank title": ("<title>  \n </title><p>" + S, "fast"),
+    "style sheet links": ("<link rel=stylesheet href=x>tail1<link rel='StyleSheet alternate'>tail2<link rel=icon>"
+                          "tail3<link>t<p>" + S, "fast"),
+    "deeper than libxml2's node stack": ("<div>" * 300 + "<p>" + S, "fallback"),
+    "comment inside text": ("<p>" + S + "<!-- c -->more text " + S + "</p>", "fast"),
+    "upper-case markup": ("<DIV CLASS=Menu><P>" + S + "</P></DIV><P ID=footer>" + S, "fast"),
+    "charset declaration": ("<html><head><meta charset='iso-8859-2'><title>x</title></head><body>"
+                            "<p>Příliš žluťoučký kůň úpěl ďábelské ódy. " + S + "</p><!-- c --><p>b</p>", "fast"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE))
+def test_edge_cases(name):
+    fast_path_on()
+    html, path = EDGE[name]
+    assert compare(html) == path
+
+
+def test_the_fast_path_finds_paragraphs_and_title():
+    """Not vacuous: the fast path ran (counted), found the text, the title from <head> and kept the ruby."""
+    fast_path_on()
+    page = Page("<html><head><title> The  Town\nNews </title></head><body><nav><a href=/>Home</a></nav>"
+                "<h1>Library to reopen</h1><p>" + S + " " + S + "</p>" + RUBY + "<svg><title>icon</title></svg>"
+                "</body></html>",
+                stoplist=EN)
+    pages = justext_engine.sax_stats()[0]
+    paras = ENGINE.extract(page)
+    assert justext_engine.sax_stats()[0] == pages + 1
+    assert not page._tree_done             # no lxml tree was built
+    assert page.meta["title"] == "The Town News"
+    assert [p.text for p in paras] == ["Home", "Library to reopen", S + " " + S, S + "漢(kan)字ji tail", "icon"]
+    assert [p.cls for p in paras] == ["bad", "good", "good", "good", "bad"]
+
+
+def test_ruby_pages():
+    """The engine keeps ruby annotations on both paths (justext-plus strips them)."""
+    fast_path_on()
+    for html in (RUBY, "<html><body>" + RUBY * 3 + "<p>漢<rt>kan</rt>字<rp>(</rp>x</p></body></html>",
+                 "<ruby>東<rt>とう</rt>京<rt>きょう</rt></ruby>" + "<p>" + S):
+        assert compare(html) == "fast"
+        assert "kan" in " ".join(p.text for p in ENGINE.extract(Page(html, stoplist=EN))) or "kan" not in html
+
+
+def test_options_and_stoplists():
+    """Presets, the token length unit, no headings and the language-independent mode give the same on both paths."""
+    fast_path_on()
+    html = ("<html><body><h2>Short heading</h2><p>" + S + "</p><ul><li><a href=a>one link</a></li>"
+            "<li>Posted 12 March</li></ul><h3>Another</h3><p>Die Straße ist lang und der Hund bellt.</p>"
+            "<p>" + S + " " + S + "</p></body></html>")
+    for options in ({}, {"preset": "B"}, {"preset": "D"}, {"length_unit": "tokens"}, {"no_headings": True}):
+        ex = get_extractor("justext", **options)
+        for sl in (EN, stoplist("de"), frozenset()):
+            assert compare(html, sl, ex) == "fast"
+    page = Page(html, stoplist=frozenset())
+    page.meta["language_independent"] = True
+    fast = ENGINE.extract(page)
+    tree_page = Page(html, stoplist=frozenset())
+    tree_page.meta["language_independent"] = True
+    tree_page.tree
+    assert fields(fast) == fields(ENGINE.extract(tree_page))
+
+
+TAGS = ["div", "div", "p", "p", "span", "a", "a", "nav", "aside", "footer", "header", "form", "article", "ul",
+        "li", "table", "tr", "td", "th", "h1", "h2", "h3", "br", "br", "br", "img", "image", "script", "style",
+        "select", "option", "input", "button", "textarea", "iframe", "object", "embed", "param", "ruby", "rt", "rp",
+        "b", "i", "title", "head", "body", "html", "link", "base", "pre", "blockquote", "svg:rect", "o:p", "font",
+        "center", "dl", "dt", "dd", "noscript", "template", "section", "plaintext", "xmp", "applet", "layer"]
+VOID = {"br", "img", "image", "input", "link", "embed", "param", "base"}
+TEXTS = [S, S, "Read more", "the of and", "Posted on 12 March 2024", "\u00a9 2024 Site",
+         "a &amp; b &copy; &#169; &#x41;", "x < y", "</", "a\x00b", "line\r\nend", "  ", "\n", " \n ", "\u00a0",
+         "&nbsp;", "漢字", "&notanentity;", "<!-- c -->", "<![CDATA[z]]>", "<?pi x?>", "</p>", "</html>",
+         "<html class=menu>", "<body id=footer>", "\ud800", "a  b\tc", "ÄÖÜ straße"]
+CLASSES = ["", "menu", "content", "a&amp;b", "x\x01menu"]
+
+
+def random_attrs(rng: random.Random, tag: str) -> str:
+    out = []
+    for _ in range(rng.choice([0, 0, 0, 1, 2])):
+        r = rng.random()
+        if r < 0.4:
+            out.append(f"class='{rng.choice(CLASSES)}'")
+        elif r < 0.6:
+            out.append(f"rel={rng.choice(['stylesheet', 'icon', 'StyleSheet', 'x stylesheet'])}")
+        elif r < 0.8:
+            out.append(rng.choice(["selected", "checked", "hidden", "data-x", "@click='go'"]))
+        else:
+            out.append(f"title='{rng.choice(TEXTS)}'")
+    return (" " + " ".join(out)) if out else ""
+
+
+def test_generated_markup():
+    """Thousands of seeded random pages (nested, unclosed, odd tags and texts): the same on both paths."""
+    fast_path_on()
+    counts: Counter[str] = Counter()
+    for seed in range(5000):
+        rng = random.Random(seed)
+        html = random_markup(rng, TAGS, TEXTS, VOID, items=(0, 6), max_depth=7, close=rng.choice((0.6, 0.9)),
+                             attrs=random_attrs)
+        if rng.random() < 0.4:
+            html = "<html><head><title>" + rng.choice(TEXTS) + "</title></head><body>" + html
+        counts[compare(html, rng.choice((EN, stoplist("de"), frozenset())))] += 1
+    assert counts["fast"] > 0.85 * sum(counts.values()), counts   # (the others: empty markup)
+
+
+def test_generated_pages_of_the_evidence_tests():
+    fast_path_on()
+    from test_justext_plus_fast import random_page
+
+    for seed in range(60):
+        assert compare(random_page(random.Random(seed))) == "fast"
+
+
+def test_development_pages(snippets_dir):
+    """Every dev page, with the stoplist of its language: the same paragraphs, field for field, and title."""
+    fast_path_on()
+    files = sorted((snippets_dir / "pages").glob("*.html"))
+    assert files
+    counts: Counter[str] = Counter()
+    for f in files:
+        html = decode(f.read_bytes()).text
+        counts[compare(html, stoplist(html_lang(html) or "en"))] += 1   # (no stoplist: English's)
+    assert counts["fast"] >= 0.99 * len(files), counts
+
+
+def test_off_without_the_compiled_walk(monkeypatch):
+    """COMPILED False (the pure-Python walk) turns the fast path off with it; SAX_PARSE False too."""
+    fast_path_on()
+    for name in ("COMPILED", "SAX_PARSE"):
+        with monkeypatch.context() as m:
+            m.setattr(justext_engine, name, False)
+            stats = justext_engine.sax_stats()
+            page = Page("<p>" + S + "</p>", stoplist=EN)
+            assert [p.text for p in ENGINE.extract(page)] == [S]
+            assert justext_engine.sax_stats() == stats and page._tree_done
+            assert ENGINE.parse_unparsed(Page("<p>" + S + "</p>")) is None
+
+
+def test_a_parsed_page_is_walked_as_it_is():
+    fast_path_on()
+    page = Page("<p>" + S + "</p>", stoplist=EN)
+    page.tree
+    stats = justext_engine.sax_stats()
+    assert ENGINE.parse_unparsed(page) is None
+    assert [p.text for p in ENGINE.extract(page)] == [S]
+    assert justext_engine.sax_stats() == stats
+
+
+# -- the clean stage with --extractor justext ----------------------------------------------------
+
+def clean_outcomes(raws: list[bytes], languages: list[str]) -> list[tuple]:
+    from corpustool.document import Document
+    from corpustool.extractors.clean import Clean
+
+    stage = Clean(extractor="justext", languages=languages)
+    out = []
+    for i, raw in enumerate(raws):
+        doc = stage.process(Document(id=str(i), raw=raw))
+        out.append((doc.drop_reason, doc.title, doc.stoplist_lang, doc.lang, doc.meta.get("stoplist_density"),
+                    [(p.text, p.cls, p.cf_class, p.reason, p.xpath, list(p.features.items()))
+                     for p in doc.paragraphs]))
+    return out
+
+
+S2 = S + " " + S     # long enough for jusText to keep it without a good neighbour
+EDGE_RAWS = [b"", b"   \n", b"<html></html>", b"<!-- only a comment -->", b"<?xml version='1.0'?>",
+             b"plain text without markup, long enough to be a sentence of its own here.",
+             ("<html><head><title>T</title></head><body><p>" + S2 + "</p></body></html>").encode(),
+             ("<p>" + S2 + "</p>" + "<p>menu</p>" * 5).encode(),
+             ("<html><body>" + RUBY + "<p>" + S2 + "</p></body></html>").encode()]
+
+
+def test_one_language_clean_stage_parses_through_the_fast_path(monkeypatch):
+    fast_path_on()
+    before = justext_engine.sax_stats()[0]
+    fast = clean_outcomes(EDGE_RAWS, ["en"])
+    assert justext_engine.sax_stats()[0] >= before + 5       # the fast path ran
+    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    slow = clean_outcomes(EDGE_RAWS, ["en"])
+    assert fast == slow
+    assert [r[0] for r in fast][:2] == ["empty", "empty"]      # nothing to parse
+    assert fast[6][0] is None and fast[6][1] == "T"             # kept, with its title
+    assert "kan" in " ".join(text for text, *_ in fast[-1][5])   # the engine keeps the ruby
+
+
+@pytest.mark.parametrize("languages", [["auto"], ["en", "de", "cs"]])
+def test_guessing_clean_stage_parses_once_through_the_fast_path(monkeypatch, languages):
+    fast_path_on()
+    before = justext_engine.sax_stats()[0]
+    fast = clean_outcomes(EDGE_RAWS, languages)
+    assert justext_engine.sax_stats()[0] >= before + 4       # the kept parses were walked
+    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    assert fast == clean_outcomes(EDGE_RAWS, languages)
+    assert [r[0] for r in fast][:2] == ["empty", "empty"]
+    assert fast[6][:3] == (None, "T", "en")
+
+
+def test_clean_stage_never_builds_a_tree_for_the_title(monkeypatch):
+    """A page with paragraphs goes through the clean stage without lxml's tree (title included)."""
+    fast_path_on()
+    from corpustool.extractors import base
+
+    def no_tree(html):
+        raise AssertionError("lxml's tree was built")
+
+    monkeypatch.setattr(base, "parse_html", no_tree)
+    out = clean_outcomes([EDGE_RAWS[6], EDGE_RAWS[8]], ["en"]) + clean_outcomes([EDGE_RAWS[6]], ["auto"])
+    assert [r[:2] for r in out] == [(None, "T"), (None, None), (None, "T")]
+
+
+def test_clean_stage_on_the_demo_crawl(monkeypatch):
+    """The demo crawl through the clean stage with --extractor justext: the same documents either way."""
+    fast_path_on()
+    from pathlib import Path
+
+    from corpustool.readers import html_pages
+
+    warc = Path(__file__).resolve().parent.parent / "data" / "demo" / "crawl.warc.gz"
+    if not warc.is_file():
+        pytest.skip("data/demo/crawl.warc.gz is not present")
+    raws = [raw for _, raw in html_pages(str(warc), limit=200)]
+    assert raws
+    before = justext_engine.sax_stats()[0]
+    fast = {lang: clean_outcomes(raws, [lang]) for lang in ("en", "auto")}
+    assert justext_engine.sax_stats()[0] >= before + len(raws)
+    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    for lang, outcomes in fast.items():
+        assert outcomes == clean_outcomes(raws, [lang])
+
+
+@pytest.mark.parametrize("languages", [["de"], ["auto"]])
+def test_clean_stage_on_the_development_pages(snippets_dir, monkeypatch, languages):
+    fast_path_on()
+    raws = [p.read_bytes() for p in sorted((snippets_dir / "pages").glob("*.html"))[::3]]
+    before = justext_engine.sax_stats()[0]
+    fast = clean_outcomes(raws, languages)
+    assert justext_engine.sax_stats()[0] >= before + 0.95 * len(raws)
+    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    assert fast == clean_outcomes(raws, languages)
