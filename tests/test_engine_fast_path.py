@@ -24,26 +24,12 @@ from corpustool.language.identify import page_text
 from corpustool.language.stoplists import stoplist
 
 from markup_fuzz import random_markup
+from test_fast_parse import EN, S, fast_path_on, fields
 
 pytestmark = pytest.mark.skipif(not justext_engine.COMPILED,
                                 reason=f"compiled walk not built: {justext_engine.COMPILED_ERROR}")
 
-EN = stoplist("en")
-S = ("The council met on Tuesday evening to discuss the future of the old library building in the "
-     "centre of the town, which has been empty since the new one opened across the river.")
 ENGINE = get_extractor("justext")
-
-
-def fast_path_on() -> None:
-    if not justext_engine.SAX_PARSE:
-        # only lxml may turn it off (another libxml2 than the extension's headers, no exported
-        # symbols), not an extension built before the fast path: that one needs a rebuild
-        assert not justext_engine.SAX_ERROR.startswith("ImportError"), justext_engine.SAX_ERROR
-        pytest.skip(f"fast path off: {justext_engine.SAX_ERROR}")
-
-
-def fields(paragraphs: list) -> list:
-    return [[(name, getattr(p, name)) for name in type(p).__slots__] for p in paragraphs]
 
 
 def compare(html: str, sl: frozenset[str] = EN, extractor=ENGINE) -> str:
