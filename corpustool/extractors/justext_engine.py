@@ -567,7 +567,7 @@ class JustextEngineExtractor(Extractor):
     """jusText (seed 003, Sect. 2.7) by our own one-pass engine; same decisions as justext 3.0.2."""
 
     needs_stoplist = True
-    parses_unparsed = True      # through libxml2's SAX callbacks into the walk's tree (_extract_sax)
+    parses_unparsed = True      # into the walk's tree by the compiled tokenizer or libxml2's SAX calls (extract)
     description = "jusText by our one-pass engine (the classes of justext 3.0.2, several times faster)"
 
     def __init__(self, **options: Any) -> None:

@@ -438,13 +438,9 @@ class JustextPlusExtractor(Extractor):
 
     def parse_unparsed(self, page: Page) -> Any:
         """The SAX parse into the walk's tree (``justext_engine.sax_page``), for the clean stage's
-        language guess and then :meth:`extract`; None when the page needs lxml's tree."""
-        if page._tree_done or not (justext_engine.COMPILED and justext_engine.SAX_PARSE):
-            return None
-        data = html_bytes(page.html)
-        if not data:
-            return None        # parse_html makes no tree of it: the stage sees page.tree None
-        return justext_engine.sax_page(data)
+        language guess and then :meth:`extract`; None when the page needs lxml's tree. The
+        engine's parse: the same tree, whose ruby annotations :meth:`extract` strips."""
+        return self.engine.parse_unparsed(page)
 
     def extract(self, page: Page) -> list[Paragraph]:
         own = page.own_parse
