@@ -126,6 +126,23 @@ _EDGE = ("".join(chr(c) for c in range(0x21, 0x7f) if not chr(c).isalpha())
            "\u201e\u2022\u2026\u2039\u203a\u20ac\u00bf\u00a1\u3001\u3002\uff0c\uff1a\uff08\uff09")
 
 
+try:
+    from .._text_scan import chunk_words as _chunk_words, stop_occurrences as _stop_occurrences, \
+        stop_word_scores as _stop_word_scores
+except ImportError:   # pragma: no cover - the extension is not built
+    _chunk_words = _stop_occurrences = _stop_word_scores = None
+
+
+@functools.lru_cache(maxsize=1)
+def _mark_flags() -> bytes:
+    """A byte per character of the Basic Multilingual Plane: 1 for the combining marks of
+    ``_WORD`` (its class, so the compiled scan agrees with the regex by construction)."""
+    flags = bytearray(0x10000)
+    for m in re.finditer(f"[{MARKS}]", "".join(map(chr, range(0x10000)))):
+        flags[m.start()] = 1
+    return bytes(flags)
+
+
 class PageWords:
     """The words of one text, found once and shared by every question asked about it.
 
@@ -153,6 +170,11 @@ class PageWords:
 
     A short text (a paragraph for the language filter) repeats few words: it
     goes through the regex directly, as before, without the counting.
+
+    With ``corpustool._text_scan`` built, the pass over the distinct chunks
+    (their words, counts and letters), the stop-word count and the scores run
+    as C loops with the same answers (tests/test_identify_fast.py compares
+    them with this module's Python code).
     """
 
     __slots__ = ("text", "_chunks", "_counts", "_nospace", "_nonascii", "_extra", "_rest_words",
@@ -210,6 +232,10 @@ class PageWords:
             self._extra = 0     # unused: n_words is the number of these words
             return
         counts = self.counts
+        if _chunk_words is not None:
+            # the same words, counts and letters in one C loop over the distinct chunks
+            self._extra, self._letters, self._rest_words = _chunk_words(counts, _mark_flags())
+            return
         rest = list(filterfalse(str.isalpha, counts))
         cores = list(map(str.strip, rest, repeat(_EDGE)))
         alpha = list(map(str.isalpha, cores))
@@ -268,6 +294,8 @@ class PageWords:
             counts = self.counts
             if not counts:
                 return 0.0
+            if _stop_occurrences is not None and isinstance(stop, (set, frozenset)):
+                return _stop_occurrences(counts, stop) / len(self.chunks)
             if self._lowered is None:
                 self._lowered = list(map(str.lower, counts))
             return sum(compress(counts.values(), map(stop.__contains__, self._lowered))) / len(self.chunks)
@@ -355,6 +383,9 @@ def _scores(model: _Model, words: list[str]) -> tuple[dict[int, float], dict[int
 
     The sums run over the words in sorted order (``np.bincount`` adds its weights in
     order), so they never depend on set order, i.e. on the process's hash seed."""
+    if _stop_word_scores is not None:
+        # the same additions in the same order in C (half the numpy path's time on a page)
+        return _stop_word_scores(model.index, words, len(model.langs))
     if len(words) < NUMPY_WORDS:
         # a few words (a paragraph): the same sums, added in the same order, in Python
         sums: dict[int, float] = {}
