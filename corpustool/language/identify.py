@@ -498,14 +498,21 @@ def _identify(words: PageWords, cands: tuple[str, ...], explicit: bool,
             hits.setdefault(i, 0)
     # posterior logits: scores in nats / TEMPERATURE plus the log prior (the same for all without one)
     base = model.base
-    logit = {i: sc / TEMPERATURE + base[i] + log_prior.get(i, log_prior.get(-1, 0.0))
-             for i, sc in scores.items()}
+    if log_prior:
+        logit = {i: sc / TEMPERATURE + base[i] + log_prior.get(i, log_prior.get(-1, 0.0))
+                 for i, sc in scores.items()}
+    else:
+        # the same sums without a prior, as map()s over the ~60 languages a page's words name
+        logit = dict(zip(scores, map(operator.add, map(operator.add, map(operator.truediv, scores.values(),
+                                                                         repeat(TEMPERATURE)),
+                                                       map(base.__getitem__, scores)), repeat(0.0))))
     # best first; equal logits: alphabetical by code, so the answer never depends on set order
-    order = sorted(logit, key=lambda i: (-logit[i], langs[i]))
+    # (two stable sorts: by code, then by logit, highest first; reverse keeps ties in order)
+    order = sorted(sorted(logit, key=langs.__getitem__), key=logit.__getitem__, reverse=True)
     best = order[0]
     top = logit[best]
     # posterior among the languages with evidence (or a prior)
-    posterior = 1.0 / sum(math.exp(logit[i] - top) for i in order)
+    posterior = 1.0 / sum(map(math.exp, map(operator.sub, map(logit.__getitem__, order), repeat(top))))
     support = 1.0 - math.exp(-hits[best] / SUPPORT_WORDS)
     if hits[best] == 0:
         # only the prior speaks for it: the text itself says nothing
@@ -562,7 +569,7 @@ def guess_stoplist_language(text: Union[str, PageWords], candidates: list[str] |
     (or in a language without a stoplist) gets None: cleaning it with any
     list would keep nothing.
     """
-    cands = tuple(c for c in _candidates(candidates, require_stoplist=True))
+    cands = _candidates(candidates, require_stoplist=True)     # (a tuple)
     if len(cands) == 1:
         return cands[0], 1.0
     words = _page_words(text)
