@@ -182,8 +182,11 @@ EDGE = {
 
 
 @pytest.mark.parametrize("name", sorted(EDGE))
-def test_edge_cases(name):
+def test_edge_cases(name, monkeypatch):
     fast_path_on()
+    # fresh evidence rules: their cache of decisions, filled by pages earlier tests walked, may
+    # answer for an element the walk would otherwise hand to lxml (the path, not the result)
+    monkeypatch.setattr(jp, "_EVIDENCE_RULES", None)
     html, path = EDGE[name]
     assert compare(html) == path
 
