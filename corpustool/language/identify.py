@@ -498,14 +498,8 @@ def _identify(words: PageWords, cands: tuple[str, ...], explicit: bool,
             hits.setdefault(i, 0)
     # posterior logits: scores in nats / TEMPERATURE plus the log prior (the same for all without one)
     base = model.base
-    if log_prior:
-        logit = {i: sc / TEMPERATURE + base[i] + log_prior.get(i, log_prior.get(-1, 0.0))
-                 for i, sc in scores.items()}
-    else:
-        # the same sums without a prior, as map()s over the ~60 languages a page's words name
-        logit = dict(zip(scores, map(operator.add, map(operator.add, map(operator.truediv, scores.values(),
-                                                                         repeat(TEMPERATURE)),
-                                                       map(base.__getitem__, scores)), repeat(0.0))))
+    unnamed = log_prior.get(-1, 0.0)
+    logit = {i: sc / TEMPERATURE + base[i] + log_prior.get(i, unnamed) for i, sc in scores.items()}
     # best first; equal logits: alphabetical by code, so the answer never depends on set order
     # (two stable sorts: by code, then by logit, highest first; reverse keeps ties in order)
     order = sorted(sorted(logit, key=langs.__getitem__), key=logit.__getitem__, reverse=True)
