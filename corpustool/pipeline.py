@@ -71,7 +71,7 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
             raise OptionError(f"--template-evidence needs a site-level method, not {opts.template_evidence!r}")
         if getattr(method, "keep_html", False):
             clean.keep_html = True
-        stages.append(evidence_stage(method.params, reason="template"))
+        stages.append(evidence_stage(method.params, reason="template", evidence=True))
     if opts.langfilter:
         from .language.filter import LanguageFilter
         stages.append(LanguageFilter(languages=opts.wanted_languages(), min_confidence=opts.min_lang_confidence,
