@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--resume", action="store_true",
                    help="checkpoint after each INPUT; run again with the same arguments to continue an "
                         "interrupted build after its last finished input")
-    add_stats_options(p)
+    add_stats_options(p, table=True)
     p.set_defaults(func=run)
 
 

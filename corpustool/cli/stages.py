@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from .common import (RejectsWriter, add_clean_options, add_stats_options, clean_kwargs, read_stream,
-                     run_stream_command, write_stream)
+                     run_stream_command, show_stats_table, write_stream)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -66,7 +66,7 @@ def run_read(args: argparse.Namespace) -> int:
         rejects.close()
     if args.stats:
         write_stats(args.stats, [reader.stats])
-    if not args.quiet:
+    if show_stats_table(args):
         print_table([reader.stats], file=sys.stderr)
     return 0
 
