@@ -128,8 +128,8 @@ class Pipeline:
         """The kept documents, as a stream (no writer)."""
         source: Iterable[Document] = self.reader.read()
         if self.progress:
-            from tqdm import tqdm
-            source = tqdm(source, desc="documents", unit="doc", file=sys.stderr, mininterval=0.5)
+            from .progress import with_progress
+            source = with_progress(source, self.inputs, sys.stderr)
         return self.executor.run(source, self.stages)
 
     def run(self) -> list[StageStats]:
