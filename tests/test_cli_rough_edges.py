@@ -121,3 +121,12 @@ def test_filters_print_their_statistics_only_with_stats(tmp_path):
     built = subprocess.run([sys.executable, "-m", "corpustool", "build", str(DEMO), "-o", str(tmp_path / "c.vert"),
                             "--lang", "en"], capture_output=True, text=True, cwd=REPO, timeout=300)
     assert built.returncode == 0 and "dedup-exact" in built.stderr and "paras out" in built.stderr
+
+
+def test_read_stats_never_takes_an_input_for_its_file(tmp_path, capsys):
+    """`--stats` takes an optional FILE: `read --stats a.warc.gz b.warc.gz` must not overwrite a.warc.gz."""
+    a = tmp_path / "a.warc.gz"
+    a.write_bytes(DEMO.read_bytes())
+    err = one_line_error(capsys, ["read", "--stats", str(a), str(DEMO)])
+    assert "--stats" in err
+    assert a.read_bytes() == DEMO.read_bytes()

@@ -64,6 +64,17 @@ def add_stats_options(p: argparse.ArgumentParser, table: bool = False) -> None:
     p.set_defaults(stats_table=table)
 
 
+def check_stats_file(args: argparse.Namespace) -> None:
+    """``--stats`` takes an optional FILE, so ``read --stats a.warc.gz b.warc.gz`` would take the first
+    input for it and overwrite it: an existing file that is not ``.json`` is refused."""
+    import os
+
+    name = getattr(args, "stats", None)
+    if name and os.path.isfile(name) and not name.lower().endswith(".json"):
+        raise OptionError(f"--stats {name}: would overwrite a file that is not .json; put --stats after "
+                          f"the inputs, or name a .json file")
+
+
 def show_stats_table(args: argparse.Namespace) -> bool:
     """Whether a command prints its statistics table on stderr."""
     if getattr(args, "quiet", False):
