@@ -7,26 +7,34 @@ import os
 import sys
 from typing import IO, Any, Iterable, Iterator
 
-from ..document import Document
+from ..document import Document, MalformedDocument
 from ..extractors.base import OptionError
 from ..stage import Stage, StageStats
 
 
 def read_stream(stream: IO[str] | None = None, name: str = "<stdin>") -> Iterator[Document]:
-    """Documents from a JSON Lines stream; a malformed line is reported and counted, not fatal."""
+    """Documents from a JSON Lines stream; a malformed line is reported and counted, not fatal.
+
+    Every stage filter reads its input here: a line that is no valid document
+    (see :meth:`Document.from_json`) is skipped with one message naming the line
+    and counted as ``malformed-jsonl`` in the ``input`` row of the statistics.
+    """
     stream = stream or sys.stdin
     for lineno, line in enumerate(stream, 1):
         line = line.strip()
         if not line:
             continue
         try:
-            data = json.loads(line)
-            if not isinstance(data, dict):
-                raise ValueError("not a JSON object")
-            yield Document.from_dict(data, fallback_id=f"{name}:{lineno}")
-        except (ValueError, TypeError, KeyError) as exc:
-            print(f"corpustool: {name} line {lineno}: malformed document skipped: {exc}", file=sys.stderr)
+            doc = Document.from_json(line, fallback_id=f"{name}:{lineno}")
+        except MalformedDocument as exc:
+            print(f"corpustool: {name} line {lineno}: malformed document skipped: {str(exc)[:200]}",
+                  file=sys.stderr)
+            _MALFORMED.docs_in += 1
             _MALFORMED.count_drop("malformed-jsonl")
+            continue
+        _MALFORMED.docs_in += 1
+        _MALFORMED.docs_out += 1
+        yield doc
 
 
 _MALFORMED = StageStats("input")

@@ -198,6 +198,18 @@ class Reader(Stage):
         self._say(f"{display}: unreadable data at byte offset {offset} ({detail}); "
                   f"{before} records before it were read, the rest of the file is skipped")
 
+    def damaged_record(self, display: str, offset: int, detail: str) -> None:
+        """One WARC record is damaged (a wrong Content-Length, a broken gzip member): it alone is skipped."""
+        self.stats.extra["error:damaged-record"] += 1
+        self._say(f"{display}: damaged record at byte offset {offset} skipped ({detail}); "
+                  f"reading goes on at the next record")
+
+    def damaged_data(self, display: str, offset: int, detail: str) -> None:
+        """Data that is no record at all at ``offset``: skipped up to the next record (if any)."""
+        self.stats.extra["error:damaged"] += 1
+        self._say(f"{display}: unreadable data at byte offset {offset} ({detail}) skipped; "
+                  f"reading goes on at the next record, if any")
+
     def bad_record(self, where: str, counter: str, detail: str) -> None:
         """One record or file cannot be read: skip it, say so, count it."""
         self.stats.extra[counter] += 1

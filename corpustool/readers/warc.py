@@ -16,6 +16,7 @@ file name and byte offset and counted in the reader's statistics.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import zlib
 from dataclasses import dataclass
@@ -28,8 +29,10 @@ from .http import (HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, ht
 if TYPE_CHECKING:
     from .reader import Reader
 
-BACKENDS = ("fastwarc", "warcio")
-DEFAULT_BACKEND = "fastwarc"
+# resync: our framing, which checks every record and resynchronises after a damaged one
+# (warc_framing.py); fastwarc and warcio trust Content-Length and stop at the first damage
+BACKENDS = ("resync", "fastwarc", "warcio")
+DEFAULT_BACKEND = "resync"
 _DOC_TYPES = ("response", "resource")
 
 
@@ -96,8 +99,15 @@ def _read_exactly(read: Callable[[int], bytes], n: int) -> bytes:
 
 def read_archive(path: str, display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc",
                  backend: str | None = None) -> Iterator[Document]:
-    """Documents from one WARC/ARC stream; damage is reported, counted, and ends the file."""
+    """Documents from one WARC/ARC stream; damage is reported and counted.
+
+    With the default back end a damaged WARC record costs that record only;
+    with the libraries (and for ARC files) damage ends the file.
+    """
     backend = "warcio" if fmt == "arc" else (backend or DEFAULT_BACKEND)
+    if backend == "resync":
+        yield from _read_resync(display, fh, reader)
+        return
     records = _iter_fastwarc(fh) if backend == "fastwarc" else _iter_warcio(fh)
     base = os.path.basename(display)
     last: ArchiveRecord | None = None
@@ -143,6 +153,34 @@ def read_archive(path: str, display: str, fh: IO[bytes], reader: "Reader", fmt: 
                 reader.damaged(display, 0, 0, f"no {fmt.upper()} record found")
             else:
                 reader.truncated(display, offset, n_records)
+
+
+def _read_resync(display: str, fh: IO[bytes], reader: "Reader") -> Iterator[Document]:
+    from .warc_framing import Damage, frame_warc
+
+    base = os.path.basename(display)
+    n_records = 0
+
+    def report(damage: Damage) -> None:
+        if damage.kind == "truncated":
+            reader.truncated(display, damage.offset, n_records, detail=damage.detail)
+        elif damage.kind == "damaged-record":
+            reader.damaged_record(display, damage.offset, damage.detail)
+        else:
+            reader.damaged_data(display, damage.offset, damage.detail)
+
+    # the block is held up to the size limit (the page) plus its HTTP headers
+    keep = None if reader.max_bytes is None else reader.max_bytes + MAX_HEADER_BYTES
+    for framed in frame_warc(fh, report, keep=keep):
+        n_records += 1
+        reader.stats.extra["records"] += 1
+        headers = framed.headers
+        rec_type = headers.get("warc-type", "").lower()
+        rec = ArchiveRecord(framed.index, framed.offset, rec_type, headers, framed.length,
+                            io.BytesIO(framed.block).read)
+        doc = _record_document(rec, display, base, reader)
+        if doc is not None and doc is not _TRUNCATED:
+            yield doc
 
 
 _TRUNCATED = Document(id="<truncated>")

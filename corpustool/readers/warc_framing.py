@@ -1,0 +1,435 @@
+"""WARC record framing that survives damage: a wrong record costs that record only.
+
+FastWARC and warcio trust each record's ``Content-Length``: one wrong value
+(too short, too long, zero, not a number) and they read the rest of the file
+out of step, so every later record is lost or misread. This framer checks
+every record against the bytes around it before handing it on:
+
+* a plain WARC record must be followed, right after its declared block, by the
+  ``CRLF CRLF`` that ends every record and then by the next record's
+  ``WARC/1.`` version line (or the end of the file);
+* in a gzipped WARC each record is its own gzip member (the WARC 1.1 standard,
+  Annex D), so a record must fill its member exactly.
+
+A record that fails the check is skipped as ``error:damaged-record`` with its
+byte offset, and reading resynchronises on the next record header: the next
+``WARC/1.`` at a line start (plain), or the next gzip member that holds a WARC
+record (a damaged deflate stream or CRC is skipped the same way). Data that is
+no record at all is skipped as ``error:damaged``; a file whose last record is
+cut short is ``error:truncated``. Nothing after a damaged record is lost.
+
+A gzip file that is one member for many records (``gzip crawl.warc``) is read
+as one plain stream (offsets are then offsets in the uncompressed data).
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import zlib
+from dataclasses import dataclass
+from typing import IO, Callable, Iterator
+
+_VERSION_LINE = re.compile(rb"WARC/\d\.\d+\r?\n")
+_HEADER_MAX = 1 << 20          # a WARC header block longer than this is damage, not a header
+_SCAN_CHUNK = 1 << 20
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+_RECORD_END = b"\r\n\r\n"
+
+
+@dataclass
+class FramedRecord:
+    """One record whose framing was checked: its header fields and (the first bytes of) its block."""
+
+    index: int                  # position in the file, counting every intact record
+    offset: int                 # byte offset of the record (of its gzip member when gzipped)
+    headers: dict[str, str]     # WARC header fields, lower-cased names
+    length: int                 # declared (and checked) length of the block
+    block: bytes                # the block, or its first ``keep`` bytes when it is longer
+
+
+@dataclass
+class Damage:
+    """What the framer skipped: ``kind`` is damaged-record, damaged (no record at all) or truncated."""
+
+    kind: str
+    offset: int
+    detail: str
+
+
+Report = Callable[[Damage], None]
+
+
+def frame_warc(fh: IO[bytes], report: Report, keep: int | None = None) -> Iterator[FramedRecord]:
+    """The intact records of a WARC file (plain or gzipped), in file order.
+
+    ``fh`` must be seekable. ``keep`` bounds how much of each block is held in
+    memory (None: all of it); a longer block is checked by seeking past it.
+    """
+    fh.seek(0)
+    magic = fh.read(3)
+    fh.seek(0)
+    if magic == _GZIP_MAGIC:
+        yield from _GzipFramer(fh, report, keep).records()
+    else:
+        yield from _PlainFramer(fh, report, keep).records()
+
+
+# -- header parsing ------------------------------------------------------------
+
+def _parse_header(head: bytes) -> tuple[dict[str, str], int] | str:
+    """Fields and Content-Length of a header block (version line to blank line), or why it is invalid."""
+    lines = head.split(b"\n")
+    headers: dict[str, str] = {}
+    name = None
+    for line in lines[1:]:
+        line = line.rstrip(b"\r")
+        if not line:
+            continue
+        if line[:1] in (b" ", b"\t") and name is not None:     # continuation line
+            headers[name] += " " + line.strip().decode("utf-8", "replace")
+            continue
+        key, sep, value = line.partition(b":")
+        if not sep:
+            return f"header line without a colon: {ascii(line[:60].decode('latin-1'))}"
+        name = key.strip().lower().decode("latin-1")
+        headers[name] = value.strip().decode("utf-8", "replace")
+    declared = headers.get("content-length")
+    if declared is None:
+        return "no Content-Length"
+    if not declared.isdigit():
+        return f"Content-Length is not a number: {ascii(declared[:40])}"
+    return headers, int(declared)
+
+
+def _header_end(data: bytes, start: int = 0) -> int:
+    """Index just after the blank line that ends the header block starting at ``start``, or -1."""
+    crlf = data.find(b"\r\n\r\n", start)
+    lf = data.find(b"\n\n", start)
+    ends = [e + 4 for e in (crlf,) if e >= 0] + [e + 2 for e in (lf,) if e >= 0]
+    return min(ends) if ends else -1
+
+
+# -- plain WARC ------------------------------------------------------------------
+
+class _PlainFramer:
+    """Records of an uncompressed (or whole-file decompressed) WARC stream; seeks to check and resync."""
+
+    def __init__(self, fh: IO[bytes], report: Report, keep: int | None) -> None:
+        self.fh = fh
+        self.report = report
+        self.keep = keep
+        self.index = 0
+
+    def records(self) -> Iterator[FramedRecord]:
+        fh = self.fh
+        pos = self._skip_blank(0)
+        while pos is not None:
+            if not _VERSION_LINE.match(self._peek(pos, 16)):
+                nxt = self._find_header(pos)
+                self.report(Damage("damaged", pos, "data that is no WARC record" if nxt is not None or pos else
+                                   "no WARC record found"))
+                if nxt is None:
+                    return
+                pos = nxt
+            fh.seek(pos)
+            head = fh.read(65536)
+            end = _header_end(head)
+            while end < 0 and len(head) < _HEADER_MAX:
+                more = fh.read(65536)
+                if not more:
+                    break
+                head += more
+                end = _header_end(head)
+            nxt = None
+            if end < 0:
+                nxt = self._find_header(pos + 1)
+                if nxt is None:
+                    self.report(Damage("truncated", pos, "the file ends inside a record header"))
+                    return
+                self.report(Damage("damaged-record", pos, "a record header without an end"))
+                pos = nxt
+                continue
+            parsed = _parse_header(head[:end])
+            if isinstance(parsed, str):
+                nxt = self._find_header(pos + 1)
+                self.report(Damage("damaged-record", pos, parsed))
+                if nxt is None:
+                    return
+                pos = nxt
+                continue
+            headers, length = parsed
+            block_start = pos + end
+            verdict = self._check_end(block_start, block_start + length)
+            if verdict != "ok":
+                nxt = self._find_header(pos + 1)
+                if nxt is None and verdict == "eof":
+                    self.report(Damage("truncated", pos, "the last record is cut short"))
+                    return
+                self.report(Damage("damaged-record", pos, f"Content-Length {length} does not match the record"))
+                if nxt is None:
+                    return
+                pos = nxt
+                continue
+            fh.seek(block_start)
+            block = fh.read(length if self.keep is None else min(length, self.keep))
+            yield FramedRecord(self.index, pos, headers, length, block)
+            self.index += 1
+            pos = self._skip_blank(block_start + length)
+
+    def _peek(self, pos: int, n: int) -> bytes:
+        self.fh.seek(pos)
+        return self.fh.read(n)
+
+    def _skip_blank(self, pos: int) -> int | None:
+        """The first non-blank byte at or after ``pos``, None at the end of the file."""
+        while True:
+            chunk = self._peek(pos, 4096)
+            if not chunk:
+                return None
+            stripped = chunk.lstrip(b"\r\n \t")
+            if stripped:
+                return pos + len(chunk) - len(stripped)
+            pos += len(chunk)
+
+    def _check_end(self, start: int, end: int) -> str:
+        """ok: the block ends at ``end`` (then CRLF CRLF and a record or the end); eof: cut short; or bad."""
+        tail = self._peek(end, 4)
+        if not tail:
+            return "ok" if end == 0 or self._peek(end - 1, 1) else "eof"
+        if tail != _RECORD_END[:len(tail)]:
+            return "bad"
+        if len(tail) < len(_RECORD_END):
+            return "ok"                 # the file ends inside the record's end marker
+        nxt = self._skip_blank(end + len(_RECORD_END))
+        if nxt is None or _VERSION_LINE.match(self._peek(nxt, 16)):
+            return "ok"
+        # the record ends where it should but junk follows: fine unless the block swallowed a
+        # record header (a Content-Length too long), which is where reading must go on
+        inside = self._find_header(start)
+        return "ok" if inside is None or inside >= end else "bad"
+
+    def _find_header(self, start: int) -> int | None:
+        """Offset of the next ``WARC/x.y`` version line at a line start at or after ``start``."""
+        fh = self.fh
+        pos = start
+        prev = self._peek(start - 1, 1) if start > 0 else b"\n"
+        while True:
+            fh.seek(pos)
+            chunk = fh.read(_SCAN_CHUNK + 16)
+            if not chunk:
+                return None
+            data = prev + chunk
+            i = 0
+            while True:
+                i = data.find(b"\nWARC/", i)
+                if i < 0 or i + 1 >= len(prev) + _SCAN_CHUNK:
+                    break
+                if _VERSION_LINE.match(data, i + 1):
+                    return pos - len(prev) + i + 1
+                i += 1
+            if len(chunk) <= _SCAN_CHUNK:
+                return None
+            pos += _SCAN_CHUNK
+            prev = chunk[_SCAN_CHUNK - 1:_SCAN_CHUNK]
+
+
+# -- gzipped WARC: one member per record -----------------------------------------
+
+class _MemberError(Exception):
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind        # "damaged" (bad deflate data or CRC) or "eof" (the file ends in it)
+
+
+class _GzipFramer:
+    def __init__(self, fh: IO[bytes], report: Report, keep: int | None) -> None:
+        self.fh = fh
+        self.report = report
+        self.keep = keep
+        self.index = 0
+        fh.seek(0, io.SEEK_END)
+        self.size = fh.tell()
+
+    def _member(self, pos: int, limit: int | None) -> tuple[bytes, int, bytes, int]:
+        """Decompress the member at ``pos``: (first ``limit`` bytes, total size, last 8 bytes, end offset)."""
+        fh = self.fh
+        fh.seek(pos)
+        d = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        kept: list[bytes] = []
+        n_kept = 0
+        total = 0
+        tail = b""
+        read = 0
+        while not d.eof:
+            chunk = fh.read(1 << 16)
+            if not chunk:
+                raise _MemberError("eof", "the file ends inside a gzip member")
+            read += len(chunk)
+            try:
+                out = d.decompress(chunk)
+            except zlib.error as exc:
+                raise _MemberError("damaged", f"gzip: {exc}") from None
+            if out:
+                total += len(out)
+                if limit is None or n_kept < limit:
+                    part = out if limit is None else out[:limit - n_kept]
+                    kept.append(part)
+                    n_kept += len(part)
+                tail = (tail + out)[-8:]
+        return b"".join(kept), total, tail, pos + read - len(d.unused_data)
+
+    def _next_member(self, pos: int) -> int | None:
+        """The next offset after ``pos`` where a gzip member holding a WARC record starts."""
+        fh = self.fh
+        start = pos + 1
+        while start < self.size:
+            fh.seek(start)
+            chunk = fh.read(_SCAN_CHUNK + 2)
+            i = chunk.find(_GZIP_MAGIC)
+            while i >= 0:
+                cand = start + i
+                fh.seek(cand)
+                try:
+                    head = zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(fh.read(4096), 16)
+                except zlib.error:
+                    head = b""
+                if _VERSION_LINE.match(head) or (head.startswith(b"WARC/") and len(head) < 16):
+                    return cand
+                i = chunk.find(_GZIP_MAGIC, i + 1)
+            if len(chunk) <= _SCAN_CHUNK:
+                return None
+            start += _SCAN_CHUNK
+        return None
+
+    def _skip_padding(self, pos: int) -> int | None:
+        fh = self.fh
+        while pos < self.size:
+            fh.seek(pos)
+            chunk = fh.read(4096)
+            stripped = chunk.lstrip(b"\r\n \t")
+            if stripped:
+                return pos + len(chunk) - len(stripped)
+            pos += len(chunk)
+        return None
+
+    def records(self) -> Iterator[FramedRecord]:
+        if self._one_member_for_many_records():
+            yield from self._whole_file()
+            return
+        limit = None if self.keep is None else self.keep + _HEADER_MAX
+        pos: int | None = 0
+        while pos is not None and pos < self.size:
+            self.fh.seek(pos)
+            if self.fh.read(3) != _GZIP_MAGIC:
+                nxt = self._next_member(pos)
+                self.report(Damage("damaged", pos, "data that is no gzip member"))
+                pos = nxt
+                continue
+            try:
+                data, total, tail, end = self._member(pos, limit)
+            except _MemberError as exc:
+                nxt = self._next_member(pos)
+                if nxt is None and exc.kind == "eof":
+                    self.report(Damage("truncated", pos, str(exc)))
+                    return
+                self.report(Damage("damaged-record", pos, str(exc)))
+                pos = nxt
+                continue
+            hend = _header_end(data)
+            if not _VERSION_LINE.match(data) or hend < 0:
+                if data.strip():
+                    self.report(Damage("damaged", pos, "a gzip member that holds no WARC record"))
+                pos = self._skip_padding(end)
+                continue
+            parsed = _parse_header(data[:hend])
+            if isinstance(parsed, str):
+                self.report(Damage("damaged-record", pos, parsed))
+                pos = self._skip_padding(end)
+                continue
+            headers, length = parsed
+            after = total - hend - length          # bytes after the block in this member: its CRLF CRLF
+            if 0 <= after <= 8 and not tail[len(tail) - after:].strip(b"\r\n"):
+                block = data[hend:hend + (length if self.keep is None else min(length, self.keep))]
+                yield FramedRecord(self.index, pos, headers, length, block)
+                self.index += 1
+            else:
+                self.report(Damage("damaged-record", pos, f"Content-Length {length} does not match the record"))
+            pos = self._skip_padding(end)
+
+    def _one_member_for_many_records(self) -> bool:
+        """Does the first member go on, after its first record, with another record (``gzip crawl.warc``)?"""
+        self.fh.seek(0)
+        d = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        out = bytearray()
+        need = None
+        try:
+            while not d.eof:
+                chunk = self.fh.read(1 << 16)
+                if not chunk:
+                    break
+                out += d.decompress(chunk)
+                if need is None:
+                    hend = _header_end(out)
+                    if hend < 0:
+                        if len(out) > _HEADER_MAX:
+                            return False
+                        continue
+                    parsed = _parse_header(bytes(out[:hend]))
+                    if isinstance(parsed, str) or parsed[1] > (64 << 20):
+                        return False
+                    need = hend + parsed[1] + 64
+                if len(out) >= need:
+                    break
+        except zlib.error:
+            return False
+        if need is None:
+            return False
+        rest = out[need - 64:].lstrip(b"\r\n")
+        return bool(_VERSION_LINE.match(rest))
+
+    def _whole_file(self) -> Iterator[FramedRecord]:
+        self.fh.seek(0)
+        stream = gzip.GzipFile(fileobj=self.fh, mode="rb")
+        framer = _PlainFramer(_SafeGzip(stream, self.report), self.report, self.keep)
+        yield from framer.records()
+
+
+class _SafeGzip(io.RawIOBase):
+    """A seekable view of a gzip stream that ends (reporting truncation once) where the data breaks off."""
+
+    def __init__(self, stream: gzip.GzipFile, report: Report) -> None:
+        self.stream = stream
+        self.report = report
+        self.broken = False
+
+    def seekable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return True
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        try:
+            return self.stream.seek(pos, whence)
+        except (EOFError, zlib.error, gzip.BadGzipFile, OSError):
+            self._broke(pos)
+            return pos
+
+    def tell(self) -> int:
+        return self.stream.tell()
+
+    def read(self, n: int = -1) -> bytes:
+        if self.broken:
+            return b""
+        pos = self.stream.tell()
+        try:
+            return self.stream.read(n)
+        except (EOFError, zlib.error, gzip.BadGzipFile, OSError):
+            self._broke(pos)
+            return b""
+
+    def _broke(self, pos: int) -> None:
+        if not self.broken:
+            self.broken = True
+            self.report(Damage("truncated", pos, "the gzip data breaks off"))
