@@ -167,3 +167,13 @@ def test_whole_file_gzip_with_a_damaged_record(tmp_path):
     reader = make_reader([str(path)])
     assert [d.url for d in reader.read()] == _urls(skip={DAMAGED})
     assert reader.stats.extra["error:damaged-record"] == 1
+
+
+def test_truncated_whole_file_gzip_keeps_every_record_before_the_cut(tmp_path, capsys):
+    data = gzip.compress(b"".join(RECORDS), mtime=0)
+    path = tmp_path / "crawl.warc.gz"
+    path.write_bytes(data[:len(data) - 5])               # the gzip trailer and a little data lost
+    reader = make_reader([str(path)])
+    assert [d.url for d in reader.read()] == _urls()
+    assert reader.stats.extra["error:truncated"] == 1
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

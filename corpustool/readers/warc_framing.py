@@ -23,7 +23,6 @@ as one plain stream (offsets are then offsets in the uncompressed data).
 """
 from __future__ import annotations
 
-import gzip
 import io
 import re
 import zlib
@@ -410,47 +409,48 @@ class _GzipFramer:
         return bool(_VERSION_LINE.match(rest))
 
     def _whole_file(self) -> Iterator[FramedRecord]:
-        self.fh.seek(0)
-        stream = gzip.GzipFile(fileobj=self.fh, mode="rb")
-        framer = _PlainFramer(_SafeGzip(stream, self.report), self.report, self.keep)
-        yield from framer.records()
+        """Frame the uncompressed stream of a file whose members hold many records each.
 
+        The stream is inflated into a spooled temporary file (memory up to 64 MB,
+        then disk), so the plain framer can seek in it to check and resynchronise;
+        where the gzip data breaks off, the stream ends and that is reported.
+        """
+        import tempfile
 
-class _SafeGzip(io.RawIOBase):
-    """A seekable view of a gzip stream that ends (reporting truncation once) where the data breaks off."""
+        fh = self.fh
+        fh.seek(0)
+        with tempfile.SpooledTemporaryFile(max_size=64 << 20) as spool:
+            d = _inflate.decompressobj(zlib.MAX_WBITS | 16)
+            in_member = False
+            broken = None
+            while broken is None:
+                chunk = fh.read(1 << 20)
+                if not chunk:
+                    if in_member:
+                        broken = "the gzip data breaks off"
+                    break
+                while chunk:
+                    in_member = True
+                    try:
+                        spool.write(d.decompress(chunk))
+                    except (zlib.error, _inflate.error) as exc:
+                        broken = f"gzip: {exc}"
+                        break
+                    if not d.eof:
+                        break                   # the member goes on in the next chunk
+                    chunk = d.unused_data.lstrip(b"\r\n \t")     # the next member, if any
+                    d = _inflate.decompressobj(zlib.MAX_WBITS | 16)
+                    in_member = False
+            end = spool.tell()
+            spool.seek(0)
+            framer = _PlainFramer(spool, self.report, self.keep)
+            cut = [False]
 
-    def __init__(self, stream: gzip.GzipFile, report: Report) -> None:
-        self.stream = stream
-        self.report = report
-        self.broken = False
+            def report(damage: Damage) -> None:
+                cut[0] = cut[0] or damage.kind == "truncated"
+                self.report(damage)
 
-    def seekable(self) -> bool:
-        return True
-
-    def readable(self) -> bool:
-        return True
-
-    def seek(self, pos: int, whence: int = 0) -> int:
-        try:
-            return self.stream.seek(pos, whence)
-        except (EOFError, zlib.error, gzip.BadGzipFile, OSError):
-            self._broke(pos)
-            return pos
-
-    def tell(self) -> int:
-        return self.stream.tell()
-
-    def read(self, n: int = -1) -> bytes:
-        if self.broken:
-            return b""
-        pos = self.stream.tell()
-        try:
-            return self.stream.read(n)
-        except (EOFError, zlib.error, gzip.BadGzipFile, OSError):
-            self._broke(pos)
-            return b""
-
-    def _broke(self, pos: int) -> None:
-        if not self.broken:
-            self.broken = True
-            self.report(Damage("truncated", pos, "the gzip data breaks off"))
+            framer.report = report
+            yield from framer.records()
+            if broken and not cut[0]:
+                self.report(Damage("truncated", end, broken))
