@@ -177,3 +177,31 @@ def test_truncated_whole_file_gzip_keeps_every_record_before_the_cut(tmp_path, c
     assert [d.url for d in reader.read()] == _urls()
     assert reader.stats.extra["error:truncated"] == 1
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def _arc_records() -> list[bytes]:
+    fd = b"1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n"
+    out = [b"filedesc://test.arc 0.0.0.0 20240101000000 text/plain %d\n" % len(fd) + fd + b"\n"]
+    for i in range(N):
+        body = (b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n<html><body><p>ARC page %d, long enough "
+                b"to be a page.</p></body></html>" % i)
+        out.append(f"http://ex.example/{i} 192.0.2.1 20240102030405 text/html {len(body)}\n".encode()
+                   + body + b"\n")
+    return out
+
+
+@pytest.mark.parametrize("gz", [True, False], ids=["gz", "plain"])
+@pytest.mark.parametrize("how", ["too-short", "too-long", "zero", "not-a-number"])
+def test_arc_record_with_a_wrong_length_costs_that_record_only(tmp_path, gz, how):
+    records = _arc_records()
+    rec = records[1 + DAMAGED]
+    line, _, rest = rec.partition(b"\n")
+    n = int(line.rsplit(b" ", 1)[1])
+    value = {"too-short": n - 30, "too-long": n + 90, "zero": 0, "not-a-number": "4x2"}[how]
+    records[1 + DAMAGED] = line.rsplit(b" ", 1)[0] + f" {value}\n".encode() + rest
+    parts = [gzip.compress(r, mtime=0) if gz else r for r in records]
+    path = tmp_path / ("old.arc.gz" if gz else "old.arc")
+    path.write_bytes(b"".join(parts))
+    reader = make_reader([str(path)])
+    assert [d.url for d in reader.read()] == _urls(skip={DAMAGED})
+    assert sum(v for k, v in reader.stats.extra.items() if k.startswith("error:")) == 1

@@ -64,7 +64,7 @@ class Damage:
 Report = Callable[[Damage], None]
 
 
-def frame_warc(fh: IO[bytes], report: Report, keep: int | None = None) -> Iterator[FramedRecord]:
+def frame_warc(fh: IO[bytes], report: Report, keep: int | None = None, fmt: str = "warc") -> Iterator[FramedRecord]:
     """The intact records of a WARC file (plain or gzipped), in file order.
 
     ``fh`` must be seekable. ``keep`` bounds how much of each block is held in
@@ -74,9 +74,9 @@ def frame_warc(fh: IO[bytes], report: Report, keep: int | None = None) -> Iterat
     magic = fh.read(3)
     fh.seek(0)
     if magic == _GZIP_MAGIC:
-        yield from _GzipFramer(fh, report, keep).records()
+        yield from _GzipFramer(fh, report, keep, _SPECS[fmt]).records()
     else:
-        yield from _PlainFramer(fh, report, keep).records()
+        yield from _PlainFramer(fh, report, keep, _SPECS[fmt]).records()
 
 
 # -- header parsing ------------------------------------------------------------
@@ -114,22 +114,60 @@ def _header_end(data: bytes, start: int = 0) -> int:
     return min(ends) if ends else -1
 
 
+_ARC_HEADER_LINE = re.compile(rb"\S+ \S+ \d{14} (?:\S+ ){1,8}\d+\r?\n")
+_ARC_FIELDS_V1 = ("uri", "ip-address", "archive-date", "content-type", "length")
+_ARC_FIELDS_V2 = ("uri", "ip-address", "archive-date", "content-type", "result-code", "checksum",
+                  "location", "offset", "filename", "length")
+
+
+def _parse_arc_header(head: bytes) -> tuple[dict[str, str], int] | str:
+    fields = head.decode("utf-8", "replace").split()
+    names = _ARC_FIELDS_V2 if len(fields) == len(_ARC_FIELDS_V2) else _ARC_FIELDS_V1
+    if len(fields) != len(names):
+        return f"an ARC header line of {len(fields)} fields"
+    return dict(zip(names, fields)), int(fields[-1])
+
+
+def _arc_header_end(data: bytes, start: int = 0) -> int:
+    i = data.find(b"\n", start)
+    return i + 1 if i >= 0 else -1
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """What a record looks like in one archive format."""
+
+    start: re.Pattern           # the first line of a record, matched at a line start
+    scan: bytes                 # what a record start is looked for by: a line feed and its first bytes
+    end: bytes                  # what follows every record's block
+    header_end: Callable[[bytes], int]
+    parse: Callable[[bytes], "tuple[dict[str, str], int] | str"]
+    peek: int                   # bytes enough to match ``start``
+
+
+WARC = _Spec(_VERSION_LINE, b"\nWARC/", _RECORD_END, _header_end, _parse_header, 16)
+# ARC (the Internet Archive's format before WARC): one header line "URL IP DATE TYPE [...] LENGTH",
+# the block, one line feed
+ARC = _Spec(_ARC_HEADER_LINE, b"\n", b"\n", _arc_header_end, _parse_arc_header, 2048)
+
+
 # -- plain WARC ------------------------------------------------------------------
 
 class _PlainFramer:
     """Records of an uncompressed (or whole-file decompressed) WARC stream; seeks to check and resync."""
 
-    def __init__(self, fh: IO[bytes], report: Report, keep: int | None) -> None:
+    def __init__(self, fh: IO[bytes], report: Report, keep: int | None, spec: "_Spec") -> None:
         self.fh = fh
         self.report = report
         self.keep = keep
+        self.spec = spec
         self.index = 0
 
     def records(self) -> Iterator[FramedRecord]:
         fh = self.fh
         pos = self._skip_blank(0)
         while pos is not None:
-            if not _VERSION_LINE.match(self._peek(pos, 16)):
+            if not self.spec.start.match(self._peek(pos, self.spec.peek)):
                 nxt = self._find_header(pos)
                 self.report(Damage("damaged", pos, "data that is no WARC record" if nxt is not None or pos else
                                    "no WARC record found"))
@@ -138,13 +176,13 @@ class _PlainFramer:
                 pos = nxt
             fh.seek(pos)
             head = fh.read(65536)
-            end = _header_end(head)
+            end = self.spec.header_end(head)
             while end < 0 and len(head) < _HEADER_MAX:
                 more = fh.read(65536)
                 if not more:
                     break
                 head += more
-                end = _header_end(head)
+                end = self.spec.header_end(head)
             nxt = None
             if end < 0:
                 nxt = self._find_header(pos + 1)
@@ -154,7 +192,7 @@ class _PlainFramer:
                 self.report(Damage("damaged-record", pos, "a record header without an end"))
                 pos = nxt
                 continue
-            parsed = _parse_header(head[:end])
+            parsed = self.spec.parse(head[:end])
             if isinstance(parsed, str):
                 nxt = self._find_header(pos + 1)
                 self.report(Damage("damaged-record", pos, parsed))
@@ -198,15 +236,16 @@ class _PlainFramer:
 
     def _check_end(self, start: int, end: int) -> str:
         """ok: the block ends at ``end`` (then CRLF CRLF and a record or the end); eof: cut short; or bad."""
-        tail = self._peek(end, 4)
+        marker = self.spec.end
+        tail = self._peek(end, len(marker))
         if not tail:
             return "ok" if end == 0 or self._peek(end - 1, 1) else "eof"
-        if tail != _RECORD_END[:len(tail)]:
+        if tail != marker[:len(tail)]:
             return "bad"
-        if len(tail) < len(_RECORD_END):
+        if len(tail) < len(marker):
             return "ok"                 # the file ends inside the record's end marker
-        nxt = self._skip_blank(end + len(_RECORD_END))
-        if nxt is None or _VERSION_LINE.match(self._peek(nxt, 16)):
+        nxt = self._skip_blank(end + len(marker))
+        if nxt is None or self.spec.start.match(self._peek(nxt, self.spec.peek)):
             return "ok"
         # the record ends where it should but junk follows: fine unless the block swallowed a
         # record header (a Content-Length too long), which is where reading must go on
@@ -214,22 +253,22 @@ class _PlainFramer:
         return "ok" if inside is None or inside >= end else "bad"
 
     def _find_header(self, start: int) -> int | None:
-        """Offset of the next ``WARC/x.y`` version line at a line start at or after ``start``."""
+        """Offset of the next record start (``WARC/x.y`` version line) at a line start at or after ``start``."""
         fh = self.fh
         pos = start
         prev = self._peek(start - 1, 1) if start > 0 else b"\n"
         while True:
             fh.seek(pos)
-            chunk = fh.read(_SCAN_CHUNK + 16)
+            chunk = fh.read(_SCAN_CHUNK + self.spec.peek)
             if not chunk:
                 return None
             data = prev + chunk
             i = 0
             while True:
-                i = data.find(b"\nWARC/", i)
+                i = data.find(self.spec.scan, i)
                 if i < 0 or i + 1 >= len(prev) + _SCAN_CHUNK:
                     break
-                if _VERSION_LINE.match(data, i + 1):
+                if self.spec.start.match(data, i + 1):
                     return pos - len(prev) + i + 1
                 i += 1
             if len(chunk) <= _SCAN_CHUNK:
@@ -247,10 +286,11 @@ class _MemberError(Exception):
 
 
 class _GzipFramer:
-    def __init__(self, fh: IO[bytes], report: Report, keep: int | None) -> None:
+    def __init__(self, fh: IO[bytes], report: Report, keep: int | None, spec: "_Spec") -> None:
         self.fh = fh
         self.report = report
         self.keep = keep
+        self.spec = spec
         self.index = 0
         fh.seek(0, io.SEEK_END)
         self.size = fh.tell()
@@ -305,10 +345,10 @@ class _GzipFramer:
                 cand = start + i
                 fh.seek(cand)
                 try:
-                    head = zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(fh.read(4096), 16)
+                    head = zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(fh.read(4096), self.spec.peek)
                 except zlib.error:
                     head = b""
-                if _VERSION_LINE.match(head) or (head.startswith(b"WARC/") and len(head) < 16):
+                if self.spec.start.match(head):
                     return cand
                 i = chunk.find(_GZIP_MAGIC, i + 1)
             if len(chunk) <= _SCAN_CHUNK:
@@ -356,13 +396,13 @@ class _GzipFramer:
                 self.report(Damage("damaged-record", pos, str(exc)))
                 pos = nxt
                 continue
-            hend = _header_end(data)
-            if not _VERSION_LINE.match(data) or hend < 0:
+            hend = self.spec.header_end(data)
+            if not self.spec.start.match(data) or hend < 0:
                 if data.strip():
                     self.report(Damage("damaged", pos, "a gzip member that holds no WARC record"))
                 pos = self._skip_padding(end)
                 continue
-            parsed = _parse_header(data[:hend])
+            parsed = self.spec.parse(data[:hend])
             if isinstance(parsed, str):
                 self.report(Damage("damaged-record", pos, parsed))
                 pos = self._skip_padding(end)
@@ -390,23 +430,23 @@ class _GzipFramer:
                     break
                 out += d.decompress(chunk)
                 if need is None:
-                    hend = _header_end(out)
+                    hend = self.spec.header_end(out)
                     if hend < 0:
                         if len(out) > _HEADER_MAX:
                             return False
                         continue
-                    parsed = _parse_header(bytes(out[:hend]))
+                    parsed = self.spec.parse(bytes(out[:hend]))
                     if isinstance(parsed, str) or parsed[1] > (64 << 20):
                         return False
-                    need = hend + parsed[1] + 64
+                    need = hend + parsed[1] + self.spec.peek
                 if len(out) >= need:
                     break
         except zlib.error:
             return False
         if need is None:
             return False
-        rest = out[need - 64:].lstrip(b"\r\n")
-        return bool(_VERSION_LINE.match(rest))
+        rest = out[need - self.spec.peek:].lstrip(b"\r\n")
+        return bool(self.spec.start.match(rest))
 
     def _whole_file(self) -> Iterator[FramedRecord]:
         """Frame the uncompressed stream of a file whose members hold many records each.
@@ -443,7 +483,7 @@ class _GzipFramer:
                     in_member = False
             end = spool.tell()
             spool.seek(0)
-            framer = _PlainFramer(spool, self.report, self.keep)
+            framer = _PlainFramer(spool, self.report, self.keep, self.spec)
             cut = [False]
 
             def report(damage: Damage) -> None:
@@ -454,3 +494,6 @@ class _GzipFramer:
             yield from framer.records()
             if broken and not cut[0]:
                 self.report(Damage("truncated", end, broken))
+
+
+_SPECS = {"warc": WARC, "arc": ARC}
