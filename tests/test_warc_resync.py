@@ -8,6 +8,7 @@ and the damage counted with the record's byte offset.
 from __future__ import annotations
 
 import gzip
+import random
 import io
 import re
 
@@ -205,3 +206,24 @@ def test_arc_record_with_a_wrong_length_costs_that_record_only(tmp_path, gz, how
     reader = make_reader([str(path)])
     assert [d.url for d in reader.read()] == _urls(skip={DAMAGED})
     assert sum(v for k, v in reader.stats.extra.items() if k.startswith("error:")) == 1
+
+
+@pytest.mark.parametrize("gz", [True, False], ids=["gz", "plain"])
+def test_random_damage_to_one_record_never_costs_a_record_further_on(tmp_path, gz):
+    """Overwrite, cut out or insert random bytes inside one record: every record that does not touch
+    the damage is still read (plain: damage to a record's end may take the next record's line start)."""
+    data, offsets = _file(RECORDS, gz)
+    bounds = offsets + [len(data)]
+    path = tmp_path / ("crawl.warc.gz" if gz else "crawl.warc")
+    for seed in range(60):
+        r = random.Random(seed)
+        k = r.randrange(N)
+        a = r.randrange(bounds[k], bounds[k + 1])
+        b = min(bounds[k + 1], a + r.randrange(1, 40))
+        junk = r.randbytes(r.randrange(1, 60))
+        mutated = [data[:a] + junk[:b - a] + data[b:], data[:a] + data[b:], data[:a] + junk + data[a:]][seed % 3]
+        path.write_bytes(mutated)
+        reader = make_reader([str(path)])
+        urls = [d.url for d in reader.read()]
+        spared = set(range(N)) - {k, k + 1} if not gz else set(range(N)) - {k}
+        assert {f"http://ex.example/{i}" for i in spared} <= set(urls), (seed, k)
