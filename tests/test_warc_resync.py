@@ -95,6 +95,9 @@ def test_wrong_content_length_costs_that_record_only(tmp_path, capsys, gz, how):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert str(path) in err[0] and f"byte offset {offsets[DAMAGED]}" in err[0] and "damaged record" in err[0]
+    # the records after the damage keep the ids they have in the intact file
+    docs = list(make_reader([str(path)]).read())
+    assert [d.id for d in docs] == [f"{path.name}:{i}" for i in range(N) if i != DAMAGED]
 
 
 @pytest.mark.parametrize("gz", [True, False], ids=["gz", "plain"])

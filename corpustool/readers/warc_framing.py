@@ -18,21 +18,27 @@ record (a damaged deflate stream or CRC is skipped the same way). Data that is
 no record at all is skipped as ``error:damaged``; a file whose last record is
 cut short is ``error:truncated``. Nothing after a damaged record is lost.
 
+A damaged record keeps its place in the count of records, so the records after
+it keep the ids (``file:index``) they have in the intact file.
+
 A gzip file that is one member for many records (``gzip crawl.warc``) is read
 as one plain stream (offsets are then offsets in the uncompressed data).
+
+ARC files (one header line ``URL IP DATE TYPE ... LENGTH``, the block, a line
+feed) are framed and resynchronised the same way, on the next header line.
 """
 from __future__ import annotations
 
 import io
 import re
 import zlib
+from dataclasses import dataclass
+from typing import IO, Callable, Iterator
 
 try:        # ISA-L's inflate, the same API as zlib's: 1.3-1.6x faster framing (scripts/bench_warc.py)
     from isal import isal_zlib as _inflate
 except ImportError:     # pragma: no cover - isal is a dependency; zlib gives the same bytes
     _inflate = zlib
-from dataclasses import dataclass
-from typing import IO, Callable, Iterator
 
 _VERSION_LINE = re.compile(rb"WARC/\d\.\d+\r?\n")
 _HEADER_MAX = 1 << 20          # a WARC header block longer than this is damage, not a header
@@ -45,7 +51,7 @@ _RECORD_END = b"\r\n\r\n"
 class FramedRecord:
     """One record whose framing was checked: its header fields and (the first bytes of) its block."""
 
-    index: int                  # position in the file, counting every intact record
+    index: int                  # position in the file, counting every record (damaged ones too)
     offset: int                 # byte offset of the record (of its gzip member when gzipped)
     headers: dict[str, str]     # WARC header fields, lower-cased names
     length: int                 # declared (and checked) length of the block
@@ -190,12 +196,14 @@ class _PlainFramer:
                     self.report(Damage("truncated", pos, "the file ends inside a record header"))
                     return
                 self.report(Damage("damaged-record", pos, "a record header without an end"))
+                self.index += 1
                 pos = nxt
                 continue
             parsed = self.spec.parse(head[:end])
             if isinstance(parsed, str):
                 nxt = self._find_header(pos + 1)
                 self.report(Damage("damaged-record", pos, parsed))
+                self.index += 1
                 if nxt is None:
                     return
                 pos = nxt
@@ -209,6 +217,7 @@ class _PlainFramer:
                     self.report(Damage("truncated", pos, "the last record is cut short"))
                     return
                 self.report(Damage("damaged-record", pos, f"Content-Length {length} does not match the record"))
+                self.index += 1
                 if nxt is None:
                     return
                 pos = nxt
@@ -394,6 +403,7 @@ class _GzipFramer:
                     self.report(Damage("truncated", pos, str(exc)))
                     return
                 self.report(Damage("damaged-record", pos, str(exc)))
+                self.index += 1
                 pos = nxt
                 continue
             hend = self.spec.header_end(data)
@@ -405,6 +415,7 @@ class _GzipFramer:
             parsed = self.spec.parse(data[:hend])
             if isinstance(parsed, str):
                 self.report(Damage("damaged-record", pos, parsed))
+                self.index += 1
                 pos = self._skip_padding(end)
                 continue
             headers, length = parsed
@@ -415,6 +426,7 @@ class _GzipFramer:
                 self.index += 1
             else:
                 self.report(Damage("damaged-record", pos, f"Content-Length {length} does not match the record"))
+                self.index += 1
             pos = self._skip_padding(end)
 
     def _one_member_for_many_records(self) -> bool:
