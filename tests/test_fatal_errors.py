@@ -204,8 +204,8 @@ def test_input_error_part_way_is_counted_and_the_build_goes_on(tmp_path, monkeyp
 
     real = warc._read_resync
 
-    def failing(display, fh, reader):
-        for i, doc in enumerate(real(display, fh, reader)):
+    def failing(display, fh, reader, fmt="warc"):
+        for i, doc in enumerate(real(display, fh, reader, fmt)):
             if i == 5:
                 raise OSError(5, "Input/output error")
             yield doc
