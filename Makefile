@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 .PHONY: install test demo bench eval clean
 
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
-$(STAMP): pyproject.toml setup.py corpustool/_justext_walk.pyx corpustool/_sax_arena.pxi corpustool/_html_tokenizer.pxi \
+$(STAMP): pyproject.toml setup.py corpustool/_justext_walk.pyx corpustool/_sax_arena.pxi \
 		corpustool/_justext_plus_decide.pyx \
 		corpustool/_text_scan.pyx
 	$(PYTHON) -m venv $(VENV)

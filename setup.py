@@ -49,9 +49,9 @@ def extensions() -> list:
     except ImportError as exc:
         warn(f"cannot build {MODULE} ({exc})")
         return []
-    # _sax_arena.pxi (justext-plus's SAX parse) and _html_tokenizer.pxi (its tokenizer) are included by the .pyx
+    # _sax_arena.pxi (justext-plus's SAX parse by lxml's libxml2) is included by the .pyx
     ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"],
-                    depends=["corpustool/_sax_arena.pxi", "corpustool/_html_tokenizer.pxi"])
+                    depends=["corpustool/_sax_arena.pxi"])
     decide = Extension(DECIDE_MODULE, [DECIDE_PYX], extra_compile_args=["-O2"])
     scan = Extension(SCAN_MODULE, [SCAN_PYX], extra_compile_args=["-O3"])   # -O3: the scans' loops vectorised
     try:

@@ -2260,4 +2260,3 @@ def page_text(root):
 
 
 include "_sax_arena.pxi"
-include "_html_tokenizer.pxi"

@@ -46,9 +46,8 @@ without the extension the pure-Python walk gives the same paragraphs, slower.
 The tests compare the two on generated, demo and development pages.
 
 **Fast path.** A page nobody has parsed yet is parsed as justext-plus parses
-it: the compiled tokenizer (``corpustool/_html_tokenizer.pxi``, libxml2's SAX
-calls made without libxml2; libxml2 itself parses the pages it gives back)
-builds the tree the compiled walk reads in an arena
+it: lxml's libxml2 parses the bytes with its HTML parser and SAX callbacks
+build the tree the compiled walk reads in an arena
 (``corpustool/_sax_arena.pxi``: ``parse_html``'s bytes and options, no lxml
 tree to build and free), and the same walk runs over it; the title the clean
 stage asks for is found in the same tree (``page.meta["title"]``). In a clean
@@ -365,15 +364,6 @@ except Exception as exc:   # noqa: BLE001 - an extension built before the fast p
     SAX_AVAILABLE, SAX_ERROR = False, f"{type(exc).__name__}: {exc}"
     extract_evidence_html = extract_html = sax_build = sax_outline = sax_page = sax_stats = None
 SAX_PARSE = COMPILED and SAX_AVAILABLE
-
-# The fast path's own tokenizer (corpustool/_html_tokenizer.pxi): libxml2's SAX calls made
-# without libxml2's parser, which parses the pages it gives back. set_fast_tokenizer(False)
-# has libxml2 parse every page (A/B runs); tokenizer_stats() counts the pages of each path.
-try:
-    from .._justext_walk import TOKENIZER_AVAILABLE, TOKENIZER_ERROR, set_fast_tokenizer, tokenizer_stats
-except Exception as exc:   # noqa: BLE001 - an extension built before the tokenizer
-    TOKENIZER_AVAILABLE, TOKENIZER_ERROR = False, f"{type(exc).__name__}: {exc}"
-    set_fast_tokenizer = tokenizer_stats = None
 
 
 # Paragraph.__init__ is a large part of the per-paragraph cost; when the
