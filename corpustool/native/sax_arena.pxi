@@ -1,6 +1,6 @@
 # -- justext-plus's fast path: the page parsed without libxml2's tree ---------------------------
 #
-# (included by _justext_walk.pyx.) ``parse_html`` has lxml's libxml2 build a
+# (included by justext_walk.pyx.) ``parse_html`` has lxml's libxml2 build a
 # tree of malloc'ed xmlNode/xmlAttr structs, which the walk reads once and
 # lxml then frees node by node: about half the parse's time. Here the same
 # libxml2 (the one linked into lxml.etree, found with dlopen(RTLD_NOLOAD) +
