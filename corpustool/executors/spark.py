@@ -88,7 +88,7 @@ def _strip(doc: Document) -> Document:
     return doc
 
 
-def _run_segment(stages: list[Stage], first_no: int, doc_timeout: float,
+def _run_segment(stages: list[Stage], first_no: int, doc_timeout: float, faults: bool,
                  records: Iterable[tuple[int, Document]]) -> Iterator[tuple]:
     """One partition through consecutive per-document stages: tagged kept, dropped and counter records.
 
@@ -110,7 +110,7 @@ def _run_segment(stages: list[Stage], first_no: int, doc_timeout: float,
             positions.append(idx)
             yield doc
 
-    pool = WorkerPool([stages], 1, doc_timeout)
+    pool = WorkerPool([stages], 1, doc_timeout, faults=faults)
     try:
         for doc, i in pool.outcomes(0, numbered()):
             idx = positions.popleft()
@@ -451,6 +451,7 @@ class SparkExecutor:
         from pyspark import StorageLevel
 
         from ..dedup.exact import ExactDuplicates
+        from .supervise import fault_markers_live
 
         parts = len(chunks)
         docs = sc.parallelize(chunks, parts).flatMap(_load_chunk)
@@ -479,7 +480,8 @@ class SparkExecutor:
                     for s in shipped:
                         s.on_drop = None
                         s.stats = StageStats(s.name)
-                    out = docs.mapPartitions(lambda it, ss=shipped, k=no, t=self.doc_timeout: _run_segment(ss, k, t, it))
+                    out = docs.mapPartitions(partial(_run_segment, shipped, no, self.doc_timeout,
+                                                     fault_markers_live()))
                     no += len(seg)
                 out = out.persist(StorageLevel.MEMORY_AND_DISK)
                 persisted.append(out)

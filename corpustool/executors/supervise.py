@@ -58,6 +58,11 @@ FAULT_MARKERS = {
 }
 
 
+def fault_markers_live() -> bool:
+    """Whether the test markers are live (read in the main process, or Spark's driver)."""
+    return os.environ.get(FAULT_ENV) == "1"
+
+
 # -- the worker (child process) ---------------------------------------------------
 
 def _die_with_parent() -> None:
@@ -199,12 +204,13 @@ class WorkerPool:
     """``workers`` supervised processes running the per-document segments ``segments``."""
 
     def __init__(self, segments: list[list[Stage]], workers: int = 1,
-                 doc_timeout: float | None = DEFAULT_DOC_TIMEOUT) -> None:
+                 doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, faults: bool | None = None) -> None:
         self.segments = segments
         self.doc_timeout = doc_timeout or None
-        self.faults = os.environ.get(FAULT_ENV) == "1"
+        self.faults = fault_markers_live() if faults is None else faults
         methods = mp.get_all_start_methods()
-        self.ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+        self.fork = "fork" in methods
+        self.ctx = mp.get_context("fork" if self.fork else "spawn")
         self.queue: deque[_Job] = deque()
         self._next_id = 1
         self.workers: list[_Worker] = []
@@ -221,7 +227,7 @@ class WorkerPool:
 
         progress = RawArray("d", 4)
         main_end, child_end = self.ctx.Pipe(duplex=True)
-        inherited = [w.conn for w in self.workers if w.conn is not None]
+        inherited = [w.conn for w in self.workers] if self.fork else []
         proc = self.ctx.Process(target=_worker_main, name=f"corpustool-worker-{number}", daemon=True,
                                 args=(child_end, progress, self.segments, self.faults, inherited))
         proc.start()
