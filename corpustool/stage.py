@@ -131,6 +131,10 @@ class DocumentStage(Stage):
     """
 
     parallel = True
+    # Executors run the stage in a supervised worker process (a crash or hang costs the page
+    # only). False for a stage that only does cheap, pure-Python work on text already
+    # extracted: shipping its documents to a worker and back would cost more than the work.
+    in_worker = True
     # The extractor's input has no paragraphs yet: it counts the paragraphs and
     # words of its output, good and bad, as its input (the corpus size before
     # boilerplate removal, the first row of Table 3.9).

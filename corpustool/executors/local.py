@@ -25,12 +25,14 @@ from .supervise import DEFAULT_DOC_TIMEOUT, WorkerPool
 
 
 def _segments(stages: list[Stage]) -> list[tuple[bool, list[Stage]]]:
+    """(runs in workers, stages): consecutive per-document stages that run in workers form one segment."""
     segs: list[tuple[bool, list[Stage]]] = []
     for st in stages:
-        if st.parallel and segs and segs[-1][0]:
+        in_worker = st.parallel and getattr(st, "in_worker", True)
+        if in_worker and segs and segs[-1][0]:
             segs[-1][1].append(st)
         else:
-            segs.append((st.parallel, [st]))
+            segs.append((in_worker, [st]))
     return segs
 
 
@@ -85,7 +87,8 @@ class LocalExecutor:
                     stream = self._parallel(pool, pi, seg, stream)
                     pi += 1
                 else:
-                    stream = seg[0].run(stream)
+                    for st in seg:
+                        stream = st.run(stream)
             yield from stream
         finally:
             pool.close()
