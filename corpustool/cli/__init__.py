@@ -40,16 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 # commands whose module is enough to parse their arguments: started without importing the others
 # (their start-up counts when `corpustool onion` replaces the C onion program)
-_SELF_CONTAINED = {"onion": "onion", "dupngrams": "onion"}
+_SELF_CONTAINED = {"onion": ("onion", "register_vertical"), "dupngrams": ("onion", "register_vertical")}
 
 
 def _parser_for(argv: list[str]) -> argparse.ArgumentParser:
-    name = _SELF_CONTAINED.get(argv[0]) if argv else None
-    if name is None:
+    entry = _SELF_CONTAINED.get(argv[0]) if argv else None
+    if entry is None:
         return build_parser()
     parser = _Parser(prog="corpustool")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    importlib.import_module(f"{__name__}.{name}").register(sub)
+    module, register = entry
+    getattr(importlib.import_module(f"{__name__}.{module}"), register)(sub)
     return parser
 
 

@@ -271,3 +271,39 @@ class PyEngine:
         st["stored_hashes"] = len(self.glob)
         st["set_bytes"] = 0
         return st
+
+
+# Duplicate n-gram files: the format of corpustool.dedup.onion.write_dup_ngrams (magic, header length,
+# JSON parameters, padding to 8 bytes, little-endian uint64 hashes), read and written without numpy.
+_MAGIC = b"CTDUPNG1"
+
+
+def write_dup_header(fh, params: dict) -> None:
+    import json
+
+    header = json.dumps(params, sort_keys=True).encode("utf-8")
+    fh.write(_MAGIC + len(header).to_bytes(4, "little") + header + b"\0" * ((-(len(_MAGIC) + 4 + len(header))) % 8))
+
+
+def read_dup_header(fh, path: str) -> dict:
+    """The parameters of a duplicate n-gram file; leaves fh at the first hash."""
+    import json
+
+    from ..errors import OptionError
+
+    try:
+        if fh.read(len(_MAGIC)) != _MAGIC:
+            raise OptionError(f"{path} is not a duplicate n-gram file (written by 'corpustool dupngrams')")
+        hlen = int.from_bytes(fh.read(4), "little")
+        if hlen > 1 << 20:
+            raise ValueError
+        raw = fh.read(hlen)
+        params = json.loads(raw.decode("utf-8"))
+        pad = (-(len(_MAGIC) + 4 + hlen)) % 8
+        if len(raw) != hlen or len(fh.read(pad)) != pad or not isinstance(params, dict):
+            raise ValueError
+    except OSError as exc:
+        raise OptionError(f"cannot read {path}: {exc.strerror}") from None
+    except (ValueError, UnicodeDecodeError):
+        raise OptionError(f"{path}: damaged duplicate n-gram file header") from None
+    return params
