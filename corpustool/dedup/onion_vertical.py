@@ -261,7 +261,8 @@ class PyEngine:
         return count
 
     def write_duplicates(self, fh) -> int:
-        dups = sorted(k for k, c in self.collected.items() if c >= 2)
+        # the compiled engine's order: by partition (bits 1..8), sorted inside each
+        dups = sorted((k for k, c in self.collected.items() if c >= 2), key=lambda k: ((k >> 1) & 255, k))
         fh.write(b"".join(k.to_bytes(8, "little") for k in dups))
         fh.flush()
         return len(dups)
@@ -302,6 +303,8 @@ def read_dup_header(fh, path: str) -> dict:
         pad = (-(len(_MAGIC) + 4 + hlen)) % 8
         if len(raw) != hlen or len(fh.read(pad)) != pad or not isinstance(params, dict):
             raise ValueError
+    except OptionError:
+        raise
     except OSError as exc:
         raise OptionError(f"cannot read {path}: {exc.strerror}") from None
     except (ValueError, UnicodeDecodeError):
