@@ -523,8 +523,8 @@ def test_onion_survives_malformed_vertical(tmp_path):
 
 def test_extended_engine_reports_malformed_vertical(tmp_path, capsys):
     text = MALFORMED.format(a="\n".join(A), b="\n".join(B), c="\n".join(C), a2="\n".join(A))
-    rc, marked = onion(tmp_path, text, "--whole-paragraphs", "--within-document", "paragraphs", "-l", "10",
-                       "--stub-rule", "inner")
+    rc, marked = onion(tmp_path, text, "--engine", "extended", "--whole-paragraphs", "--within-document",
+                       "paragraphs", "-l", "10")
     assert rc == 0
     assert [m[2:] for m in marked] == text.split("\n")[:-1]     # nothing lost, order kept
     err = capsys.readouterr().err
@@ -542,16 +542,16 @@ def test_extended_engine_reports_malformed_vertical(tmp_path, capsys):
     assert flag["alpha0"] == ["0", "1", "1"]
     assert flag["gamma0"] == ["0"] and flag["Héllo"] == ["0"] and flag["<g/>"] == ["0"]
     assert flag['<doc id="empty">'] == ["0"]
-    rc, stripped = onion(tmp_path, text, "-s", "-q", "--whole-paragraphs", "--within-document", "paragraphs",
-                         "-l", "10", "--stub-rule", "inner")
+    rc, stripped = onion(tmp_path, text, "-s", "-q", "--engine", "extended", "--whole-paragraphs",
+                         "--within-document", "paragraphs", "-l", "10")
     assert stripped == [m[2:] for m in marked if m[0] == "0"]
 
 
 def test_onion_cuts_overlong_documents(tmp_path, capsys):
     long_doc = vert_doc("1", [A, B, C])
     text = long_doc + vert_doc("2", [A, D])
-    rc, marked = onion(tmp_path, text, "--max-doc-tokens", "30", "--whole-paragraphs", "--within-document",
-                       "paragraphs")
+    rc, marked = onion(tmp_path, text, "--max-doc-tokens", "30", "--engine", "extended", "--whole-paragraphs",
+                       "--within-document", "paragraphs")
     assert rc == 0
     assert [m[2:] for m in marked] == text.split("\n")[:-1]
     assert "exceeds 30 tokens" in capsys.readouterr().err

@@ -106,7 +106,9 @@ def test_compiled_engine_equals_the_python_reference(seed):
     rng = random.Random(seed)
     data = random_vertical(rng)
     options = rng.choice([{}, {"strip": True}, {"n": 1}, {"n": 3, "threshold": 0.25}, {"smoothing": False},
-                          {"stub_rule": "inner", "max_stub": 5}, {"hash_bits": 16}, {"max_stub": 0}])
+                          {"stub_rule": "inner", "max_stub": 5}, {"hash_bits": 16}, {"max_stub": 0},
+                          {"whole_paragraphs": True}, {"whole_paragraphs": True, "within": "paragraphs", "n": 3},
+                          {"within": "none"}, {"whole_paragraphs": True, "within": "none", "strip": True}])
     a, sa = run(Engine, data, rng.choice([1, 7, 64, 1 << 20]), **options)
     b, sb = run(PyEngine, data, 1 << 20, **options)
     assert a == b and sa == sb

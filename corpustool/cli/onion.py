@@ -9,10 +9,11 @@ smoothing, ``-f`` precomputed duplicate n-grams, ``-q``; so is its algorithm
 written as bytes, exactly. ``dupngrams`` writes the ``-f`` file (pass 1 of the
 two-pass form; it replaces onion's ``hashgen | hashdup``).
 
-Options onion does not have (``--skip-punct``, ``--skip-stopwords``,
-``--whole-paragraphs``, ``--within-document paragraphs|none``,
-``--document-level`` or ``-p ''``, ``--reorder``) select the extended engine
-of :mod:`corpustool.dedup.onion` (numpy; text read as UTF-8).
+Two extensions run on the same engine: ``--whole-paragraphs`` (a repeated
+paragraph shorter than n is found) and ``--within-document paragraphs|none``.
+The options ``--skip-punct``, ``--skip-stopwords``, ``--document-level`` (or
+``-p ''``) and ``--reorder`` select the extended engine of
+:mod:`corpustool.dedup.onion` (numpy; text read as UTF-8).
 """
 from __future__ import annotations
 
@@ -49,12 +50,17 @@ def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> Non
     if vertical:
         p.add_argument("--whole-paragraphs", action="store_true",
                        help="vertical input: also match every paragraph as a whole, so that repeated "
-                            "paragraphs shorter than n are found (extended engine)")
+                            "paragraphs shorter than n are found")
+        p.add_argument("--engine", choices=("onion", "extended"), default=None,
+                       help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
+                            "numpy engine of dedup-para (chosen anyway by --skip-punct, --skip-stopwords, "
+                            "--document-level, --reorder)")
         p.add_argument("-d", "--doc-tag", default="doc", help="document tag (default doc)")
         p.add_argument("-p", "--par-tag", default="p",
                        help="paragraph tag (default p); empty: de-duplicate whole documents")
         p.add_argument("--max-doc-tokens", type=int, default=5_000_000,
-                       help="cut documents longer than this many tokens (default 5,000,000)")
+                       help="extended engine: cut documents longer than this many tokens (default 5,000,000; "
+                            "onion's engine holds a whole document, ~40 bytes per token)")
 
 
 def _onion_options(args: argparse.Namespace, **extra):
@@ -116,13 +122,15 @@ def register_vertical(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--document-level", action="store_true", help="remove whole duplicate documents")
     p.add_argument("--within-document", choices=("paragraphs", "ngrams", "none"), default=None,
                    help="repeats inside one document: any n-gram seen earlier in the document (default, as "
-                        "onion), exact repeats of a whole paragraph, or none (the last two: extended engine)")
+                        "onion), exact repeats of a whole paragraph (with --whole-paragraphs), or none")
     p.add_argument("--two-pass", action="store_true",
                    help="find duplicate n-grams first (reads FILE twice; memory for duplicates only)")
     p.add_argument("--reorder", action="store_true",
                    help="with --two-pass: decide documents in order of increasing share of duplicate n-grams")
-    p.add_argument("--memory", type=_size, default=1 << 30, help="pass 1 memory budget (default 1G)")
-    p.add_argument("--tmpdir", help="directory for pass 1 temporary files")
+    p.add_argument("--memory", type=_size, default=1 << 30,
+                   help="extended engine: pass 1 memory budget (default 1G; onion's engine needs ~16 MiB "
+                        "plus 16 bytes per n-gram / 256 at the end)")
+    p.add_argument("--tmpdir", help="directory for pass 1 temporary files (8 bytes per n-gram)")
     p.add_argument("-o", "--output", default="-", help="output file (default stdout)")
     p.add_argument("--stats", metavar="FILE", help="write statistics as JSON to FILE")
     p.add_argument("-q", "--quiet", action="store_true", help="no warnings summary or statistics on stderr")
@@ -446,15 +454,11 @@ _CHUNK = 1 << 20
 
 def _extended(args: argparse.Namespace) -> list[str]:
     """The options that need the extended (numpy) engine; empty: onion's own algorithm."""
-    used = []
+    used = ["--engine extended"] if getattr(args, "engine", None) == "extended" else []
     if args.skip_punct:
         used.append("--skip-punct")
     if args.skip_stopwords:
         used.append("--skip-stopwords")
-    if args.whole_paragraphs:
-        used.append("--whole-paragraphs")
-    if getattr(args, "within_document", None) not in (None, "ngrams"):
-        used.append("--within-document " + args.within_document)
     if getattr(args, "document_level", False) or args.par_tag == "":
         used.append("--document-level")
     if getattr(args, "reorder", False):
@@ -511,7 +515,8 @@ def _feed_file(engine, path: str, out) -> None:
 
 def _fast_params(args: argparse.Namespace) -> dict:
     return {"n": args.ngram, "skip_punct": False, "skip_stopwords": False, "stoplist": None,
-            "hash_bits": args.hash_bits, "whole_paragraphs": False, "hash": "onion-vertical-v1"}
+            "hash_bits": args.hash_bits, "whole_paragraphs": bool(args.whole_paragraphs),
+            "hash": "onion-vertical-v1"}
 
 
 def _write_dup_header(fh, params: dict) -> None:
@@ -528,6 +533,9 @@ def _fast_engine(args: argparse.Namespace, mode: int, spill_dir: str | None = No
         raise OptionError(f"hash bits must be an integer from 16 to 64, not {args.hash_bits}")
     if not args.doc_tag:
         raise OptionError("the document tag (-d) must not be empty")
+    within = getattr(args, "within_document", None) or "ngrams"
+    if within == "paragraphs" and not args.whole_paragraphs:
+        raise OptionError("--within-document paragraphs needs --whole-paragraphs")
     if len(args.doc_tag.encode()) > 60 or len(args.par_tag.encode()) > 60 or "\0" in args.doc_tag + args.par_tag:
         raise OptionError("document and paragraph tags must be at most 60 bytes, without NUL")
     kw = {}
@@ -539,7 +547,7 @@ def _fast_engine(args: argparse.Namespace, mode: int, spill_dir: str | None = No
         kw = dict(threshold=args.threshold, max_stub=args.max_stub_length, smoothing=not args.no_smoothing,
                   stub_rule=args.stub_rule, strip=args.strip)
     return engine(n=args.ngram, doc_tag=args.doc_tag, par_tag=args.par_tag, hash_bits=args.hash_bits,
-                  mode=mode, spill_dir=spill_dir, **kw)
+                  mode=mode, spill_dir=spill_dir, whole_paragraphs=bool(args.whole_paragraphs), within=within, **kw)
 
 
 def _collect_duplicates(args: argparse.Namespace, out_path: str, tmpdir: str | None) -> dict:

@@ -67,9 +67,13 @@ def _starts(line: bytes, tag: bytes) -> bool:
 class PyEngine:
     def __init__(self, n: int = 7, threshold: float = 0.5, max_stub: int = 20, smoothing: bool = True,
                  stub_rule: str = "onion", strip: bool = False, doc_tag: str = "doc", par_tag: str = "p",
-                 hash_bits: int = 64, mode: int = MODE_MARK, spill_dir: str | None = None) -> None:
+                 hash_bits: int = 64, mode: int = MODE_MARK, spill_dir: str | None = None,
+                 whole_paragraphs: bool = False, within: str = "ngrams") -> None:
         import struct
 
+        if within not in ("ngrams", "paragraphs", "none") or (within == "paragraphs" and not whole_paragraphs):
+            raise ValueError("within must be ngrams, paragraphs (with whole_paragraphs) or none")
+        self.whole, self.within = whole_paragraphs, within
         if not 1 <= n <= 100 or not 16 <= hash_bits <= 64 or max_stub < 0 or mode not in (0, 1):
             raise ValueError("bad engine options")
         if stub_rule not in ("onion", "inner"):
@@ -138,12 +142,36 @@ class PyEngine:
         plen: list[int] = []
         bad: list[bool] = []
         keys: list[int | None] = []        # per token: the n-gram ending there (file key) or None
+        whole_keys: list[int | None] = []  # per paragraph: its whole-paragraph key
         local: set[int] = set()
         ring: list[int] = []
         total = badtok = 0
         prev_bad = n
+        par_ring: list[int] = []
 
         def close() -> None:
+            nonlocal badtok
+            wk = None
+            if self.whole and total > 0:
+                wh = 0
+                for th in par_ring:
+                    wh = (wh * _POLY + th) & _M64
+                mixed = _mix64(wh ^ ((total * 0xD6E8FEB86659FD93) & _M64))
+                wk = self._file_key(mixed)
+                if self.mode == MODE_COLLECT:
+                    self.collected[wk] = self.collected.get(wk, 0) + 1
+                else:
+                    dup = False
+                    if self.within != "none":
+                        dup = mixed in local
+                        local.add(mixed)
+                    if not dup:
+                        seen = self.glob.get(wk)
+                        dup = seen is not None and (not self.flagged or seen)
+                    if dup:
+                        badtok = total
+            whole_keys.append(wk)
+            par_ring.clear()
             plen.append(total)
             bad.append(total > 0 and badtok / total > self.threshold)
 
@@ -163,6 +191,7 @@ class PyEngine:
             if s[:1] == b"<":
                 continue
             ring.append(token_hash(s))
+            par_ring.append(ring[-1])
             total += 1
             prev_bad = max(prev_bad - 1, 0)
             if len(ring) < n:
@@ -178,11 +207,12 @@ class PyEngine:
             if self.mode == MODE_COLLECT:
                 self.collected[fk] = self.collected.get(fk, 0) + 1
                 continue
-            dup = mixed in local
+            dup = self.within == "ngrams" and mixed in local
             if not dup:
                 seen = self.glob.get(fk)
                 dup = seen is not None and (not self.flagged or seen)
-                local.add(mixed)
+                if self.within == "ngrams":
+                    local.add(mixed)
             if dup:
                 badtok += n - prev_bad
                 prev_bad = n
@@ -246,11 +276,17 @@ class PyEngine:
             k = keys[t]
             t += 1
             if k is not None and not bad[p]:
-                if self.flagged:
-                    if k in self.glob:
-                        self.glob[k] = True
-                else:
-                    self.glob[k] = True
+                self._keep(k)
+        for p in range(P):
+            if whole_keys[p] is not None and not bad[p]:
+                self._keep(whole_keys[p])
+
+    def _keep(self, k: int) -> None:
+        if self.flagged:
+            if k in self.glob:
+                self.glob[k] = True
+        else:
+            self.glob[k] = True
 
     def load_duplicates(self, fh) -> int:
         data = fh.read()

@@ -261,6 +261,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
 
 enum { MODE_MARK = 0, MODE_COLLECT = 1 };
 enum { STUB_ONION = 0, STUB_INNER = 1 };
+enum { WITHIN_NGRAMS = 0, WITHIN_PARAGRAPHS = 1, WITHIN_NONE = 2 };
+#define WHOLE_TAG 0xD6E8FEB86659FD93ULL   /* keeps whole-paragraph keys apart from n-gram keys */
 
 typedef struct {
     PyObject_HEAD
@@ -270,6 +272,8 @@ typedef struct {
     int max_stub;
     int smoothing;
     int stub_rule;
+    int whole;             /* also match every paragraph as a whole */
+    int within;            /* repeats inside a document: WITHIN_NGRAMS (onion), _PARAGRAPHS, _NONE */
     int strip;
     int flagged;           /* -f: the global set holds G2+ with "seen" flags */
     int mode;              /* MODE_MARK (pass 2 / single pass) or MODE_COLLECT (pass 1) */
@@ -288,6 +292,7 @@ typedef struct {
     size_t *par_off; size_t par_off_cap;   /* first byte of each paragraph */
     int64_t *par_len; size_t par_len_cap;
     unsigned char *bad; size_t bad_cap;
+    uint64_t *par_whole; size_t par_whole_cap;   /* whole-paragraph key of each paragraph */
     uint64_t *ring;                        /* last n token hashes */
     uint64_t pow_n;                        /* POLY^n */
     Table local;
@@ -347,6 +352,29 @@ static inline int collect(Engine *e, uint64_t key) {
     return 0;
 }
 
+/* Whole-paragraph matching (an extension: onion cannot see a repeated paragraph shorter than n):
+ * a paragraph whose whole token sequence was kept earlier (or, unless within is none, seen earlier
+ * in the document) counts as duplicate in full. */
+static int whole_check(Engine *e, uint64_t wh, int64_t total, int64_t *badtok, uint64_t *wkey) {
+    uint64_t mixed = mix64(wh ^ ((uint64_t)total * WHOLE_TAG));
+    uint64_t fk = file_key(mixed, e->hmask);
+    *wkey = store_key(fk, e->shift);
+    if (e->mode == MODE_COLLECT) return collect(e, fk);
+    int dup = 0;
+    if (e->within != WITHIN_NONE) {
+        uint64_t lk = mixed | 1ULL;
+        dup = e->local.slot[table_find(&e->local, lk)] != EMPTY;
+        if (!dup && table_add(&e->local, lk) < 0) return -1;
+    }
+    if (!dup) {
+        int flag = 0;
+        long gi = segset_lookup(&e->global, *wkey, &flag);
+        dup = gi >= 0 && (!e->flagged || flag);
+    }
+    if (dup) *badtok = total;
+    return 0;
+}
+
 /* Decide one document, lines [ds, de) of e->in (the last line may lack its '\n' only at the end
  * of the input), write its lines marked or stripped, add its kept n-grams to the global set. */
 static int process_doc(Engine *e, size_t ds, size_t de) {
@@ -377,7 +405,7 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
         }
     }
     /* pass A: paragraphs, n-gram hashes, duplicate tokens per paragraph */
-    uint64_t g = 0;
+    uint64_t g = 0, wh = 0;
     size_t t = 0;                    /* token index in the document */
     int64_t total = 0, badtok = 0, prev_bad = n;
     size_t off = ds;
@@ -387,7 +415,11 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
     npar = 1;
 #define CLOSE_PAR() do { \
         if (grow((void **)&e->par_len, &e->par_len_cap, npar, sizeof(int64_t)) < 0 || \
+            grow((void **)&e->par_whole, &e->par_whole_cap, npar, sizeof(uint64_t)) < 0 || \
             grow((void **)&e->bad, &e->bad_cap, npar + 1, 1) < 0) return -1; \
+        e->par_whole[npar - 1] = 0; \
+        if (e->whole && total > 0 && whole_check(e, wh, total, &badtok, &e->par_whole[npar - 1]) < 0) return -1; \
+        wh = 0; \
         e->par_len[npar - 1] = total; \
         e->bad[npar - 1] = (unsigned char)(total > 0 && (double)badtok / (double)total > e->threshold); \
         total = 0; badtok = 0; prev_bad = n; } while (0)
@@ -416,6 +448,7 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
             e->ring[slot] = th;
             g = g * POLY + th;
             if (t >= (size_t)n) g -= old * e->pow_n;
+            wh = wh * POLY + th;
             total++;
             if (--prev_bad < 0) prev_bad = 0;
             if (t + 1 >= (size_t)n) {
@@ -427,13 +460,13 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
                 } else {
                     /* the local set: every n-gram of the document so far, untrimmed (as onion) */
                     uint64_t lk = mix64(g) | 1ULL;
-                    size_t li = table_find(&e->local, lk);
-                    int dup = e->local.slot[li] != EMPTY;
+                    int dup = 0;
+                    if (e->within == WITHIN_NGRAMS) dup = e->local.slot[table_find(&e->local, lk)] != EMPTY;
                     if (!dup) {
                         int flag = 0;
                         long gi = segset_lookup(&e->global, key, &flag);
                         dup = gi >= 0 && (!e->flagged || flag);
-                        if (table_add(&e->local, lk) < 0) return -1;
+                        if (e->within == WITHIN_NGRAMS && table_add(&e->local, lk) < 0) return -1;
                     }
                     if (dup) {
                         badtok += n - prev_bad;
@@ -541,6 +574,19 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
         line_no++;
         off = le + 1;
     }
+    if (e->whole) {
+        for (size_t q = 0; q < npar; q++) {
+            if (plen[q] <= 0 || bad[q]) continue;
+            uint64_t key = e->par_whole[q];
+            if (e->flagged) {
+                int flag = 0;
+                long gi = segset_lookup(&e->global, key, &flag);
+                if (gi >= 0 && !flag) segset_set_flag(&e->global, key, gi);
+            } else if (segset_add(&e->global, key | 1ULL) < 0) {
+                return -1;
+            }
+        }
+    }
     return 0;
 }
 
@@ -616,13 +662,20 @@ static int set_tag(char *dst, size_t *dlen, const char *pre, const char *tag, co
 
 static int Engine_init(Engine *e, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"n", "threshold", "max_stub", "smoothing", "stub_rule", "strip", "doc_tag",
-                             "par_tag", "hash_bits", "mode", "spill_dir", NULL};
+                             "par_tag", "hash_bits", "mode", "spill_dir", "whole_paragraphs", "within", NULL};
     int n = 7, max_stub = 20, smoothing = 1, strip = 0, hash_bits = 64, mode = MODE_MARK;
     double threshold = 0.5;
-    const char *stub_rule = "onion", *doc_tag = "doc", *par_tag = "p", *spill_dir = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|idipspssiiz", kwlist, &n, &threshold, &max_stub, &smoothing,
-                                     &stub_rule, &strip, &doc_tag, &par_tag, &hash_bits, &mode, &spill_dir))
+    const char *stub_rule = "onion", *doc_tag = "doc", *par_tag = "p", *spill_dir = NULL, *within = "ngrams";
+    int whole = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|idipspssiizps", kwlist, &n, &threshold, &max_stub, &smoothing,
+                                     &stub_rule, &strip, &doc_tag, &par_tag, &hash_bits, &mode, &spill_dir,
+                                     &whole, &within))
         return -1;
+    if (strcmp(within, "ngrams") == 0) e->within = WITHIN_NGRAMS;
+    else if (strcmp(within, "paragraphs") == 0 && whole) e->within = WITHIN_PARAGRAPHS;
+    else if (strcmp(within, "none") == 0) e->within = WITHIN_NONE;
+    else { PyErr_SetString(PyExc_ValueError, "within must be ngrams, paragraphs (with whole_paragraphs) or none"); return -1; }
+    e->whole = whole;
     if (e->ring) { PyErr_SetString(PyExc_RuntimeError, "engine already initialised"); return -1; }
     if (n < 1 || n > 100) { PyErr_SetString(PyExc_ValueError, "n must be 1..100"); return -1; }
     if (hash_bits < 16 || hash_bits > 64) { PyErr_SetString(PyExc_ValueError, "hash_bits must be 16..64"); return -1; }
@@ -662,6 +715,7 @@ static int Engine_init(Engine *e, PyObject *args, PyObject *kw) {
 
 static void Engine_dealloc(Engine *e) {
     free(e->in); free(e->tok_g); free(e->par_off); free(e->par_len); free(e->bad); free(e->ring);
+    free(e->par_whole);
     free(e->out);
     table_free(&e->local);
     if (e->mode == MODE_MARK) segset_free(&e->global);
