@@ -505,8 +505,8 @@ def cli_vs_c(docs, truth, repeat: int, hashes_100m: bool) -> dict:
                     b = best.setdefault(key, [cpu, peak])
                     b[0], b[1] = min(b[0], cpu), max(b[1], peak)
             row = {"tokens": tokens}
-            for key, (cpu, peak) in best.items():
-                row[key] = {"tokens_per_cpu_s": tokens / cpu, "peak_mib": peak, "cpu_s": cpu}
+            for (tool, mode), (cpu, peak) in best.items():
+                row[f"{tool} {mode}"] = {"tokens_per_cpu_s": tokens / cpu, "peak_mib": peak, "cpu_s": cpu}
             with open(o_ours, "rb") as a, open(os.path.join(tmp, "ours2.out"), "rb") as b:
                 row["two_pass_equal"] = a.read() == b.read()
             if cbin is not None:
@@ -531,8 +531,8 @@ def print_cli_vs_c(res: dict, dup10_before: int) -> None:
           f"{'ratio memory':>12}")
     for scale, row in res["runs"].items():
         for mode in ("single", "two-pass"):
-            o = row.get(("ours", mode))
-            c = row.get(("C", mode))
+            o = row.get(f"ours {mode}")
+            c = row.get(f"C {mode}")
             for tool, m in (("ours", o), ("C", c)):
                 if m is None:
                     continue
