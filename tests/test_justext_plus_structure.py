@@ -73,3 +73,68 @@ def test_a_rule_can_be_turned_off(monkeypatch):
     monkeypatch.setattr(structure, "RULES", set())
     text = kept(run(forum()))
     assert POSTS[2] not in text
+
+
+COURSES = [("Introduction to Bookkeeping", "Learn to record the income and spending of a small firm."),
+           ("Spreadsheets for Beginners", "Formulas, charts and tables, step by step."),
+           ("Project Management Basics", "Plan the work, share it out and keep it on time."),
+           ("Writing for the Web", "Short sentences, clear headings and links readers follow."),
+           ("Customer Service Skills", "Listen first, then help: the habits of good support."),
+           ("Digital Marketing Essentials", "Search, e-mail and social media without the jargon.")]
+
+
+def listing(items=COURSES, intro: str = "Free online courses with certificates.") -> str:
+    cards = "".join(f'<li class="card"><h3><a href="/c/{i}">{t}</a></h3><div class="d">{d}</div>'
+                    f'<a href="/c/{i}">View course</a></li>' for i, (t, d) in enumerate(items))
+    return (f"<html><head><title>Certificate courses</title></head><body>{NAV}"
+            f"<main><h1>Certificate courses</h1><p>{intro}</p><ul class=\"grid\">{cards}</ul></main>"
+            f"<footer><ul><li><a href='/a'>About us and our team</a></li><li><a href='/p'>Privacy and cookies "
+            f"policy</a></li><li><a href='/t'>Terms of use of the site</a></li><li><a href='/c'>Contact "
+            f"the editors here</a></li></ul></footer></body></html>")
+
+
+def test_a_listing_keeps_its_items_titles_and_descriptions_not_the_menus():
+    text = run(listing()).clean_text()
+    for title, desc in COURSES:
+        assert title in text and desc in text
+    assert "New posts" not in text and "Privacy and cookies" not in text
+
+
+def test_listing_items_are_not_kept_without_the_rule(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", set())
+    text = run(listing()).clean_text()
+    assert COURSES[0][0] not in text
+
+
+ARTICLE = " ".join([POSTS[0], POSTS[1], POSTS[2]])
+
+
+def test_an_article_keeps_its_text_and_drops_its_related_list():
+    related = "".join(f'<li><a href="/r/{i}">{t}</a></li>' for i, (t, _) in enumerate(COURSES))
+    html = (f"<html><head><title>Gears</title></head><body>{NAV}<main><article><h1>Gears</h1>"
+            f"<p>{POSTS[0]}</p><p>{POSTS[1]}</p><p>{POSTS[2]}</p></article>"
+            f"<div><h2>Read more</h2><ul>{related}</ul></div></main></body></html>")
+    text = run(html).clean_text()
+    assert POSTS[1] in text
+    assert COURSES[0][0] not in text           # a related list has less text than the article
+
+
+def test_record_families_need_alike_siblings():
+    from corpustool.document import Paragraph
+
+    def para(xpath, words=5):
+        p = Paragraph(text="w " * words)
+        p.xpath = xpath
+        p.features["words"] = words
+        return p
+
+    alike = [para(f"/html[1]/body[1]/div[1]/ul[1]/li[{k}]/{t}") for k in range(1, 6) for t in ("h3[1]", "p[1]")]
+    fams = structure.record_families(alike, [True] * len(alike))
+    assert fams and len(fams[0][1]) == 5 and fams[0][0] == 50
+    # paragraphs one after another are a text, not a list
+    text = [para(f"/html[1]/body[1]/div[1]/p[{k}]") for k in range(1, 8)]
+    assert structure.record_families(text, [True] * len(text)) == []
+    # layout blocks of different shapes are no list
+    layout = [para(f"/html[1]/body[1]/div[{k}]/{t}") for k, t in
+              ((1, "header[1]/p[1]"), (2, "nav[1]/ul[1]/li[1]"), (3, "main[1]/p[1]"), (4, "footer[1]/p[1]"))]
+    assert structure.record_families(layout, [True] * len(layout)) == []

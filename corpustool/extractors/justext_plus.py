@@ -484,12 +484,13 @@ class JustextPlusExtractor(Extractor):
         return paras
 
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Page) -> None:
-        structure.before_decide(page.html, tree.kinds)
+        types = structure.before_decide(page.html, tree.kinds)
         if compiled_decide is not None and type(tree) is PageTree:
             # the same decisions in C arrays over the tree's node ids
             compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
         else:
             self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
+        structure.after_decide(paras, types, tree.kinds, tree.chains)
 
     def _extract_sax(self, page: Page) -> list[Paragraph] | None:
         """:meth:`extract` of an unparsed page through the SAX parse (the same paragraphs and
@@ -531,8 +532,10 @@ class JustextPlusExtractor(Extractor):
         if not paras:
             return paras
         kinds, hints, why = self.regions(root)
-        structure.before_decide(page.html, kinds)
-        self.decide(paras, kinds, hints, self.title(page) if page._tree_done else _title_of(root), why)
+        types = structure.before_decide(page.html, kinds)
+        tree = XPathTree(paras, kinds, hints, why)
+        self.decide(paras, kinds, hints, self.title(page) if page._tree_done else _title_of(root), why, tree)
+        structure.after_decide(paras, types, kinds, tree.chains)
         return paras
 
     def decide(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],
