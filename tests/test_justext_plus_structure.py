@@ -138,3 +138,24 @@ def test_record_families_need_alike_siblings():
     layout = [para(f"/html[1]/body[1]/div[{k}]/{t}") for k, t in
               ((1, "header[1]/p[1]"), (2, "nav[1]/ul[1]/li[1]"), (3, "main[1]/p[1]"), (4, "footer[1]/p[1]"))]
     assert structure.record_families(layout, [True] * len(layout)) == []
+
+
+def evidence_leaves_nothing() -> str:
+    # three sidebars, none holding most of the text: every region name says boilerplate
+    body = "".join(f"<aside><p>{t}</p></aside>" for t in POSTS)
+    cookie = ('<div class="cookie-notice"><p>We use cookies to give you the best experience on our website '
+              'and to understand how you use it, so that we can improve it for everyone.</p></div>')
+    return f"<html><head><title>Gears</title></head><body><h1>Gears</h1>{body}{cookie}</body></html>"
+
+
+def test_when_the_evidence_leaves_nothing_jusText_decides():
+    doc = run(evidence_leaves_nothing())
+    assert doc.drop_reason is None
+    text = doc.clean_text()
+    assert POSTS[0] in text and POSTS[2] in text
+    assert "cookies" not in text          # a cookie notice stays one
+
+
+def test_without_the_fallback_such_a_page_is_dropped(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", {"discussion", "items"})
+    assert run(evidence_leaves_nothing()).drop_reason == "boilerplate-only"

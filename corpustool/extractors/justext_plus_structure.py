@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
 
-RULES = {"discussion", "items"}
+RULES = {"discussion", "items", "fallback"}
 
 # schema.org types by what they make of the page; JSON-LD ("@type": "X" or ["X", ...])
 # and microdata (itemtype="https://schema.org/X")
@@ -191,3 +191,30 @@ def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str,
     the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``)."""
     if "items" in RULES:
         restore_items(paras, _under(kinds, chains, _COMMENT) if "comment" in kinds.values() else None)
+    if "fallback" in RULES:
+        fall_back_to_justext(paras)
+
+
+FALLBACK_WORDS = 5
+
+
+def fall_back_to_justext(paras: list[Paragraph]) -> bool:
+    """When the evidence leaves nothing (a page wrapped in a form or a menu-named block,
+    region names that fit no article), jusText's own verdict decides: its good paragraphs,
+    or failing those its near-good ones, are kept. A page is then dropped as boilerplate
+    only when jusText too finds nothing on it. Failing those, lines of
+    :data:`FALLBACK_WORDS` words or more, mostly outside links. Never a cookie notice."""
+    if any(p.cls == GOOD for p in paras):
+        return False
+    for wanted in ("good", "neargood", "text"):
+        keep = [p for p in paras if p.features.get("region") != "cookie" and (
+                p.features.get("jt_class") == GOOD
+                or (wanted != "good" and p.cf_class == "neargood")
+                or (wanted == "text" and p.features.get("words", 0) >= FALLBACK_WORDS
+                    and p.features.get("link_density", 0.0) <= 0.5))]
+        if keep:
+            for p in keep:
+                p.cls, p.reason = GOOD, None
+                p.features["fallback"] = True
+            return True
+    return False
