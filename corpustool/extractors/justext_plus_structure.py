@@ -138,20 +138,31 @@ def _under(kinds: dict[str, str], chains: Sequence[Sequence[str]], wanted: froze
     return [any(kinds.get(x) in wanted for x in chain) for chain in chains]
 
 
-def restore_items(paras: list[Paragraph], comments: Sequence[bool] | None = None) -> bool:
+def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
+                  chains: Sequence[Sequence[str]] | None = None) -> bool:
     """A listing's or collection's items: when the page's kept text is less than the text of
     its largest list of alike records, the list is the page's content (course titles and
     descriptions, a grid of products, job offers) and its records' lines are kept, whatever
     jusText thought of their links; the site's menus, header and footer are no items.
     On an article the largest list ("Related articles") has less text than the article, and
     nothing changes. Returns whether items were restored."""
-    kept_words = sum(p.features.get("words", 0) for p in paras if p.cls == GOOD)
-    # (and comments are no items: a blog post's comment list is longer than the post)
-    eligible = [p.features.get("region") not in _NEVER_ITEMS and not (comments and comments[i])
-                for i, p in enumerate(paras)]
+    kept_words = candidate_words = 0
+    for p in paras:
+        f = p.features
+        if p.cls == GOOD:
+            kept_words += f.get("words", 0)
+        if f.get("region") not in _NEVER_ITEMS:
+            candidate_words += f.get("words", 0)
     # (no list can outweigh the kept text when that is most of the candidates' text: the
     # families are not looked for, which spares most article pages the cost)
-    if sum(p.features.get("words", 0) for p, e in zip(paras, eligible) if e) * 2 <= kept_words * 3:
+    if candidate_words * 2 <= kept_words * 3:
+        return False
+    # (and comments are no items: a blog post's comment list is longer than the post)
+    comments = (_under(kinds, chains, _COMMENT) if kinds and chains is not None and "comment" in kinds.values()
+                else None)
+    eligible = [p.features.get("region") not in _NEVER_ITEMS and not (comments and comments[i])
+                for i, p in enumerate(paras)]
+    if comments and sum(p.features.get("words", 0) for p, e in zip(paras, eligible) if e) * 2 <= kept_words * 3:
         return False
     families = record_families(paras, eligible)
     if not families:
@@ -190,7 +201,7 @@ def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str,
     """The evidence of structure applied to the decided paragraphs (``kinds`` and ``chains``:
     the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``)."""
     if "items" in RULES:
-        restore_items(paras, _under(kinds, chains, _COMMENT) if "comment" in kinds.values() else None)
+        restore_items(paras, kinds, chains)
     if "fallback" in RULES:
         fall_back_to_justext(paras)
 
