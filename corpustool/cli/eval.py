@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "snippet scores, fragmentation and pages per second.",
         epilog="EXTRACTOR is [LABEL=]NAME[:key=value,...], e.g. 'justext-package:preset=A', "
                "'B=justext-package:preset=B', 'peer:trafilatura'; 'all' = every registry extractor and "
-               "installed peer. GOLD is [FORMAT:]PATH with FORMAT snippets, articles, cleaneval or annotated. "
+               "installed peer. GOLD is [FORMAT:]PATH with FORMAT snippets, articles, cleaneval, annotated or wcxb. "
                "A --filter expression uses LABEL.metric (label with non-word characters as _) or eN.metric "
                "for the N-th extractor, e.g. 'e1.precision > 0.8 and e2.precision < 0.5'.")
     p.add_argument("--gold", required=True, metavar="SPEC", help="gold standard: [FORMAT:]PATH")
@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--filter", metavar="EXPR", help="keep only pages matching EXPR in the reports")
     p.add_argument("--sweep", action="append", default=[], metavar="NAME=V1,V2,...",
                    help="evaluate every registry extractor on the grid of these option values (repeatable)")
+    p.add_argument("--folds", type=int, metavar="K",
+                   help="split the pages by registered domain into K folds (hash of the domain) and report "
+                        "each fold and both halves (0 = none; default 4 for a wcxb gold, else 0)")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N pages of the gold")
     p.add_argument("--min-agreement", type=int, default=0, metavar="AR",
                    help="node-level gold: ignore nodes whose annotator agreement is below AR (0-100)")
@@ -77,6 +80,7 @@ def build_configs(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..eval.breakdown import breakdown_rows
     from ..eval.filter import Filter
     from ..eval.gold import annotation_stats, read_gold
     from ..eval.report import fragmentation_line, format_table, summary_rows, write_csv, write_html
@@ -88,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("--min-agreement must be in 0..100")
     if args.bootstrap < 0:
         raise OptionError("--bootstrap must be >= 0")
+    if args.folds is not None and (args.folds < 0 or args.folds == 1):
+        raise OptionError("--folds must be 0 (none) or at least 2")
     configs = expand_sweep(build_configs(args), parse_sweep(args.sweep))
     pages = read_gold(args.gold, min_agreement=args.min_agreement)
     if args.limit:
@@ -138,6 +144,12 @@ def run(args: argparse.Namespace) -> int:
     if selected is not None:
         print(f"filter: {args.filter}: {len(selected)} of {len(ev.pages)} pages match", file=out)
     print(format_table(header, rows), file=out)
+    folds = args.folds if args.folds is not None else (4 if ev.pages[0].format == "wcxb" else 0)
+    b_header, b_rows = breakdown_rows(ev, selected, folds)
+    if len(b_rows) > 0:
+        print("mean per-page F1 by group" + (" (words, the gold's metric)" if ev.pages[0].text is not None else ""),
+              file=out)
+        print(format_table(b_header, b_rows), file=out)
     if any(p.nodes is not None for p in ev.pages):
         stats = annotation_stats(ev.pages)
         print("gold annotations: " + ", ".join(f"{k} {v['nodes']} nodes / {v['chars']} chars"

@@ -20,6 +20,7 @@ character counts (the character weighting of seed 003, Sect. 2.9.1).
 """
 from __future__ import annotations
 
+from collections import Counter
 from difflib import SequenceMatcher
 from typing import Sequence
 
@@ -48,6 +49,24 @@ def text_confusion(output: Sequence[str], gold: Sequence[str], page_words: int,
     out_mask, _ = matched_mask(output, gold)
     tp = sum(out_mask)
     tp_c = sum(len(w) for w, m in zip(output, out_mask) if m)
+    out_c = sum(len(w) for w in output)
+    gold_c = sum(len(w) for w in gold)
+    words = Confusion(tp, len(output) - tp, len(gold) - tp)
+    chars = Confusion(tp_c, out_c - tp_c, gold_c - tp_c)
+    words.tn = max(0, page_words - words.tp - words.fp - words.fn)
+    chars.tn = max(0, page_chars - chars.tp - chars.fp - chars.fn)
+    return words, chars
+
+
+def bag_confusion(output: Sequence[str], gold: Sequence[str], page_words: int,
+                  page_chars: int) -> tuple[Confusion, Confusion]:
+    """(word counts, character counts) of output against a text gold, both taken as bags of
+    words (WCXB's metric): TP = the multiset intersection, whatever the order. Cheaper than
+    the alignment and what that benchmark publishes its figures with."""
+    out_bag, gold_bag = Counter(output), Counter(gold)
+    common = out_bag & gold_bag
+    tp = sum(common.values())
+    tp_c = sum(len(w) * n for w, n in common.items())
     out_c = sum(len(w) for w in output)
     gold_c = sum(len(w) for w in gold)
     words = Confusion(tp, len(output) - tp, len(gold) - tp)

@@ -1,4 +1,4 @@
-"""Gold standards: readers for four formats, one page model.
+"""Gold standards: readers for five formats, one page model.
 
 Every reader yields :class:`GoldPage` objects: the page as the extractors
 will see it (raw bytes, or decoded markup where the reader had to change it)
@@ -13,6 +13,12 @@ plus what is known to be right about it:
   blocks start with ``<p>``, ``<h>`` or ``<l>`` (seed 003, Sect. 2.5), paired
   with the HTML file of the same name (Rolli's framework, seed 004, pairs a
   content file and an HTML file by name too).
+* ``wcxb`` - the Web Content eXtraction Benchmark's layout: ``html/NNNN.html.gz``
+  and ``ground-truth/NNNN.json`` (``ground_truth.main_content``, its ``with`` /
+  ``without`` snippets, ``_internal.page_type.primary``). The gold is the main
+  text; pages are scored with the benchmark's own metric, bag-of-words
+  precision/recall/F1 over lower-cased ``\\w+`` tokens (``meta["word_metric"]``
+  is ``"bag"``), and carry their page type and registered domain in ``meta``.
 * ``annotated`` - node-level annotations: class attributes on wrapper elements
   in the page itself (seed 003, Sect. 2.8): KrdWrd/Canola ``<kw
   class="krdwrd-tag-C-AR">`` (C = 1 bad, 2 uncertain, 3 good, ``mrgtie`` a tied
@@ -27,6 +33,7 @@ A spec is ``[FORMAT:]PATH``; without a format it is detected from the path.
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -43,7 +50,7 @@ from .. import encoding
 from ..extractors.base import OptionError
 from .tokens import text_nodes
 
-FORMATS = ("snippets", "articles", "cleaneval", "annotated")
+FORMATS = ("snippets", "articles", "cleaneval", "annotated", "wcxb")
 
 GOOD, BAD, UNCERTAIN, TIE, UNANNOTATED = "good", "bad", "uncertain", "tie", "unannotated"
 
@@ -107,6 +114,8 @@ def detect_format(path: Path) -> str:
         raise OptionError(f"cannot tell the gold format of {path}; prefix it with FORMAT: ({', '.join(FORMATS)})")
     if (path / "evaldata.json").is_file():
         return "snippets"
+    if (path / "ground-truth").is_dir() and (path / "html").is_dir():
+        return "wcxb"
     for name in ("ground-truth.json", "ground_truth.json", "gold.json"):
         if (path / name).is_file():
             return "articles"
@@ -148,6 +157,8 @@ def read_gold(spec: str, min_agreement: int = 0) -> list[GoldPage]:
         return list(read_articles(path))
     if fmt == "cleaneval":
         return list(read_cleaneval(path))
+    if fmt == "wcxb":
+        return list(read_wcxb(path))
     return list(read_annotated(path, min_agreement=min_agreement))
 
 
@@ -214,6 +225,76 @@ def read_articles(path: Path) -> Iterator[GoldPage]:
         body = entry["articleBody"]
         yield GoldPage(id=str(key), url=entry.get("url"), format="articles", path=str(page), text=body,
                        paragraphs=[p.strip() for p in body.splitlines() if p.strip()])
+
+
+# -- WCXB -----------------------------------------------------------------------------
+
+def registered_domain(url: str | None) -> str:
+    """The registered domain of a URL's host (``news.bbc.co.uk`` -> ``bbc.co.uk``), from the
+    ICANN part of the Public Suffix List (publicsuffixlist's bundled copy, no download): pages of
+    one site, or of one hosting platform's sites, share it. ``""`` without a host."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url or "").hostname or "").rstrip(".").lower()
+    except ValueError:
+        return ""
+    if not host:
+        return ""
+    if host.startswith("www."):
+        host = host[4:]
+    return _psl().privatesuffix(host) or host
+
+
+@functools.lru_cache(maxsize=1)
+def _psl():
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList(only_icann=True)
+
+
+def read_wcxb(path: Path) -> Iterator[GoldPage]:
+    """WCXB pages: ``ground-truth/ID.json`` paired with ``html/ID.html.gz`` (or ``.html``).
+    A page without a main text (the benchmark has a few: single-page apps whose text the
+    crawl did not render) has no gold to score and is skipped, counted on stderr."""
+    gt_dir, html_dir = path / "ground-truth", path / "html"
+    no_text = no_page = 0
+    for gold in sorted(gt_dir.glob("*.json")):
+        key = gold.name[:-5]
+        try:
+            with open(gold, encoding="utf-8") as fh:
+                entry = json.load(fh)
+        except (OSError, ValueError) as exc:
+            _warn(f"{gold}: cannot read: {exc}; skipped")
+            continue
+        truth = entry.get("ground_truth") if isinstance(entry, dict) else None
+        if not isinstance(truth, dict):
+            _warn(f"{gold}: no 'ground_truth' object; skipped")
+            continue
+        body = truth.get("main_content")
+        if not isinstance(body, str) or not body.strip():
+            no_text += 1
+            continue
+        page = next((p for p in (html_dir / f"{key}.html.gz", html_dir / f"{key}.html") if p.is_file()), None)
+        if page is None:
+            no_page += 1
+            continue
+        internal = entry.get("_internal") if isinstance(entry.get("_internal"), dict) else {}
+        ptype = internal.get("page_type")
+        ptype = ptype.get("primary") if isinstance(ptype, dict) else ptype
+        url = entry.get("url") if isinstance(entry.get("url"), str) else None
+        yield GoldPage(
+            id=key, url=url, format="wcxb", path=str(page), text=body,
+            paragraphs=[p.strip() for p in body.splitlines() if p.strip()],
+            with_snippets=[s for s in truth.get("with") or [] if isinstance(s, str)],
+            without_snippets=[s for s in truth.get("without") or [] if isinstance(s, str)],
+            meta={"page_type": ptype if isinstance(ptype, str) and ptype else "unknown",
+                  "domain": registered_domain(url), "word_metric": "bag"},
+        )
+    if no_text:
+        _warn(f"{gt_dir}: {no_text} pages without a main text (nothing to score) skipped")
+    if no_page:
+        _warn(f"{gt_dir}: {no_page} pages without html/ID.html.gz skipped")
 
 
 # -- CleanEval ----------------------------------------------------------------------

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterator, Sequence
 from .. import encoding
 from ..document import Document
 from ..extractors.base import OptionError, Page, parse_html
-from .align import labelled_confusion, text_confusion
+from .align import bag_confusion, labelled_confusion, text_confusion
 from .fragments import Fragmentation, fragment_lengths, fragmentation
 from .gold import BAD, GOOD, GoldPage
 from .metrics import NAN, SCORES, Confusion, bootstrap_ci, macro, micro
@@ -593,7 +593,8 @@ class _PageContext:
             res.words, res.chars = labelled_confusion(out, *self.labelled)
         elif self.gold_words is not None:
             pw = self.page_words()
-            res.words, res.chars = text_confusion(out, self.gold_words, len(pw), sum(len(w) for w in pw))
+            confusion = bag_confusion if page.meta.get("word_metric") == "bag" else text_confusion
+            res.words, res.chars = confusion(out, self.gold_words, len(pw), sum(len(w) for w in pw))
         if self.gold_words is not None:
             res.shingles = shingle_confusion(out, self.gold_words)
         if res.blocks is not None:

@@ -79,6 +79,7 @@ from lxml import etree
 from ..document import BAD, GOOD, Paragraph
 from .base import Extractor, OptionError, Page, html_bytes, register
 from . import justext_engine
+from . import justext_plus_structure as structure
 from .justext_engine import _FAST_PARAGRAPH_INIT, KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
 from .template_lines import MIN_UI_REPEATS, line_verdict
 
@@ -479,15 +480,17 @@ class JustextPlusExtractor(Extractor):
         title = self.title(page) if page._tree_done else _title_of(root)
         if tree is None:
             tree = XPathTree(paras, *self.regions(root))
-        self._decide(paras, tree, title)
+        self._decide(paras, tree, title, page)
         return paras
 
-    def _decide(self, paras: list[Paragraph], tree: Any, title: str | None) -> None:
+    def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Page) -> None:
+        types = structure.before_decide(page.html, tree.kinds)
         if compiled_decide is not None and type(tree) is PageTree:
             # the same decisions in C arrays over the tree's node ids
             compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
         else:
             self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
+        structure.after_decide(paras, types, tree.kinds, tree.chains)
 
     def _extract_sax(self, page: Page) -> list[Paragraph] | None:
         """:meth:`extract` of an unparsed page through the SAX parse (the same paragraphs and
@@ -515,7 +518,7 @@ class JustextPlusExtractor(Extractor):
             # clean stage asks for it, and the page has no tree to find it in)
             page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
         if paras:
-            self._decide(paras, tree, page.meta["title"])
+            self._decide(paras, tree, page.meta["title"], page)
         return paras
 
     def extract_py(self, page: Page) -> list[Paragraph]:
@@ -529,7 +532,10 @@ class JustextPlusExtractor(Extractor):
         if not paras:
             return paras
         kinds, hints, why = self.regions(root)
-        self.decide(paras, kinds, hints, self.title(page) if page._tree_done else _title_of(root), why)
+        types = structure.before_decide(page.html, kinds)
+        tree = XPathTree(paras, kinds, hints, why)
+        self.decide(paras, kinds, hints, self.title(page) if page._tree_done else _title_of(root), why, tree)
+        structure.after_decide(paras, types, kinds, tree.chains)
         return paras
 
     def decide(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],

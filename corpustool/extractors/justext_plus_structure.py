@@ -1,0 +1,231 @@
+"""What a page's structure says about its type, for justext-plus (issue 20).
+
+jusText's cues (length, stop words, links) and the region names of
+justext-plus were found on article pages. On other page types the same cues
+point the wrong way: a forum thread's posts sit in "comment" and "reply"
+blocks under their own author/date lines; a listing's items are short linked
+titles. What the page is, and which blocks are its content, is told by its
+structure rather than by more word lists:
+
+* the types the page declares with schema.org (JSON-LD ``"@type"`` or
+  microdata ``itemtype``): ``DiscussionForumPosting``, ``QAPage``, ...;
+* repetition: sibling blocks of the same tag under one parent, each holding
+  text and alike in shape, are the records of a list (a listing's items, a
+  collection's products).
+
+No rule names a site. Each rule has a name in :data:`RULES`; taking a name out
+of it turns the rule off (for measuring what each one does, as
+docs/best_extractor.md reports).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from ..document import BAD, GOOD, Paragraph
+
+RULES = {"discussion", "items", "fallback"}
+
+# schema.org types by what they make of the page; JSON-LD ("@type": "X" or ["X", ...])
+# and microdata (itemtype="https://schema.org/X")
+DISCUSSION_TYPES = frozenset({"DiscussionForumPosting", "QAPage"})
+_SCHEMA_TYPE = re.compile(r"""(?:"@type"\s*:\s*\[?\s*"|schema\.org/)(DiscussionForumPosting|QAPage)\b""")
+
+
+def declared_types(html: str | None) -> frozenset[str]:
+    """The schema.org types of :data:`DISCUSSION_TYPES` the markup declares."""
+    if not html or not any(t in html for t in DISCUSSION_TYPES):
+        return frozenset()     # (the substring test: the regex alone costs ~1 ms on a large page)
+    return frozenset(_SCHEMA_TYPE.findall(html))
+
+
+def is_discussion(types: frozenset[str]) -> bool:
+    return not DISCUSSION_TYPES.isdisjoint(types)
+
+
+def drop_comment_regions(kinds: dict[str, str]) -> None:
+    """On a discussion page the "comment"/"reply" blocks are the posts, the page's content:
+    they are no boilerplate regions (``kinds`` is changed in place, before the decision)."""
+    for x in [x for x, k in kinds.items() if k == "comment"]:
+        del kinds[x]
+
+
+def before_decide(html: str | None, kinds: dict[str, str]) -> frozenset[str]:
+    """The evidence changes made before the decision; returns the declared types."""
+    types = declared_types(html)
+    if "discussion" in RULES and is_discussion(types):
+        drop_comment_regions(kinds)
+    return types
+
+
+# -- lists of records: a listing's items, a collection's products ---------------------
+
+# regions that stay boilerplate inside a list of records: the site's menus, header and
+# footer, sidebars, forms, cookie notices, advertising and share buttons are never a
+# list's items (a blog's sidebar lists outweigh a short post)
+_NEVER_ITEMS = frozenset({"nav", "header", "footer", "form", "cookie", "ad", "share", "form-element", "aside"})
+_COMMENT = frozenset({"comment"})
+MIN_RECORDS = 4            # a list has at least this many records with text
+MIN_RECORD_WORDS = 4       # mean words per record: menus have one or two
+MAX_RECORD_WORDS = 150     # ... and items are short: longer records are sections of a text
+# a record is a container of its paragraphs, or one of these (a list item, a table row):
+# paragraphs one after another (p[1], p[2], ...) are a text, not a list
+SELF_RECORDS = frozenset({"li", "tr", "dt", "dd", "article"})
+OTHER_LIST_SHARE = 0.25    # other lists at least this share of the largest one's words are items too
+SHAPE_SHARE = 0.5          # records sharing the commonest shape: siblings alike, not a page's layout blocks
+def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
+                    max_words: float = MAX_RECORD_WORDS) -> list[tuple[int, dict[str, list[int]]]]:
+    """Lists of sibling records among the eligible paragraphs, best first: for each element
+    E whose children of one tag hold text (E/li[1], E/li[2], ... or E/div[3], E/div[7], ...),
+    (total words, {child index: paragraph indices}). A family counts only when at least
+    :data:`MIN_RECORDS` records hold text, they hold :data:`MIN_RECORD_WORDS` words each on
+    average (and at most ``max_words``), and most records have the same shape (the tags below
+    the record, without indices, of their paragraphs): repetition and sibling similarity,
+    the structure of a list whatever its site."""
+    # (string keys built step by step: this runs on every page, and the XPaths are long)
+    families: dict[str, dict[str, list[int]]] = {}
+    parts_of: dict[int, list[str]] = {}
+    words = [0] * len(paras)
+    for i, p in enumerate(paras):
+        if not eligible[i]:
+            continue
+        w = words[i] = p.features.get("words", 0)
+        if not w or not p.xpath:
+            continue
+        parts = parts_of[i] = p.xpath.strip("/").split("/")
+        last = len(parts) - 1
+        prefix = "/" + parts[0] + "/" + parts[1] if last >= 1 else ""
+        for d in range(2, len(parts)):            # (html and body have no siblings worth counting)
+            step = parts[d]
+            cut = step.find("[")
+            tag = step[:cut]
+            if d == last and tag not in SELF_RECORDS:
+                break
+            key = prefix + "/" + tag
+            records = families.get(key)
+            if records is None:
+                families[key] = {step[cut:]: [i]}
+            else:
+                members = records.get(step[cut:])
+                if members is None:
+                    records[step[cut:]] = [i]
+                else:
+                    members.append(i)
+            prefix = key + step[cut:]
+    out = []
+    for key, records in families.items():
+        n = len(records)
+        if n < MIN_RECORDS:
+            continue
+        total = sum(words[i] for members in records.values() for i in members)
+        if not MIN_RECORD_WORDS * n <= total <= max_words * n:
+            continue
+        d = key.count("/") - 1       # the record's step in the paragraphs' parts
+        shapes: dict[frozenset, int] = {}
+        for members in records.values():
+            shape = frozenset("/".join(t.partition("[")[0] for t in parts_of[i][d + 1:]) for i in members)
+            shapes[shape] = shapes.get(shape, 0) + 1
+        if max(shapes.values()) < SHAPE_SHARE * n:
+            continue
+        out.append((total, records))
+    out.sort(key=lambda f: -f[0])
+    return out
+
+
+def _under(kinds: dict[str, str], chains: Sequence[Sequence[str]], wanted: frozenset[str]) -> list[bool]:
+    """Whether each paragraph lies in a region of one of the ``wanted`` kinds, named so by
+    the page (whatever the decision overruled: a long comment section holds most of the text)."""
+    return [any(kinds.get(x) in wanted for x in chain) for chain in chains]
+
+
+def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
+                  chains: Sequence[Sequence[str]] | None = None) -> bool:
+    """A listing's or collection's items: when the page's kept text is less than the text of
+    its largest list of alike records, the list is the page's content (course titles and
+    descriptions, a grid of products, job offers) and its records' lines are kept, whatever
+    jusText thought of their links; the site's menus, header and footer are no items.
+    On an article the largest list ("Related articles") has less text than the article, and
+    nothing changes. Returns whether items were restored."""
+    kept_words = candidate_words = 0
+    for p in paras:
+        f = p.features
+        if p.cls == GOOD:
+            kept_words += f.get("words", 0)
+        if f.get("region") not in _NEVER_ITEMS:
+            candidate_words += f.get("words", 0)
+    # (no list can outweigh the kept text when that is most of the candidates' text: the
+    # families are not looked for, which spares most article pages the cost)
+    if candidate_words * 2 <= kept_words * 3:
+        return False
+    # (and comments are no items: a blog post's comment list is longer than the post)
+    comments = (_under(kinds, chains, _COMMENT) if kinds and chains is not None and "comment" in kinds.values()
+                else None)
+    eligible = [p.features.get("region") not in _NEVER_ITEMS and not (comments and comments[i])
+                for i, p in enumerate(paras)]
+    if comments and sum(p.features.get("words", 0) for p, e in zip(paras, eligible) if e) * 2 <= kept_words * 3:
+        return False
+    families = record_families(paras, eligible)
+    if not families:
+        return False
+    best = families[0][0]
+    if best <= kept_words:
+        return False
+    # a listing page often has several lists (latest, featured, by topic): the others
+    # of a size comparable with the largest are its items too
+    for total, records in families:
+        if total < OTHER_LIST_SHARE * best:
+            break
+        for members in records.values():
+            _restore(paras, members, ITEM_LINES, "item")
+    return True
+
+
+# what a record's lines were removed as, that an item keeps: jusText's verdict, links,
+# datelines, blocks named as asides or hidden (grids that show on scroll or hover); not
+# template lines (calls to action, "Add to cart") nor control labels repeated on the
+# page ("Choose options")
+ITEM_LINES = frozenset({"boilerplate", "boilerplate:links", "boilerplate:heading", "boilerplate:meta",
+                        "boilerplate:aside", "boilerplate:comment", "boilerplate:hidden"})
+
+
+def _restore(paras: list[Paragraph], members: Sequence[int], reasons: frozenset[str], feature: str) -> None:
+    for i in members:
+        p = paras[i]
+        if p.cls != GOOD and p.reason in reasons:
+            p.cls, p.reason = GOOD, None
+            p.features[feature] = True
+
+
+def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str, str],
+                 chains: Sequence[Sequence[str]]) -> None:
+    """The evidence of structure applied to the decided paragraphs (``kinds`` and ``chains``:
+    the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``)."""
+    if "items" in RULES:
+        restore_items(paras, kinds, chains)
+    if "fallback" in RULES:
+        fall_back_to_justext(paras)
+
+
+FALLBACK_WORDS = 5
+
+
+def fall_back_to_justext(paras: list[Paragraph]) -> bool:
+    """When the evidence leaves nothing (a page wrapped in a form or a menu-named block,
+    region names that fit no article), jusText's own verdict decides: its good paragraphs,
+    or failing those its near-good ones, are kept. A page is then dropped as boilerplate
+    only when jusText too finds nothing on it. Failing those, lines of
+    :data:`FALLBACK_WORDS` words or more, mostly outside links. Never a cookie notice."""
+    if any(p.cls == GOOD for p in paras):
+        return False
+    for wanted in ("good", "neargood", "text"):
+        keep = [p for p in paras if p.features.get("region") != "cookie" and (
+                p.features.get("jt_class") == GOOD
+                or (wanted != "good" and p.cf_class == "neargood")
+                or (wanted == "text" and p.features.get("words", 0) >= FALLBACK_WORDS
+                    and p.features.get("link_density", 0.0) <= 0.5))]
+        if keep:
+            for p in keep:
+                p.cls, p.reason = GOOD, None
+                p.features["fallback"] = True
+            return True
+    return False

@@ -1,0 +1,161 @@
+"""justext-plus on page types other than articles: what the page's structure says (issue 20)."""
+from __future__ import annotations
+
+import pytest
+
+from corpustool.document import Document
+from corpustool.extractors import justext_plus_structure as structure
+from corpustool.extractors.clean import Clean
+from corpustool.extractors.justext_plus import JustextPlusExtractor
+from corpustool.extractors.base import Page
+
+POSTS = [
+    "I have had the same problem with my bicycle for weeks now and nobody at the shop could tell me what was "
+    "wrong with the gears when I brought it in last Friday afternoon, so I am asking here.",
+    "Did you check the cable tension first? In my experience most of these problems come from a cable that "
+    "has stretched a little over the winter and needs to be tightened by half a turn or so.",
+    "Thanks, that was it. I turned the barrel adjuster a little and now every gear works as it should, "
+    "which is a great relief because I was about to buy a whole new derailleur for the bike.",
+]
+NAV = '<nav><ul><li><a href="/">Forums</a></li><li><a href="/new">New posts</a></li><li><a href="/s">Search</a></li></ul></nav>'
+FORUM_LD = ('<script type="application/ld+json">{"@context": "https://schema.org", '
+            '"@type": "DiscussionForumPosting", "headline": "Gears slipping"}</script>')
+
+
+def forum(head: str = FORUM_LD, post_class: str = "comment") -> str:
+    posts = "".join(f'<div class="{post_class}"><div class="meta">user{i}, May {i + 1}, 2024</div><p>{t}</p></div>'
+                    for i, t in enumerate(POSTS))
+    return (f"<html><head><title>Gears slipping | Bike Forum</title>{head}</head><body>{NAV}"
+            f"<main><h1>Gears slipping</h1>{posts}</main></body></html>")
+
+
+def run(html: str) -> Document:
+    doc = Document(id="t", url="https://forum.example.org/t/1", raw=html.encode("utf-8"))
+    Clean(extractor="justext-plus", languages=["en"]).process(doc)
+    return doc
+
+
+def kept(doc: Document) -> str:
+    return doc.clean_text()
+
+
+def test_declared_types_from_json_ld_and_microdata():
+    assert structure.declared_types(FORUM_LD) == {"DiscussionForumPosting"}
+    assert structure.declared_types('<div itemscope itemtype="http://schema.org/QAPage">') == {"QAPage"}
+    assert structure.declared_types('"@type": ["QAPage", "WebPage"]') == {"QAPage"}
+    assert structure.declared_types('<div class="DiscussionForumPosting">') == frozenset()
+
+
+def test_posts_in_comment_blocks_are_content_on_a_discussion_page():
+    text = kept(run(forum()))
+    for post in POSTS:
+        assert post in text
+
+
+def test_comment_blocks_stay_boilerplate_without_the_declaration():
+    # the same markup on a page that does not call itself a discussion: an article's comments
+    text = kept(run(forum(head="")))
+    assert POSTS[1] not in text and POSTS[2] not in text
+
+
+def test_every_decide_path_sees_the_rule():
+    html = forum()
+    ex = JustextPlusExtractor()
+    from corpustool.language.stoplists import stoplist
+    stop = stoplist("en")
+    fast = ex.extract(Page(html, url="https://forum.example.org/t/1", stoplist=stop))
+    slow = ex.extract_py(Page(html, url="https://forum.example.org/t/1", stoplist=stop))
+    assert [(p.text, p.cls) for p in fast] == [(p.text, p.cls) for p in slow]
+    assert any(p.text == POSTS[2] and p.is_good for p in fast)
+
+
+def test_a_rule_can_be_turned_off(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", set())
+    text = kept(run(forum()))
+    assert POSTS[2] not in text
+
+
+COURSES = [("Introduction to Bookkeeping", "Learn to record the income and spending of a small firm."),
+           ("Spreadsheets for Beginners", "Formulas, charts and tables, step by step."),
+           ("Project Management Basics", "Plan the work, share it out and keep it on time."),
+           ("Writing for the Web", "Short sentences, clear headings and links readers follow."),
+           ("Customer Service Skills", "Listen first, then help: the habits of good support."),
+           ("Digital Marketing Essentials", "Search, e-mail and social media without the jargon.")]
+
+
+def listing(items=COURSES, intro: str = "Free online courses with certificates.") -> str:
+    cards = "".join(f'<li class="card"><h3><a href="/c/{i}">{t}</a></h3><div class="d">{d}</div>'
+                    f'<a href="/c/{i}">View course</a></li>' for i, (t, d) in enumerate(items))
+    return (f"<html><head><title>Certificate courses</title></head><body>{NAV}"
+            f"<main><h1>Certificate courses</h1><p>{intro}</p><ul class=\"grid\">{cards}</ul></main>"
+            f"<footer><ul><li><a href='/a'>About us and our team</a></li><li><a href='/p'>Privacy and cookies "
+            f"policy</a></li><li><a href='/t'>Terms of use of the site</a></li><li><a href='/c'>Contact "
+            f"the editors here</a></li></ul></footer></body></html>")
+
+
+def test_a_listing_keeps_its_items_titles_and_descriptions_not_the_menus():
+    text = run(listing()).clean_text()
+    for title, desc in COURSES:
+        assert title in text and desc in text
+    assert "New posts" not in text and "Privacy and cookies" not in text
+
+
+def test_listing_items_are_not_kept_without_the_rule(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", set())
+    text = run(listing()).clean_text()
+    assert COURSES[0][0] not in text
+
+
+ARTICLE = " ".join([POSTS[0], POSTS[1], POSTS[2]])
+
+
+def test_an_article_keeps_its_text_and_drops_its_related_list():
+    related = "".join(f'<li><a href="/r/{i}">{t}</a></li>' for i, (t, _) in enumerate(COURSES))
+    html = (f"<html><head><title>Gears</title></head><body>{NAV}<main><article><h1>Gears</h1>"
+            f"<p>{POSTS[0]}</p><p>{POSTS[1]}</p><p>{POSTS[2]}</p></article>"
+            f"<div><h2>Read more</h2><ul>{related}</ul></div></main></body></html>")
+    text = run(html).clean_text()
+    assert POSTS[1] in text
+    assert COURSES[0][0] not in text           # a related list has less text than the article
+
+
+def test_record_families_need_alike_siblings():
+    from corpustool.document import Paragraph
+
+    def para(xpath, words=5):
+        p = Paragraph(text="w " * words)
+        p.xpath = xpath
+        p.features["words"] = words
+        return p
+
+    alike = [para(f"/html[1]/body[1]/div[1]/ul[1]/li[{k}]/{t}") for k in range(1, 6) for t in ("h3[1]", "p[1]")]
+    fams = structure.record_families(alike, [True] * len(alike))
+    assert fams and len(fams[0][1]) == 5 and fams[0][0] == 50
+    # paragraphs one after another are a text, not a list
+    text = [para(f"/html[1]/body[1]/div[1]/p[{k}]") for k in range(1, 8)]
+    assert structure.record_families(text, [True] * len(text)) == []
+    # layout blocks of different shapes are no list
+    layout = [para(f"/html[1]/body[1]/div[{k}]/{t}") for k, t in
+              ((1, "header[1]/p[1]"), (2, "nav[1]/ul[1]/li[1]"), (3, "main[1]/p[1]"), (4, "footer[1]/p[1]"))]
+    assert structure.record_families(layout, [True] * len(layout)) == []
+
+
+def evidence_leaves_nothing() -> str:
+    # three sidebars, none holding most of the text: every region name says boilerplate
+    body = "".join(f"<aside><p>{t}</p></aside>" for t in POSTS)
+    cookie = ('<div class="cookie-notice"><p>We use cookies to give you the best experience on our website '
+              'and to understand how you use it, so that we can improve it for everyone.</p></div>')
+    return f"<html><head><title>Gears</title></head><body><h1>Gears</h1>{body}{cookie}</body></html>"
+
+
+def test_when_the_evidence_leaves_nothing_jusText_decides():
+    doc = run(evidence_leaves_nothing())
+    assert doc.drop_reason is None
+    text = doc.clean_text()
+    assert POSTS[0] in text and POSTS[2] in text
+    assert "cookies" not in text          # a cookie notice stays one
+
+
+def test_without_the_fallback_such_a_page_is_dropped(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", {"discussion", "items"})
+    assert run(evidence_leaves_nothing()).drop_reason == "boilerplate-only"
