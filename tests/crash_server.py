@@ -52,18 +52,26 @@ KNOWN_CRASHERS = [
 ]
 
 
-def dev_pages() -> list[tuple[str, bytes]]:
-    """(label, raw bytes) of every development page, in name order; empty when the data is absent."""
-    pages = []
+def dev_page_files() -> list[Path]:
+    """Every development page file, in name order; empty when the data is absent."""
+    files = []
     if SNIPPET_PAGES.is_dir():
-        pages += [(f"snippets/{p.name}", p.read_bytes()) for p in sorted(SNIPPET_PAGES.glob("*.html"))]
+        files += sorted(SNIPPET_PAGES.glob("*.html"))
     if WCXB_PAGES.is_dir():
-        for p in sorted(WCXB_PAGES.glob("*.html.gz")):
-            try:
-                pages.append((f"wcxb-dev/{p.name}", gzip.decompress(p.read_bytes())))
-            except (OSError, EOFError):
-                continue
-    return pages
+        files += sorted(WCXB_PAGES.glob("*.html.gz"))
+    return files
+
+
+def read_page(path: Path) -> tuple[str, bytes]:
+    """(label, raw bytes) of a development page, read when its turn comes: the server stays small,
+    and so does the cost of each fork."""
+    raw = path.read_bytes()
+    if path.suffix == ".gz":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError):
+            pass
+    return f"{path.parent.parent.name}/{path.name}", raw
 
 
 def edge_inputs() -> list[tuple[str, bytes]]:
@@ -121,20 +129,21 @@ def edge_inputs() -> list[tuple[str, bytes]]:
     return out
 
 
-def page_prefixes(pages: list[tuple[str, bytes]], n_pages: int, length: int,
-                  seed: int = 19) -> Iterator[tuple[str, bytes]]:
+def page_prefixes(files: list[Path], n_pages: int, length: int, seed: int = 19) -> Iterator[tuple[str, bytes]]:
     """Every prefix (every byte) of the first ``length`` bytes of a seeded sample of pages."""
-    for label, raw in random.Random(seed).sample(pages, min(n_pages, len(pages))):
+    for path in random.Random(seed).sample(files, min(n_pages, len(files))):
+        label, raw = read_page(path)
         for n in range(1, min(length, len(raw)) + 1):
             yield f"{label} cut at {n}", raw[:n]
 
 
-def page_cuts(pages: list[tuple[str, bytes]], per_page: int, seed: int = 19) -> Iterator[tuple[str, bytes]]:
+def page_cuts(files: list[Path], per_page: int, seed: int = 19) -> Iterator[tuple[str, bytes]]:
     """Seeded cuts of every page further on: right after ``=``, a quote, ``&``, ``<!--``, ``<!`` or
     ``<`` (inside attribute values, entities, comments, tags), and at random bytes."""
     rng = random.Random(seed)
     marks = (b"=", b'="', b"='", b"&", b"<!--", b"<!", b"<")
-    for label, raw in pages:
+    for path in files:
+        label, raw = read_page(path)
         for k in range(per_page):
             if k % 2 == 0 and len(raw) > 1:
                 mark = marks[rng.randrange(len(marks))]
@@ -159,11 +168,11 @@ def suite(name: str, args: list[str]) -> Iterator[tuple[str, bytes, int]]:
             for c in range(len(CONFIGS)):
                 yield f"known crasher {i}", raw, c
     elif name == "prefixes":  # args: pages, bytes
-        items = page_prefixes(dev_pages(), int(args[0]), int(args[1]))
+        items = page_prefixes(dev_page_files(), int(args[0]), int(args[1]))
         for i, (label, raw) in enumerate(items):
             yield label, raw, i % len(CONFIGS)
     elif name == "cuts":      # args: cuts per page, pages taken (every page: 0)
-        pages = dev_pages()
+        pages = dev_page_files()
         take = int(args[1]) if len(args) > 1 else 0
         if take:
             pages = random.Random(20).sample(pages, min(take, len(pages)))

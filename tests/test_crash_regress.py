@@ -62,9 +62,9 @@ def test_known_crashers_and_edge_inputs(tmp_path):
 
 @needs_dev_pages
 def test_every_prefix_of_the_head_of_dev_pages(tmp_path):
-    # every byte of the first 2 KB of a seeded sample of pages (their heads: doctype, meta
+    # every byte of the first KB of a seeded sample of pages (their heads: doctype, meta
     # tags, attributes cut at every byte)
-    pages, length = 2 * SCALE, 2048 * SCALE
+    pages, length = 2 * SCALE, 1024 * SCALE
     assert assert_no_failure(tmp_path, "prefixes", str(pages), str(length)) >= pages * length * 0.9
 
 
@@ -72,7 +72,7 @@ def test_every_prefix_of_the_head_of_dev_pages(tmp_path):
 def test_seeded_cuts_of_every_dev_page(tmp_path):
     # every snippets and wcxb-dev page cut once further on (inside an attribute value, an entity,
     # a comment or a tag, or at a random byte), the configurations taking turns
-    n = len(crash_server.dev_pages())
+    n = len(crash_server.dev_page_files())
     assert assert_no_failure(tmp_path, "cuts", str(SCALE)) == n * SCALE
 
 
