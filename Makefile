@@ -7,9 +7,9 @@ STAMP := $(VENV)/.installed
 .PHONY: install test demo bench eval clean
 
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
-$(STAMP): pyproject.toml setup.py corpustool/_justext_walk.pyx corpustool/_sax_arena.pxi corpustool/_html_tokenizer.pxi \
-		corpustool/_justext_plus_decide.pyx \
-		corpustool/_text_scan.pyx
+$(STAMP): pyproject.toml setup.py corpustool/native/justext_walk.pyx corpustool/native/sax_arena.pxi \
+		corpustool/native/justext_plus_decide.pyx \
+		corpustool/native/text_scan.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,bench,spark]'

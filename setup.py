@@ -1,6 +1,6 @@
 """Build script for the optional compiled part of corpustool (metadata is in pyproject.toml).
 
-``corpustool._justext_walk`` is the jusText engine's segmentation
+``corpustool.native.justext_walk`` is the jusText engine's segmentation
 walk in Cython over lxml's public C API. It is optional: when Cython, lxml's
 headers or a C compiler are missing, or the compilation fails, the install
 goes on with a warning and the engine uses its pure-Python walk (same
@@ -13,12 +13,12 @@ import sys
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-PYX = "corpustool/_justext_walk.pyx"
-MODULE = "corpustool._justext_walk"
+PYX = "corpustool/native/justext_walk.pyx"
+MODULE = "corpustool.native.justext_walk"
 # justext-plus's decide() on the compiled walk's PageTree (same results as the Python one)
-DECIDE_PYX, DECIDE_MODULE = "corpustool/_justext_plus_decide.pyx", "corpustool._justext_plus_decide"
+DECIDE_PYX, DECIDE_MODULE = "corpustool/native/justext_plus_decide.pyx", "corpustool.native.justext_plus_decide"
 # scans of text: template_lines' keyword gate (same answer as pyahocorasick's), encoding's control check
-SCAN_PYX, SCAN_MODULE = "corpustool/_text_scan.pyx", "corpustool._text_scan"
+SCAN_PYX, SCAN_MODULE = "corpustool/native/text_scan.pyx", "corpustool.native.text_scan"
 
 
 def warn(message: str) -> None:
@@ -49,9 +49,9 @@ def extensions() -> list:
     except ImportError as exc:
         warn(f"cannot build {MODULE} ({exc})")
         return []
-    # _sax_arena.pxi (justext-plus's SAX parse) and _html_tokenizer.pxi (its tokenizer) are included by the .pyx
+    # sax_arena.pxi (justext-plus's SAX parse by lxml's libxml2) is included by the .pyx
     ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"],
-                    depends=["corpustool/_sax_arena.pxi", "corpustool/_html_tokenizer.pxi"])
+                    depends=["corpustool/native/sax_arena.pxi"])
     decide = Extension(DECIDE_MODULE, [DECIDE_PYX], extra_compile_args=["-O2"])
     scan = Extension(SCAN_MODULE, [SCAN_PYX], extra_compile_args=["-O3"])   # -O3: the scans' loops vectorised
     try:

@@ -179,9 +179,9 @@ def _has_control_bytes_py(raw: bytes) -> bool:
     return len(raw.translate(None, _FORBIDDEN_BYTES)) != len(raw)
 
 
-try:   # the compiled scans (corpustool/_text_scan.pyx): a tenth of re's search, a fifth of translate's
-    from ._text_scan import first_control as _first_control
-    from ._text_scan import has_control_bytes as _has_control_bytes
+try:   # the compiled scans (corpustool/native/text_scan.pyx): a tenth of re's search, a fifth of translate's
+    from .native.text_scan import first_control as _first_control
+    from .native.text_scan import has_control_bytes as _has_control_bytes
 except ImportError:
     _first_control = None
     _has_control_bytes = _has_control_bytes_py

@@ -20,8 +20,8 @@ for everyone, so this is the saving inside the pipeline; the package cannot
 take a tree and parses again). The same three measures for justext-plus (the
 default extractor: the engine plus page structure), as ratios to the package
 (issue 11 asks for 10x its pages per second) and to our engine. From the
-string, our engine and justext-plus parse through the compiled tokenizer's
-SAX calls into the walk's own tree (corpustool/_sax_arena.pxi); on a parsed
+string, our engine and justext-plus parse with lxml's libxml2 (its HTML parser's
+SAX calls) into the walk's own tree (corpustool/native/sax_arena.pxi); on a parsed
 tree they walk lxml's.
 justext-plus caches what a line's text alone says (``line_verdict``): each of
 the two passes (from the bytes and string; on a tree) starts with the cache
@@ -255,7 +255,7 @@ def main() -> int:
     print(f"pages: {n} from {source} ({sizes / 1e6:.1f} MB), preset {args.preset}, one core, CPU time, "
           f"taking turns every {args.turn} page{'s' if args.turn > 1 else ''}")
     if justext_engine.COMPILED:
-        print("our engine's walk: compiled (corpustool/_justext_walk.pyx)")
+        print("our engine's walk: compiled (corpustool/native/justext_walk.pyx)")
     else:
         print(f"our engine's walk: pure Python (compiled walk not available: {justext_engine.COMPILED_ERROR})")
     print(f"justext package : {n / s_theirs:8.1f} pages/s  ({sizes / s_theirs / 1e6:.1f} MB/s)  from the decoded string")

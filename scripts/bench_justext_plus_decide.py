@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: justext-plus's decide() compiled (corpustool/_justext_plus_decide.pyx) against the Python decide().
+"""Benchmark: justext-plus's decide() compiled (corpustool/native/justext_plus_decide.pyx) against the Python decide().
 
 Both get the same paragraphs and evidence of each page (the compiled walk's
 PageTree, made once per page), fresh copies for every call, taking turns at

@@ -245,12 +245,12 @@ def test_control_characters_removed_in_every_encoding(encoding):
 
 
 def test_control_scan_finds_what_the_pattern_finds():
-    """strip_controls asks the compiled scan (corpustool/_text_scan.pyx) where the first control
+    """strip_controls asks the compiled scan (corpustool/native/text_scan.pyx) where the first control
     character is: the pattern's answer, in strings of 1-, 2- and 4-byte characters."""
     from corpustool import encoding
 
     if encoding._first_control is None:
-        pytest.skip("corpustool._text_scan is not built")
+        pytest.skip("corpustool.native.text_scan is not built")
     rng = random.Random(4)
     for _ in range(20000):
         s = "".join(chr(rng.choice([rng.randrange(0, 40), rng.randrange(0x80, 0x300), rng.randrange(0x10000, 0x10100),
@@ -263,14 +263,14 @@ def test_control_scan_finds_what_the_pattern_finds():
 
 
 def test_compiled_utf8_encoder_gives_the_bytes_libxml2_parsed_before():
-    """html_bytes encodes a page with the compiled encoder (corpustool/_text_scan.pyx): the bytes of
+    """html_bytes encodes a page with the compiled encoder (corpustool/native/text_scan.pyx): the bytes of
     str.encode("utf-8", "surrogatepass") without U+0000, for strings of 1-, 2- and 4-byte characters,
     ASCII runs of every length around the encoder's 4- and 8-character steps, lone surrogates
     (a page decoded with surrogateescape keeps them) and NULs anywhere in a run."""
     from corpustool.extractors import base
 
     if base._utf8_bytes is None:
-        pytest.skip("corpustool._text_scan is not built")
+        pytest.skip("corpustool.native.text_scan is not built")
     rng = random.Random(11)
     alphabet = ["a", "<", " ", "\x00", "\x7f", "\x80", "\xe9", "\xff", "\u0142", "\u2019", "\u07ff", "\u0800",
                 "\ud800", "\udcff", "\uffff", "\U00010000", "\U0001f600", "\U0010ffff"]
@@ -289,7 +289,7 @@ def test_control_byte_scan_answers_as_translate():
     from corpustool import encoding
 
     if encoding._first_control is None:
-        pytest.skip("corpustool._text_scan is not built")
+        pytest.skip("corpustool.native.text_scan is not built")
     for value in range(256):
         for position in (0, 5, 15, 16, 17, 31, 40):
             raw = bytearray(b"x" * 41)

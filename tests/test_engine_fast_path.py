@@ -1,8 +1,8 @@
 """The classic jusText engine's fast path (SAX parse into the arena tree) gives exactly what lxml's tree gives.
 
 ``JustextEngineExtractor.extract`` parses a page nobody has parsed yet with the
-compiled tokenizer (libxml2 as its fallback) straight into the compiled walk's
-tree (corpustool/_sax_arena.pxi: ``extract_html``) instead of ``parse_html``'s
+lxml's libxml2 (its HTML parser's SAX calls) straight into the compiled walk's
+tree (corpustool/native/sax_arena.pxi: ``extract_html``) instead of ``parse_html``'s
 lxml tree. Every paragraph field, in order, and the page title the clean stage
 records must be the same as on the page parsed by ``parse_html``; a page the
 fast path gives back goes to lxml's tree. Unlike justext-plus the engine keeps

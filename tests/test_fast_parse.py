@@ -1,7 +1,7 @@
 """justext-plus's fast path (SAX parse into an arena) gives exactly what the lxml tree gives.
 
 ``JustextPlusExtractor.extract`` parses a page nobody has parsed yet with
-lxml's libxml2 straight into the compiled walk's tree (corpustool/_sax_arena.pxi)
+lxml's libxml2 straight into the compiled walk's tree (corpustool/native/sax_arena.pxi)
 instead of ``parse_html``'s lxml tree. Every paragraph field, the page title and
 the walk's evidence (kinds, hints, descriptions, chains) must be the same as
 on the page parsed by ``parse_html``; a page the fast path does not cover goes

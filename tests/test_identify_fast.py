@@ -1,6 +1,6 @@
 """The compiled scans of the language guess give exactly the answers of the Python code.
 
-``corpustool.language.identify`` uses three C loops of ``corpustool._text_scan`` when the
+``corpustool.language.identify`` uses three C loops of ``corpustool.native.text_scan`` when the
 extension is built: :func:`chunk_words` (the word regex's words, count and letters of a
 page's distinct chunks), :func:`stop_occurrences` (jusText's stop-word count) and
 :func:`stop_word_scores` (the per-language sums of the stop words' weights). Each is compared
@@ -25,7 +25,7 @@ from corpustool.language import identify as ident
 from corpustool.language.identify import PageWords, guess_stoplist_language, identify, no_stoplist_reason
 from corpustool.language.stoplists import stoplist
 
-scan = pytest.importorskip("corpustool._text_scan")
+scan = pytest.importorskip("corpustool.native.text_scan")
 
 # -- references: the Python code the C loops replace ------------------------------------------
 

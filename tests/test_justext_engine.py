@@ -337,7 +337,7 @@ def test_same_as_package_on_generated_markup():
 from corpustool.extractors import justext_engine  # noqa: E402
 
 needs_compiled = pytest.mark.skipif(not justext_engine.COMPILED,
-                                    reason="the compiled walk (corpustool/_justext_walk.pyx) is not built")
+                                    reason="the compiled walk (corpustool/native/justext_walk.pyx) is not built")
 # stoplists with capitals, non-ASCII words and a word whose lower() grows ("İ" -> "i̇")
 _STOPLISTS = [EN, stoplist("de"), frozenset({"the", "a", "Of", "ça", "straße", "i̇", "der"}), frozenset(), {"the", "and"}]
 
@@ -384,7 +384,7 @@ def test_compiled_walk_on_hand_written_and_generated_pages():
 
 @needs_compiled
 def test_compiled_walk_knows_the_same_tags():
-    from corpustool._justext_walk import kind_of
+    from corpustool.native.justext_walk import kind_of
 
     expected = {"br": "br", "a": "a", "image": "image", "link": "link"}
     expected.update({tag: "paragraph" for tag in justext_engine.PARAGRAPH_TAGS})
@@ -462,7 +462,7 @@ def test_compiled_walk_on_snippets(snippets_dir):
 def test_compiled_round_is_pythons_round():
     import random
 
-    from corpustool._justext_walk import round_4
+    from corpustool.native.justext_walk import round_4
 
     rng = random.Random(7)
     values = [a / b for b in range(1, 400) for a in range(b + 20)]            # densities, exact ties (1/32)
@@ -482,7 +482,7 @@ def test_pure_python_fallback_when_the_extension_is_missing():
 
     code = (
         "import sys, json\n"
-        "sys.modules['corpustool._justext_walk'] = None\n"   # import fails as if not built
+        "sys.modules['corpustool.native.justext_walk'] = None\n"   # import fails as if not built
         "from corpustool.extractors import justext_engine\n"
         "from corpustool.extractors.base import Page, get_extractor\n"
         "from corpustool.language.stoplists import stoplist\n"

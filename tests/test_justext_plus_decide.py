@@ -1,6 +1,6 @@
 """justext-plus's compiled decide() decides what the Python decide() decides, paragraph for paragraph.
 
-``corpustool/_justext_plus_decide.pyx`` is decide() in C arrays over the
+``corpustool/native/justext_plus_decide.pyx`` is decide() in C arrays over the
 compiled walk's node ids; ``JustextPlusExtractor.decide`` (XPath strings) is
 the reference. On the same paragraphs and evidence both must give every
 paragraph the same class, reason and features and delete the same header
@@ -93,7 +93,7 @@ def compare_page(html: str, options_list=OPTIONS, sl: frozenset[str] = EN, where
 
 
 needs_compiled_decide = pytest.mark.skipif(not compiled_available(),
-                                           reason="corpustool/_justext_plus_decide.pyx is not built")
+                                           reason="corpustool/native/justext_plus_decide.pyx is not built")
 
 
 # -- the compiled path is the one extract() takes -------------------------------------
@@ -102,7 +102,7 @@ needs_compiled_decide = pytest.mark.skipif(not compiled_available(),
 def test_compiled_decide_is_used_when_built(monkeypatch):
     # built next to the compiled walk by the same setup.py: a stale or failed build must show here,
     # or the equality tests below would compare nothing
-    assert compiled_available(), (f"corpustool._justext_plus_decide did not load ({jp.COMPILED_DECIDE_ERROR}); "
+    assert compiled_available(), (f"corpustool.native.justext_plus_decide did not load ({jp.COMPILED_DECIDE_ERROR}); "
                                   "rebuild: python setup.py build_ext --inplace")
     calls, python_calls = [], []
     real, original = jp.compiled_decide, jp.JustextPlusExtractor.decide

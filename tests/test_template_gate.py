@@ -1,7 +1,7 @@
 """The keyword gate of template_lines: a pattern's search is skipped only when it cannot match.
 
 ``line_verdict`` asks one pass over the line (the compiled scan of
-corpustool/_text_scan.pyx, else pyahocorasick's automaton) which keyword
+corpustool/native/text_scan.pyx, else pyahocorasick's automaton) which keyword
 patterns can match it (their required strings, read from the patterns' parse
 trees) and runs only those; when none can and no other check can fire, it
 answers at once. These tests hold it to the ungated checks on many lines, the
@@ -117,9 +117,9 @@ def test_no_required_strings_means_no_gate(pattern):
     assert gate.mask("anything") == 1
 
 
-# -- the compiled scan (corpustool/_text_scan.pyx) gives the automaton's answer ----------------
+# -- the compiled scan (corpustool/native/text_scan.pyx) gives the automaton's answer ----------------
 
-compiled = pytest.mark.skipif(T.GATE.compiled is None, reason="corpustool._text_scan is not built")
+compiled = pytest.mark.skipif(T.GATE.compiled is None, reason="corpustool.native.text_scan is not built")
 
 
 @compiled
@@ -133,7 +133,7 @@ def test_compiled_gate_agrees_with_the_automaton():
 
 @compiled
 def test_compiled_gate_finds_strings_of_every_length_anywhere():
-    from corpustool._text_scan import LiteralGate
+    from corpustool.native.text_scan import LiteralGate
 
     bits = {"(": 1, "cc": 2, "abc": 4, "abcd": 8, "bcde": 16, "zzzzzzzz": 32, "ü\U0001f600x": 64, "😀😀😀😀": 128}
     gate = LiteralGate(bits, 256)

@@ -49,6 +49,7 @@ import copy
 import heapq
 import os
 import pickle
+import re
 import shutil
 import sys
 import tempfile
@@ -330,11 +331,27 @@ def _onion_pass1(stage: Stage) -> bool:
 
 # -- the executor ------------------------------------------------------------------
 
+# the master URLs Spark accepts (Spark's "Master URLs" table); anything else makes the JVM
+# print a page of log before failing, so it is refused here in one line (issue 22)
+_MASTER_URL = re.compile(r"local(\[(\*|[1-9]\d*)(,[1-9]\d*)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn"
+                         r"|(spark|mesos)://[^\s/:]+:\d+(,[^\s/:]+:\d+)*|k8s://\S+")
+
+
+def check_master(master: str) -> None:
+    from ..extractors.base import OptionError
+
+    if not _MASTER_URL.fullmatch(master):
+        raise OptionError(f"invalid Spark master URL {master!r}; use local[N], spark://HOST:PORT, yarn, "
+                          f"k8s://URL or mesos://HOST:PORT")
+
+
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
                  workdir: str | None = None, conf: dict[str, str] | None = None) -> None:
         from ..extractors.base import OptionError
 
+        if master is not None:
+            check_master(master)
         if workers < 1:
             raise OptionError("--workers must be at least 1")
         if chunk_size < 1:

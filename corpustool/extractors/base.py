@@ -63,8 +63,8 @@ def html_bytes(html: str) -> bytes | None:
     return data
 
 
-try:   # the same bytes from a compiled encoder (corpustool/_text_scan.pyx): half the time of str.encode
-    from .._text_scan import utf8_bytes as _utf8_bytes
+try:   # the same bytes from a compiled encoder (corpustool/native/text_scan.pyx): half the time of str.encode
+    from ..native.text_scan import utf8_bytes as _utf8_bytes
 except ImportError:
     _utf8_bytes = None
 

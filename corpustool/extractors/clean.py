@@ -14,7 +14,7 @@ import unicodedata
 from typing import Any
 
 from .. import encoding
-from ..document import Document
+from ..document import BAD, Document
 from ..stage import DocumentStage
 from .base import OptionError, Page, get_extractor
 
@@ -180,6 +180,9 @@ class Clean(DocumentStage):
                 # one spelling per character: decomposed "য়" (U+09AF U+09BC) and composed
                 # U+09DF must be the same word for searches, counts and de-duplication
                 par.text = unicodedata.normalize("NFC", par.text)
+            if par.is_good and not par.text.strip():
+                # nothing left to write (a paragraph of soft hyphens): not counted as kept text
+                par.cls, par.reason = BAD, "no-text"
         doc.title = self.extractor.title(page)
         doc.meta["extractor"] = self.extractor_name
         if not self.keep_html:

@@ -35,7 +35,7 @@ paragraphs:
   neighbour searches precomputed (the package rescans the list for each
   paragraph).
 
-**Compiled walk.** ``corpustool/_justext_walk.pyx`` (Cython over lxml's
+**Compiled walk.** ``corpustool/native/justext_walk.pyx`` (Cython over lxml's
 public C API, built by ``setup.py`` when Cython and a C compiler are there)
 runs the same walk over libxml2's node structs, computes each paragraph's
 features from the UTF-8 text during the walk (:func:`paragraph_rows` is the
@@ -46,10 +46,9 @@ without the extension the pure-Python walk gives the same paragraphs, slower.
 The tests compare the two on generated, demo and development pages.
 
 **Fast path.** A page nobody has parsed yet is parsed as justext-plus parses
-it: the compiled tokenizer (``corpustool/_html_tokenizer.pxi``, libxml2's SAX
-calls made without libxml2; libxml2 itself parses the pages it gives back)
-builds the tree the compiled walk reads in an arena
-(``corpustool/_sax_arena.pxi``: ``parse_html``'s bytes and options, no lxml
+it: lxml's libxml2 parses the bytes with its HTML parser and SAX callbacks
+build the tree the compiled walk reads in an arena
+(``corpustool/native/sax_arena.pxi``: ``parse_html``'s bytes and options, no lxml
 tree to build and free), and the same walk runs over it; the title the clean
 stage asks for is found in the same tree (``page.meta["title"]``). In a clean
 stage that guesses the language the parse is kept for the guess
@@ -333,17 +332,17 @@ def segment_py(root: etree._Element, keep_blank_separators: bool = False) -> lis
     return blocks
 
 
-# The same walk compiled (corpustool/_justext_walk.pyx: Cython over lxml's C
+# The same walk compiled (corpustool/native/justext_walk.pyx: Cython over lxml's C
 # API, built by setup.py when it can be): the same blocks, each paragraph's
 # chunks joined into one string, and the features and paragraphs in C too.
 # COMPILED says which walk runs; a module that is missing or does not load
 # (e.g. built against another lxml) leaves the pure-Python walk in charge.
 try:
-    from .._justext_walk import EvidenceRules, extract_evidence
-    from .._justext_walk import build as build_compiled
-    from .._justext_walk import extract as extract_compiled
-    from .._justext_walk import features as features_compiled
-    from .._justext_walk import segment as segment_compiled
+    from ..native.justext_walk import EvidenceRules, extract_evidence
+    from ..native.justext_walk import build as build_compiled
+    from ..native.justext_walk import extract as extract_compiled
+    from ..native.justext_walk import features as features_compiled
+    from ..native.justext_walk import segment as segment_compiled
     COMPILED_ERROR: str | None = None
 except Exception as exc:   # noqa: BLE001 - ImportError, or ValueError/TypeError from a binary mismatch
     build_compiled = extract_compiled = features_compiled = segment_compiled = None
@@ -352,28 +351,19 @@ except Exception as exc:   # noqa: BLE001 - ImportError, or ValueError/TypeError
 COMPILED = segment_compiled is not None
 segment = segment_compiled if COMPILED else segment_py
 
-# justext-plus's fast path (corpustool/_sax_arena.pxi): a page not parsed yet is
+# justext-plus's fast path (corpustool/native/sax_arena.pxi): a page not parsed yet is
 # parsed by lxml's libxml2 straight into the walk's tree, without lxml's tree.
 # SAX_PARSE says whether it runs (off when lxml's libxml2 is another version
 # than the extension's headers or does not export its functions: SAX_ERROR).
 # The engine's own fast path (extract_html, SaxPage.extract) is the same parse walked by the
 # engine's walk (JustextEngineExtractor.extract); sax_stats() counts its pages too.
 try:
-    from .._justext_walk import (SAX_AVAILABLE, SAX_ERROR, extract_evidence_html, extract_html, sax_build,
+    from ..native.justext_walk import (SAX_AVAILABLE, SAX_ERROR, extract_evidence_html, extract_html, sax_build,
                                  sax_outline, sax_page, sax_stats)
 except Exception as exc:   # noqa: BLE001 - an extension built before the fast path
     SAX_AVAILABLE, SAX_ERROR = False, f"{type(exc).__name__}: {exc}"
     extract_evidence_html = extract_html = sax_build = sax_outline = sax_page = sax_stats = None
 SAX_PARSE = COMPILED and SAX_AVAILABLE
-
-# The fast path's own tokenizer (corpustool/_html_tokenizer.pxi): libxml2's SAX calls made
-# without libxml2's parser, which parses the pages it gives back. set_fast_tokenizer(False)
-# has libxml2 parse every page (A/B runs); tokenizer_stats() counts the pages of each path.
-try:
-    from .._justext_walk import TOKENIZER_AVAILABLE, TOKENIZER_ERROR, set_fast_tokenizer, tokenizer_stats
-except Exception as exc:   # noqa: BLE001 - an extension built before the tokenizer
-    TOKENIZER_AVAILABLE, TOKENIZER_ERROR = False, f"{type(exc).__name__}: {exc}"
-    set_fast_tokenizer = tokenizer_stats = None
 
 
 # Paragraph.__init__ is a large part of the per-paragraph cost; when the
@@ -567,7 +557,7 @@ class JustextEngineExtractor(Extractor):
     """jusText (seed 003, Sect. 2.7) by our own one-pass engine; same decisions as justext 3.0.2."""
 
     needs_stoplist = True
-    parses_unparsed = True      # into the walk's tree by the compiled tokenizer or libxml2's SAX calls (extract)
+    parses_unparsed = True      # into the walk's tree by libxml2's SAX calls (extract)
     description = "jusText by our one-pass engine (the classes of justext 3.0.2, several times faster)"
 
     def __init__(self, **options: Any) -> None:
@@ -598,7 +588,7 @@ class JustextEngineExtractor(Extractor):
             if paras is not None:
                 return paras
         elif not page._tree_done and COMPILED and SAX_PARSE:
-            # a page nobody has parsed: libxml2 (or the compiled tokenizer) parses it straight
+            # a page nobody has parsed: libxml2 parses it straight
             # into the compiled walk's tree, without lxml's tree to build and free
             data = html_bytes(page.html)
             if not data:

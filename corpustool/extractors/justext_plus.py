@@ -37,7 +37,7 @@ apart, and this extractor adds it to jusText's classes:
    the reason. Headings of the main text are kept: headings in the region,
    the heading just before it and a heading that repeats the page title.
 
-**Speed.** With the compiled walk (``corpustool/_justext_walk.pyx``) the
+**Speed.** With the compiled walk (``corpustool/native/justext_walk.pyx``) the
 engine's paragraphs and the evidence of steps 2 and 3 come from one pass over
 the tree: each element of the cleaned tree becomes a node with a parent link,
 the candidate elements are judged as they are met (class and id values
@@ -48,10 +48,10 @@ masses without building XPath prefixes. Without the extension, or for a tree
 with namespaced elements, :meth:`JustextPlusExtractor.regions` queries the
 tree and :class:`XPathTree` works on the XPath strings: the same paragraphs
 (tests/test_justext_plus_fast.py). On the compiled walk's tree, decide() runs
-compiled too (``corpustool/_justext_plus_decide.pyx``: C arrays over the
+compiled too (``corpustool/native/justext_plus_decide.pyx``: C arrays over the
 tree's node ids; the same decisions, tests/test_justext_plus_decide.py). A
 page nobody has parsed yet is parsed by lxml's own libxml2 through SAX
-callbacks straight into the tree the walk reads (``corpustool/_sax_arena.pxi``:
+callbacks straight into the tree the walk reads (``corpustool/native/sax_arena.pxi``:
 no lxml tree to build and free, about half the parse); a page it does not
 cover goes to ``parse_html``'s tree: the same paragraphs and title either way
 (tests/test_fast_parse.py).
@@ -934,12 +934,12 @@ def _is_title(heading: str, title: str) -> bool:
     return len(heading) >= 10 and heading in title
 
 
-# decide() compiled (corpustool/_justext_plus_decide.pyx) for the compiled walk's PageTree:
+# decide() compiled (corpustool/native/justext_plus_decide.pyx) for the compiled walk's PageTree:
 # the same classes, reasons and features (tests/test_justext_plus_decide.py); decide() above
 # is the reference and serves XPathTree (extract_py, namespaced trees) and installs without it
 try:
-    from .._justext_walk import PageTree
-    from .._justext_plus_decide import decide as compiled_decide
+    from ..native.justext_walk import PageTree
+    from ..native.justext_plus_decide import decide as compiled_decide
     COMPILED_DECIDE_ERROR: str | None = None
 except Exception as exc:   # noqa: BLE001 - ImportError, or an error of a stale or mismatched build
     PageTree = compiled_decide = None

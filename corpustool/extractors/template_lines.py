@@ -383,7 +383,7 @@ class KeywordGate:
     """Which of some patterns can match a line: ``mask(line)`` has bit i set unless pattern i
     surely does not match (its required strings are all absent from the line).
 
-    ``mask`` is the compiled scan of ``corpustool/_text_scan.pyx`` when it is built and the
+    ``mask`` is the compiled scan of ``corpustool/native/text_scan.pyx`` when it is built and the
     bits fit its C ``long`` (a loop over the line's character pairs and quads, ~4x cheaper than
     iterating pyahocorasick's matches in Python), else :meth:`mask_automaton`; both give the
     same answer."""
@@ -409,7 +409,7 @@ class KeywordGate:
         self.compiled = None
         if len(patterns) < 63:
             try:
-                from .._text_scan import LiteralGate
+                from ..native.text_scan import LiteralGate
             except ImportError:
                 pass
             else:

@@ -127,7 +127,7 @@ _EDGE = ("".join(chr(c) for c in range(0x21, 0x7f) if not chr(c).isalpha())
 
 
 try:
-    from .._text_scan import chunk_words as _chunk_words, stop_occurrences as _stop_occurrences, \
+    from ..native.text_scan import chunk_words as _chunk_words, stop_occurrences as _stop_occurrences, \
         stop_word_scores as _stop_word_scores
 except ImportError:   # pragma: no cover - the extension is not built
     _chunk_words = _stop_occurrences = _stop_word_scores = None
@@ -171,7 +171,7 @@ class PageWords:
     A short text (a paragraph for the language filter) repeats few words: it
     goes through the regex directly, as before, without the counting.
 
-    With ``corpustool._text_scan`` built, the pass over the distinct chunks
+    With ``corpustool.native.text_scan`` built, the pass over the distinct chunks
     (their words, counts and letters), the stop-word count and the scores run
     as C loops with the same answers (tests/test_identify_fast.py compares
     them with this module's Python code).
@@ -611,7 +611,7 @@ def stopword_density(text: Union[str, PageWords], code: str) -> float:
 # node below the root) compiled with the jusText walk: libxml2's nodes by pointer into
 # one buffer, 4x faster than the Python walk, which makes a proxy object per element.
 try:
-    from .._justext_walk import page_text as _compiled_page_text
+    from ..native.justext_walk import page_text as _compiled_page_text
 except ImportError:   # pragma: no cover - the extension is not built
     _compiled_page_text = None
 # Without it: all text nodes below the root minus the first text child of each script and

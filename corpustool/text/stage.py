@@ -1,7 +1,7 @@
 """The tokenize stage: fills ``Paragraph.tokens`` and ``glue`` of good paragraphs."""
 from __future__ import annotations
 
-from ..document import Document
+from ..document import BAD, Document
 from ..stage import DocumentStage
 from .tokenizer import tokenize
 
@@ -15,6 +15,12 @@ class Tokenize(DocumentStage):
             if p.is_good and p.tokens is None:
                 p.tokens, p.glue = tokenize(p.text)
             if p.is_good:
-                n += len(p.tokens or ())
+                if not p.tokens:
+                    # the writers skip a paragraph without tokens: the statistics must too
+                    p.cls, p.reason = BAD, "no-text"
+                    continue
+                n += len(p.tokens)
         self.stats.extra["tokens"] += n
+        if not any(p.is_good for p in doc.paragraphs):
+            doc.drop("no-text")
         return doc

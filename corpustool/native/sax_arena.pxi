@@ -1,6 +1,6 @@
 # -- justext-plus's fast path: the page parsed without libxml2's tree ---------------------------
 #
-# (included by _justext_walk.pyx.) ``parse_html`` has lxml's libxml2 build a
+# (included by justext_walk.pyx.) ``parse_html`` has lxml's libxml2 build a
 # tree of malloc'ed xmlNode/xmlAttr structs, which the walk reads once and
 # lxml then frees node by node: about half the parse's time. Here the same
 # libxml2 (the one linked into lxml.etree, found with dlopen(RTLD_NOLOAD) +
@@ -566,24 +566,22 @@ cdef bint sax_parse(SaxTree* t, bytes data, bint strip_ruby, bint keep_all_text=
         return False
     t.strip_ruby = strip_ruby
     t.keep_all_text = keep_all_text
-    # the compiled tokenizer makes libxml2's calls itself (_html_tokenizer.pxi); libxml2 parses
-    # the pages it gives back
-    if not tokenize_into(t, data):
-        ctxt = parser_ctxt()
-        if ctxt is NULL:
-            return False
-        t.ctxt = ctxt
-        t.dict = ctxt.dict
-        lx_dict_reference(t.dict)
-        ctxt.userData = t
-        doc = lx_read_memory(ctxt, PyBytes_AS_STRING(data), <int>PyBytes_GET_SIZE(data), NULL, b"utf-8",
-                             SAX_OPTIONS)
-        if doc is not NULL:
-            lx_free_doc(doc)     # (none: there is no startDocument callback to make one)
-        ctxt.userData = NULL
-        t.ctxt = NULL
-        if t.failed or (lx_status(ctxt) & STATUS_CATASTROPHIC_ERROR):
-            return False
+    # libxml2's own HTML parser (lxml's copy) makes the SAX calls: it survives any byte string
+    ctxt = parser_ctxt()
+    if ctxt is NULL:
+        return False
+    t.ctxt = ctxt
+    t.dict = ctxt.dict
+    lx_dict_reference(t.dict)
+    ctxt.userData = t
+    doc = lx_read_memory(ctxt, PyBytes_AS_STRING(data), <int>PyBytes_GET_SIZE(data), NULL, b"utf-8",
+                         SAX_OPTIONS)
+    if doc is not NULL:
+        lx_free_doc(doc)     # (none: there is no startDocument callback to make one)
+    ctxt.userData = NULL
+    t.ctxt = NULL
+    if t.failed or (lx_status(ctxt) & STATUS_CATASTROPHIC_ERROR):
+        return False
     flush_text(t)
     if t.rt_in_root and not strip_later:
         strip_ruby_annotations(t.root)

@@ -31,7 +31,7 @@ paragraphs, field for field (tests/test_justext_engine.py compares them):
   paragraphs give, without XPath queries or prefix strings.
 * :func:`extract_evidence_html` is :func:`extract_evidence` of a page's bytes
   without lxml's tree: lxml's libxml2 parses them through SAX callbacks into
-  an arena tree of the same structs (``_sax_arena.pxi``, included at the end).
+  an arena tree of the same structs (``sax_arena.pxi``, included at the end).
 
 The tag sets of ``justext_engine`` (PARAGRAPH_TAGS, KILLED_TAGS,
 UNWRAPPED_TAGS) are spelt out in :func:`tag_kind`; :func:`kind_of` lets the
@@ -1060,7 +1060,7 @@ cdef class PageTree:
 
     def structure(self):
         """``(parents, para_nodes, evidence)`` for the compiled decide()
-        (``corpustool._justext_plus_decide``): each node's parent and each paragraph's node
+        (``corpustool.native.justext_plus_decide``): each node's parent and each paragraph's node
         (-1: none) as bytes of C ``Py_ssize_t`` (a parent comes before its children), and
         {XPath: node} of the keys of ``kinds`` and of the hints."""
         cdef Py_ssize_t i
@@ -2259,5 +2259,4 @@ def page_text(root):
         free(b.data)
 
 
-include "_sax_arena.pxi"
-include "_html_tokenizer.pxi"
+include "sax_arena.pxi"
