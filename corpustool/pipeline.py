@@ -41,6 +41,7 @@ class PipelineOptions:
     template_evidence: str | None = None     # a site-level method: urltree, ...
     sentences: bool = False
     workers: int = 1
+    doc_timeout: float = 60.0               # seconds per document in a worker (0: no limit); then "timeout"
     engine: str = "local"                   # local | spark
     spark_master: str | None = None
 
@@ -93,11 +94,11 @@ def make_executor(opts: PipelineOptions):
     """The executor for ``opts.engine``: local processes or Apache Spark."""
     if opts.engine == "spark":
         from .executors.spark import SparkExecutor
-        return SparkExecutor(master=opts.spark_master, workers=opts.workers)
+        return SparkExecutor(master=opts.spark_master, workers=opts.workers, doc_timeout=opts.doc_timeout)
     if opts.engine != "local":
         from .extractors.base import OptionError
         raise OptionError(f"unknown engine {opts.engine!r}; choose local or spark")
-    return LocalExecutor(workers=opts.workers)
+    return LocalExecutor(workers=opts.workers, doc_timeout=opts.doc_timeout)
 
 
 class Pipeline:

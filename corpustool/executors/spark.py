@@ -89,20 +89,38 @@ def _strip(doc: Document) -> Document:
     return doc
 
 
-def _run_segment(stages: list[Stage], first_no: int, records: Iterable[tuple[int, Document]]) -> Iterator[tuple]:
-    """One partition through consecutive per-document stages: tagged kept, dropped and counter records."""
+def _run_segment(stages: list[Stage], first_no: int, doc_timeout: float, faults: bool,
+                 records: Iterable[tuple[int, Document]]) -> Iterator[tuple]:
+    """One partition through consecutive per-document stages: tagged kept, dropped and counter records.
+
+    The stages run in a supervised child process of the Python worker (as in a
+    local run), so a page that crashes or hangs it is dropped as ``crashed`` or
+    ``timeout`` and neither the task nor the job fails.
+    """
+    from collections import deque
+
+    from .supervise import WorkerPool
+
     for stage in stages:
         stage.stats = StageStats(stage.name)
         stage.on_drop = None
-    for idx, doc in records:
-        out: Document | None = doc
-        for i, stage in enumerate(stages):
-            out = stage.apply(out)
-            if out is None:
+    positions: deque[int] = deque()
+
+    def numbered() -> Iterator[Document]:
+        for idx, doc in records:
+            positions.append(idx)
+            yield doc
+
+    pool = WorkerPool([stages], 1, doc_timeout, faults=faults)
+    try:
+        for doc, i in pool.outcomes(0, numbered()):
+            idx = positions.popleft()
+            if i < 0:
+                yield (_DOC, idx, doc)
+            else:
                 yield (_DROP, idx, (first_no + i, _strip(doc)))
-                break
-        if out is not None:
-            yield (_DOC, idx, out)
+    finally:
+        pool.close()
     for i, stage in enumerate(stages):
         yield (_STATS, first_no + i, stage.stats)
 
@@ -347,8 +365,10 @@ def check_master(master: str) -> None:
 
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
-                 workdir: str | None = None, conf: dict[str, str] | None = None) -> None:
+                 workdir: str | None = None, conf: dict[str, str] | None = None,
+                 doc_timeout: float | None = 60.0) -> None:
         from ..extractors.base import OptionError
+        from .local import check_doc_timeout
 
         if master is not None:
             check_master(master)
@@ -363,6 +383,7 @@ class SparkExecutor:
         self.chunk_size = chunk_size
         self.workdir = workdir
         self.conf = dict(conf or {})
+        self.doc_timeout = check_doc_timeout(doc_timeout)
 
     # The stages Spark runs: the longest prefix of per-document stages and
     # distributable de-duplication stages; the rest needs the ordered stream and
@@ -447,6 +468,7 @@ class SparkExecutor:
         from pyspark import StorageLevel
 
         from ..dedup.exact import ExactDuplicates
+        from .supervise import fault_markers_live
 
         parts = len(chunks)
         docs = sc.parallelize(chunks, parts).flatMap(_load_chunk)
@@ -475,7 +497,8 @@ class SparkExecutor:
                     for s in shipped:
                         s.on_drop = None
                         s.stats = StageStats(s.name)
-                    out = docs.mapPartitions(lambda it, ss=shipped, k=no: _run_segment(ss, k, it))
+                    out = docs.mapPartitions(partial(_run_segment, shipped, no, self.doc_timeout,
+                                                     fault_markers_live()))
                     no += len(seg)
                 out = out.persist(StorageLevel.MEMORY_AND_DISK)
                 persisted.append(out)

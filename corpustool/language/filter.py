@@ -114,6 +114,12 @@ class LanguageFilter(DocumentStage):
         self.min_paragraph_words = min_paragraph_words
         self.paragraph_min_confidence = float(paragraph_min_confidence)
 
+    def prepare(self) -> None:
+        # the identification tables and langdetect's profiles load on first use (about 1.4 s)
+        identify("the tables load on the first call")
+        if self.method == "langdetect" or self.second_opinion:
+            _langdetect()
+
     # -- identification -----------------------------------------------------
     def identify_text(self, text: str) -> tuple[str, float, str]:
         """(code or "und", confidence, method used) for one text."""
