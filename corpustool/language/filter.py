@@ -39,6 +39,7 @@ from ..document import BAD, Document
 from ..extractors.base import OptionError
 from ..stage import DocumentStage
 from .identify import UNDETERMINED, identify
+from .sample import language_sample
 from .stoplists import resolve_language
 
 METHODS = ("fast", "langdetect")
@@ -135,7 +136,7 @@ class LanguageFilter(DocumentStage):
 
     # -- the stage ------------------------------------------------------------
     def process(self, doc: Document) -> Document:
-        text = doc.clean_text()
+        text = language_sample(doc.clean_text())     # bounded memory on a huge page
         code, conf, used = self.identify_text(text) if text.strip() else (UNDETERMINED, 0.0, "none")
         doc.lang, doc.lang_score = code, conf
         if used == "langdetect" and self.method == "fast":
