@@ -10,6 +10,7 @@ and a dropped document gets a ``drop_reason``. Writers emit what is kept.
 from __future__ import annotations
 
 import base64
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,24 +79,66 @@ class Paragraph:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Paragraph":
+        """A paragraph from its JSON form; :class:`MalformedDocument` names any field of the wrong type."""
+        if not isinstance(d, dict):
+            raise MalformedDocument(f"a paragraph must be an object, not {_json_type(d)}")
         p = cls(
-            text=d.get("text", ""),
-            cls=d.get("class", GOOD),
-            cf_class=d.get("cf_class", ""),
-            heading=bool(d.get("heading", False)),
-            tag=d.get("tag", ""),
-            dom_path=d.get("dom_path", ""),
-            xpath=d.get("xpath", ""),
-            reason=d.get("reason"),
-            features=d.get("features") or {},
-            lang=d.get("lang"),
-            lang_score=d.get("lang_score"),
+            text=_field(d, "text", str, ""),
+            cls=_field(d, "class", str, GOOD),
+            cf_class=_field(d, "cf_class", str, ""),
+            heading=bool(_field(d, "heading", (bool, int), False)),
+            tag=_field(d, "tag", str, ""),
+            dom_path=_field(d, "dom_path", str, ""),
+            xpath=_field(d, "xpath", str, ""),
+            reason=_field(d, "reason", str, None),
+            features=_field(d, "features", dict, None) or {},
+            lang=_field(d, "lang", str, None),
+            lang_score=_number(d, "lang_score"),
         )
-        if "tokens" in d:
-            p.tokens = list(d["tokens"])
-            glued = set(d.get("glue") or ())
+        if p.cls not in (GOOD, BAD):
+            raise MalformedDocument(f"paragraph field 'class' must be {GOOD!r} or {BAD!r}, not {p.cls!r}")
+        tokens = _field(d, "tokens", list, None)
+        if tokens is not None:
+            if not all(isinstance(t, str) for t in tokens):
+                raise MalformedDocument("paragraph field 'tokens' must be a list of strings")
+            glue = _field(d, "glue", list, None) or ()
+            if not all(type(i) is int for i in glue):
+                raise MalformedDocument("paragraph field 'glue' must be a list of token positions")
+            p.tokens = list(tokens)
+            glued = set(glue)
             p.glue = [i in glued for i in range(len(p.tokens))]
         return p
+
+
+class MalformedDocument(ValueError):
+    """A JSON document of the wrong shape: a field of the wrong type, not an object, invalid JSON."""
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _field(d: dict[str, Any], name: str, types: type | tuple[type, ...], default: Any) -> Any:
+    """``d[name]`` when it has one of ``types`` (null or absent: ``default``); else MalformedDocument."""
+    value = d.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, types) or (isinstance(value, bool) and types in (int, float, (int, float))):
+        wanted = types if isinstance(types, tuple) else (types,)
+        raise MalformedDocument(f"field {name!r} must be {' or '.join(_json_type(t()) for t in wanted)}, "
+                                f"not {_json_type(value)}")
+    return value
+
+
+def _number(d: dict[str, Any], name: str) -> float | None:
+    value = d.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise MalformedDocument(f"field {name!r} must be a number, not {_json_type(value)}")
+    return value
 
 
 @dataclass
@@ -169,38 +212,78 @@ class Document:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], fallback_id: str = "") -> "Document":
+        """A document from its JSON form (the stage stream), every field checked.
+
+        Any field of the wrong type or shape raises :class:`MalformedDocument`
+        naming the field, so a reader can skip and count that one document
+        instead of failing later, in some stage, with a traceback.
+        """
+        if not isinstance(d, dict):
+            raise MalformedDocument(f"a document must be a JSON object, not {_json_type(d)}")
         raw = None
         html = None
         if d.get("html_base64") is not None:
-            raw = base64.b64decode(d["html_base64"])
+            encoded = _field(d, "html_base64", str, None)
+            try:
+                raw = base64.b64decode(encoded, validate=True)
+            except ValueError as exc:       # binascii.Error
+                raise MalformedDocument(f"field 'html_base64' is not base64: {exc}") from None
         elif d.get("html") is not None:
-            html = d["html"]
-            if not isinstance(html, str):
-                raise ValueError("field 'html' must be a string")
-            raw = html.encode("utf-8")
+            html = _field(d, "html", str, None)
+            try:
+                raw = html.encode("utf-8")
+            except UnicodeEncodeError:      # lone surrogates from JSON escapes
+                raise MalformedDocument("field 'html' holds text that is not valid Unicode") from None
+        doc_id = d.get("id")
+        if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):
+            raise MalformedDocument(f"field 'id' must be a string, not {_json_type(doc_id)}")
+        headers = _field(d, "http_headers", dict, None) or {}
+        if not all(isinstance(v, str) for v in headers.values()):
+            raise MalformedDocument("field 'http_headers' must map names to strings")
+        paragraphs = _field(d, "paragraphs", list, None) or ()
         doc = cls(
-            id=str(d.get("id") or fallback_id),
-            url=d.get("url"),
-            crawl_date=d.get("crawl_date"),
-            http_headers=d.get("http_headers") or {},
-            warc_record_id=d.get("warc_record_id"),
-            source=d.get("source"),
-            content_type=d.get("content_type"),
+            id=str(doc_id or fallback_id),
+            url=_field(d, "url", str, None),
+            crawl_date=_field(d, "crawl_date", str, None),
+            http_headers=headers,
+            warc_record_id=_field(d, "warc_record_id", str, None),
+            source=_field(d, "source", str, None),
+            content_type=_field(d, "content_type", str, None),
             raw=raw,
-            encoding=d.get("encoding"),
-            encoding_source=d.get("encoding_source"),
-            title=d.get("title"),
-            lang=d.get("lang"),
-            lang_score=d.get("lang_score"),
-            stoplist_lang=d.get("stoplist_lang"),
-            drop_reason=d.get("drop_reason"),
-            meta=d.get("meta") or {},
+            encoding=_field(d, "encoding", str, None),
+            encoding_source=_field(d, "encoding_source", str, None),
+            title=_field(d, "title", str, None),
+            lang=_field(d, "lang", str, None),
+            lang_score=_number(d, "lang_score"),
+            stoplist_lang=_field(d, "stoplist_lang", str, None),
+            drop_reason=_field(d, "drop_reason", str, None),
+            meta=_field(d, "meta", dict, None) or {},
         )
         if html is not None:
             # text given as Unicode: no detection needed
             doc.html = html
             doc.encoding = doc.encoding or "utf-8"
             doc.encoding_source = doc.encoding_source or "given"
-        doc.paragraphs = [Paragraph.from_dict(p) for p in d.get("paragraphs") or ()]
+        doc.paragraphs = []
+        for i, p in enumerate(paragraphs):
+            try:
+                doc.paragraphs.append(Paragraph.from_dict(p))
+            except MalformedDocument as exc:
+                raise MalformedDocument(f"paragraph {i}: {exc}") from None
         return doc
 
+    @classmethod
+    def from_json(cls, line: str | bytes, fallback_id: str = "") -> "Document":
+        """One line of a JSON Lines stream; :class:`MalformedDocument` when it is no valid document.
+
+        The one place where every stage's input is parsed and checked: invalid
+        JSON, invalid UTF-8, nesting too deep for the parser (RecursionError)
+        and fields of the wrong type all become one MalformedDocument.
+        """
+        try:
+            data = json.loads(line)
+        except RecursionError:
+            raise MalformedDocument("JSON nested too deeply") from None
+        except ValueError as exc:           # JSONDecodeError, UnicodeDecodeError
+            raise MalformedDocument(f"invalid JSON: {exc}") from None
+        return cls.from_dict(data, fallback_id=fallback_id)

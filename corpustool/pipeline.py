@@ -107,8 +107,9 @@ class Pipeline:
                  input_format: str = "auto", output_format: str | None = None,
                  on_drop: Callable[[Document, str], None] | None = None, progress: bool = False) -> None:
         from .readers import make_reader
-        from .writers.base import open_writer
+        from .writers.base import check_output_path, open_writer
 
+        check_output_path(output, inputs)     # before anything is read or written
         self.options = options or PipelineOptions()
         self.inputs = list(inputs)
         self.input_format = input_format
@@ -123,6 +124,18 @@ class Pipeline:
         self.output_format = output_format
         self.progress = progress
         self._open_writer = open_writer
+        self._lock = None
+
+    def lock_output(self) -> None:
+        """Hold ``OUTPUT.lock``: a second run writing the same output is refused at once (OptionError)."""
+        from .writers.base import OutputLock
+        if self.output != "-" and self._lock is None:
+            self._lock = OutputLock(self.output).acquire()
+
+    def unlock_output(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def documents(self) -> Iterator[Document]:
         """The kept documents, as a stream (no writer)."""
@@ -133,15 +146,21 @@ class Pipeline:
         return self.executor.run(source, self.stages)
 
     def run(self) -> list[StageStats]:
-        writer = self._open_writer(self.output, self.output_format, **self._writer_options())
+        held = self._lock is not None
+        self.lock_output()
         try:
-            for doc in self.documents():
-                writer.write(doc)
-                self.profile.add(doc)
-        except BaseException:
-            writer.abort()
-            raise
-        writer.close()
+            writer = self._open_writer(self.output, self.output_format, **self._writer_options())
+            try:
+                for doc in self.documents():
+                    writer.write(doc)
+                    self.profile.add(doc)
+                writer.close()
+            except BaseException:
+                writer.abort()      # an error or a signal: no partial output is left behind
+                raise
+        finally:
+            if not held:
+                self.unlock_output()
         for st in self.stages:
             st.close()
         return self.stats()
@@ -184,15 +203,26 @@ class Pipeline:
 
     def run_resumable(self, rejects_size: Callable[[], int] | None = None) -> list[StageStats]:
         """Like :meth:`run`, but restartable after an interruption (see above)."""
-        import pickle
         from .extractors.base import OptionError
-        from .readers import make_reader
-        from .writers.base import finish_output, format_for
 
         if self.output == "-":
             raise OptionError("a resumable build needs an output file, not stdout")
         if self.options.engine != "local":
             raise OptionError("resumable builds run on the local engine")
+        held = self._lock is not None
+        self.lock_output()
+        try:
+            return self._run_resumable(rejects_size)
+        finally:
+            if not held:
+                self.unlock_output()
+
+    def _run_resumable(self, rejects_size: Callable[[], int] | None) -> list[StageStats]:
+        import pickle
+        from .extractors.base import OptionError
+        from .readers import make_reader
+        from .writers.base import finish_output, format_for, remove_quietly
+
         partial = self.output + ".partial"
         state = self.load_checkpoint()
         done = 0
@@ -232,9 +262,13 @@ class Pipeline:
                     for st in self.stages:
                         st.on_drop = self.on_drop
                 tmp = self.checkpoint_path() + ".tmp"
-                with open(tmp, "wb") as fh:
-                    fh.write(data)
-                os.replace(tmp, self.checkpoint_path())
+                try:
+                    with open(tmp, "wb") as fh:
+                        fh.write(data)
+                    os.replace(tmp, self.checkpoint_path())
+                except BaseException:
+                    remove_quietly(tmp)
+                    raise
         finally:
             writer.close()
         for st in self.stages:

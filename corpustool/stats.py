@@ -38,11 +38,18 @@ def stats_dict(stats: list[StageStats], **extra) -> dict:
 
 def write_stats(path: str, stats: list[StageStats], **extra) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(stats_dict(stats, **extra), fh, indent=2, ensure_ascii=False, sort_keys=False)
-        fh.write("\n")
-    os.replace(tmp, path)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(stats_dict(stats, **extra), fh, indent=2, ensure_ascii=False, sort_keys=False)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:       # an error or a signal: no half-written statistics file
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def format_table(stats: Iterable[StageStats]) -> str:

@@ -38,23 +38,77 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main process so that every ``finally`` and ``abort`` runs:
+    temporary and partial outputs are removed as on Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _install_signal_handlers() -> None:
+    import os
+    import signal
+
+    main_pid = os.getpid()
+
+    def on_signal(signum, frame):
+        if os.getpid() != main_pid:
+            # a forked worker inherited this handler: die of the signal as it would have
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            signal.signal(sig, on_signal)
+        except (ValueError, OSError):       # not the main thread (corpustool used as a library)
+            return
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    import os
+    _install_signal_handlers()
     try:
         return int(args.func(args) or 0)
     except OptionError as exc:
         print(f"corpustool {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        # `corpustool ... | head`: the reader went away; not an error of ours
-        try:
-            sys.stdout = None  # type: ignore[assignment]
-        finally:
-            return 0
+    except Terminated as exc:
+        import signal
+        name = signal.Signals(exc.signum).name
+        print(f"corpustool {args.command}: stopped by {name}; no partial output was left", file=sys.stderr)
+        return 128 + exc.signum
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            return _broken_pipe()
+        # a disk full, a file that became unreadable...: one line naming the file, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"corpustool {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("corpustool: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if os.environ.get("CORPUSTOOL_TRACEBACK"):
+            raise
+        detail = " ".join(str(exc).split())[:300]
+        print(f"corpustool {args.command}: error: {type(exc).__name__}: {detail} "
+              f"(set CORPUSTOOL_TRACEBACK=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+def _broken_pipe() -> int:
+    # `corpustool ... | head`: the reader went away; not an error of ours
+    try:
+        sys.stdout = None  # type: ignore[assignment]
+    finally:
+        return 0
+

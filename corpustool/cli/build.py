@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..extractors.base import OptionError
-from .common import RejectsWriter, add_clean_options, add_stats_options, clean_kwargs
+from .common import RejectsWriter, add_clean_options, add_stats_options, check_outputs, clean_kwargs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -76,23 +76,37 @@ def options_from_args(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from ..pipeline import Pipeline
-    from ..stats import print_table, write_stats
 
     options = options_from_args(args)
     progress = not args.quiet and sys.stderr.isatty()
+    check_outputs(args, args.inputs)
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
                         output_format=args.output_format, progress=progress)
+    pipeline.lock_output()      # held until the statistics are written too
+    try:
+        _build(args, pipeline)
+    finally:
+        pipeline.unlock_output()
+    return 0
+
+
+def _build(args: argparse.Namespace, pipeline) -> list:
+    from ..stats import print_table, write_stats
+
     state = pipeline.load_checkpoint() if args.resume else None
     if state is not None and not args.quiet:
         print(f"corpustool build: resuming after input {state['done']} of {len(args.inputs)}", file=sys.stderr)
-    rejects = RejectsWriter(args.rejects, resume_at=state["rejects_bytes"] if state else None)
+    rejects = RejectsWriter(args.rejects, resume_at=state["rejects_bytes"] if state else None,
+                            resumable=args.resume)
     pipeline.on_drop = rejects
     for st in [pipeline.reader, *pipeline.stages]:
         st.on_drop = rejects
     try:
         stats = pipeline.run_resumable(rejects.size) if args.resume else pipeline.run()
-    finally:
-        rejects.close()
+    except BaseException:
+        rejects.abort()
+        raise
+    rejects.close()
     extra = {"options": _jsonable(vars(args)), "corpus": pipeline.profile.to_dict()}
     if args.stats:
         write_stats(args.stats, stats, **extra)
@@ -102,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         write_report(stats_dict(stats, **extra), args.report)
     if not args.quiet:
         print_table(stats, file=sys.stderr)
-    return 0
+    return stats
 
 
 def _jsonable(d: dict) -> dict:

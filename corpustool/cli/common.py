@@ -7,26 +7,34 @@ import os
 import sys
 from typing import IO, Any, Iterable, Iterator
 
-from ..document import Document
+from ..document import Document, MalformedDocument
 from ..extractors.base import OptionError
 from ..stage import Stage, StageStats
 
 
 def read_stream(stream: IO[str] | None = None, name: str = "<stdin>") -> Iterator[Document]:
-    """Documents from a JSON Lines stream; a malformed line is reported and counted, not fatal."""
+    """Documents from a JSON Lines stream; a malformed line is reported and counted, not fatal.
+
+    Every stage filter reads its input here: a line that is no valid document
+    (see :meth:`Document.from_json`) is skipped with one message naming the line
+    and counted as ``malformed-jsonl`` in the ``input`` row of the statistics.
+    """
     stream = stream or sys.stdin
     for lineno, line in enumerate(stream, 1):
         line = line.strip()
         if not line:
             continue
         try:
-            data = json.loads(line)
-            if not isinstance(data, dict):
-                raise ValueError("not a JSON object")
-            yield Document.from_dict(data, fallback_id=f"{name}:{lineno}")
-        except (ValueError, TypeError, KeyError) as exc:
-            print(f"corpustool: {name} line {lineno}: malformed document skipped: {exc}", file=sys.stderr)
+            doc = Document.from_json(line, fallback_id=f"{name}:{lineno}")
+        except MalformedDocument as exc:
+            print(f"corpustool: {name} line {lineno}: malformed document skipped: {str(exc)[:200]}",
+                  file=sys.stderr)
+            _MALFORMED.docs_in += 1
             _MALFORMED.count_drop("malformed-jsonl")
+            continue
+        _MALFORMED.docs_in += 1
+        _MALFORMED.docs_out += 1
+        yield doc
 
 
 _MALFORMED = StageStats("input")
@@ -43,6 +51,19 @@ def write_stream(docs: Iterable[Document], out: IO[str] | None = None, detail: b
         n += 1
     out.flush()
     return n
+
+
+def check_outputs(args: argparse.Namespace, inputs: Iterable[str] = ()) -> None:
+    """Refuse, before any work, output files (-o, --rejects, --stats, --report) that cannot be written,
+    that are an input, or that are the same file twice."""
+    from ..writers.base import check_distinct_outputs, check_output_path
+
+    named = [("-o", getattr(args, "output", None)), ("--rejects", getattr(args, "rejects", None)),
+             ("--stats", getattr(args, "stats", None)), ("--report", getattr(args, "report", None))]
+    check_distinct_outputs(named)
+    for what, path in named:
+        if path:
+            check_output_path(path, inputs, what)
 
 
 def add_stats_options(p: argparse.ArgumentParser) -> None:
@@ -121,19 +142,29 @@ def split_langs(value: str | None) -> list[str]:
 
 
 class RejectsWriter:
-    """The ``--rejects`` file: one JSON line per dropped document."""
+    """The ``--rejects`` file: one JSON line per dropped document.
 
-    def __init__(self, path: str | None, resume_at: int | None = None) -> None:
+    Written under a temporary name and moved into place by :meth:`close` when
+    the run succeeds; :meth:`abort` (an error or a signal) removes it, so no
+    partial rejects file is left. A resumable build writes ``REJECTS.partial``
+    instead, kept across interruptions and cut back to the last checkpoint.
+    """
+
+    def __init__(self, path: str | None, resume_at: int | None = None, resumable: bool = False) -> None:
         self.fh = None
+        self.path = path
+        self.resumable = resumable
+        self.tmp: str | None = None
         if path:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-            if resume_at is not None and os.path.exists(path):
+            self.tmp = f"{path}.partial" if resumable else f"{path}.tmp{os.getpid()}"
+            if resumable and resume_at is not None and os.path.exists(self.tmp):
                 # a resumed build: keep what the finished shards wrote
-                self.fh = open(path, "r+", encoding="utf-8")
+                self.fh = open(self.tmp, "r+", encoding="utf-8")
                 self.fh.truncate(resume_at)
                 self.fh.seek(resume_at)
             else:
-                self.fh = open(path, "w", encoding="utf-8")
+                self.fh = open(self.tmp, "w", encoding="utf-8")
 
     def size(self) -> int:
         if self.fh is None:
@@ -148,21 +179,40 @@ class RejectsWriter:
         self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
     def close(self) -> None:
+        """The run succeeded: the rejects file takes its name."""
         if self.fh is not None:
             self.fh.close()
+            self.fh = None
+            assert self.tmp is not None and self.path is not None
+            os.replace(self.tmp, self.path)
+
+    def abort(self) -> None:
+        """The run failed or was stopped: no partial rejects file (a resumable one stays for the resume)."""
+        if self.fh is not None:
+            try:
+                self.fh.close()
+            except OSError:
+                pass
+            self.fh = None
+            if not self.resumable:
+                from ..writers.base import remove_quietly
+                remove_quietly(self.tmp)
 
 
 def run_stream_command(args: argparse.Namespace, stage: Stage, detail: bool = False) -> int:
     """Run one stage as a filter: JSON Lines documents on stdin -> stdout."""
     from ..stats import print_table, write_stats
 
+    check_outputs(args)
     rejects = RejectsWriter(getattr(args, "rejects", None))
     stage.on_drop = rejects
     try:
         write_stream(stage.run(read_stream()), detail=detail)
         stage.close()
-    finally:
-        rejects.close()
+    except BaseException:
+        rejects.abort()
+        raise
+    rejects.close()
     stats = [stage.stats]
     if _MALFORMED.drops:
         stats.insert(0, _MALFORMED)

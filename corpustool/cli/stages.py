@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import (RejectsWriter, add_clean_options, add_stats_options, clean_kwargs, read_stream,
+from .common import (RejectsWriter, add_clean_options, check_outputs, add_stats_options, clean_kwargs, read_stream,
                      run_stream_command, write_stream)
 
 
@@ -58,12 +58,15 @@ def run_read(args: argparse.Namespace) -> int:
     from ..stats import print_table, write_stats
 
     reader = make_reader(args.inputs, input_format=args.input_format, max_bytes=args.max_bytes)
+    check_outputs(args, args.inputs)
     rejects = RejectsWriter(args.rejects)
     reader.on_drop = rejects
     try:
         write_stream(reader.read())
-    finally:
-        rejects.close()
+    except BaseException:
+        rejects.abort()
+        raise
+    rejects.close()
     if args.stats:
         write_stats(args.stats, [reader.stats])
     if not args.quiet:
@@ -97,14 +100,15 @@ def run_vert(args: argparse.Namespace) -> int:
     options = {"sentences": True} if args.sentences else {}
     if args.sentences and (args.output_format not in (None, "vert")):
         options = {}
+    check_outputs(args)
     writer = open_writer(args.output, args.output_format, **options)
     try:
         for doc in read_stream():
             writer.write(doc)
+        writer.close()
     except BaseException:
         writer.abort()
         raise
-    writer.close()
     return 0
 
 

@@ -6,12 +6,11 @@ stream written by ``corpustool read`` (or a later stage) can be read back.
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import zlib
 from typing import IO, TYPE_CHECKING, Iterator
 
-from ..document import Document
+from ..document import Document, MalformedDocument
 
 if TYPE_CHECKING:
     from .reader import Reader
@@ -42,12 +41,8 @@ def read_jsonl(fh: IO[bytes], display: str, reader: "Reader") -> Iterator[Docume
             continue
         where = f"{display}:{lineno}"
         try:
-            data = json.loads(line)
-            if not isinstance(data, dict):
-                raise ValueError("not a JSON object")
-            doc = Document.from_dict(data, fallback_id=f"{base}:{lineno}")
-        except (ValueError, TypeError, KeyError) as exc:
-            # json.JSONDecodeError, UnicodeDecodeError and binascii.Error are ValueErrors
+            doc = Document.from_json(line, fallback_id=f"{base}:{lineno}")
+        except MalformedDocument as exc:
             reader.bad_record(f"line {lineno} of {display}", "error:malformed-jsonl", str(exc)[:200])
             continue
         if doc.source is None:

@@ -32,6 +32,10 @@ FORMATS = ("auto", "warc", "arc", "html", "jsonl")
 _ARCHIVE_SUFFIXES = {".warc": "warc", ".warc.gz": "warc", ".arc": "arc", ".arc.gz": "arc"}
 
 
+class InputError(Exception):
+    """An input cannot be read for a reason other than damage (which is counted, not fatal)."""
+
+
 class Reader(Stage):
     """A source stage: :meth:`read` yields the documents of the inputs."""
 
@@ -113,6 +117,22 @@ class Reader(Stage):
                 yield entry.path
 
     def _read_file(self, path: str, display: str, root: str | None) -> Iterator[Document]:
+        """The documents of one file; a read error part-way skips (and reports) the rest of that file only."""
+        n = 0
+        try:
+            for doc in self._read_file_docs(path, display, root):
+                n += 1
+                yield doc
+        except OSError as exc:
+            self.bad_record(display, "error:unreadable-file",
+                            f"{exc.strerror or exc} after {n} documents; the rest of the file is skipped")
+        except (OptionError, InputError):
+            raise
+        except Exception as exc:
+            # a fault of ours: stop with one line that says where, not a traceback
+            raise InputError(f"{display}: after {n} documents: {type(exc).__name__}: {exc}") from exc
+
+    def _read_file_docs(self, path: str, display: str, root: str | None) -> Iterator[Document]:
         fmt = self._format_by_name(path, in_dir=root is not None)
         if fmt is None:
             self.stats.extra["skipped:file-type"] += 1
@@ -197,6 +217,18 @@ class Reader(Stage):
         self.stats.extra["error:damaged"] += 1
         self._say(f"{display}: unreadable data at byte offset {offset} ({detail}); "
                   f"{before} records before it were read, the rest of the file is skipped")
+
+    def damaged_record(self, display: str, offset: int, detail: str) -> None:
+        """One WARC record is damaged (a wrong Content-Length, a broken gzip member): it alone is skipped."""
+        self.stats.extra["error:damaged-record"] += 1
+        self._say(f"{display}: damaged record at byte offset {offset} skipped ({detail}); "
+                  f"reading goes on at the next record")
+
+    def damaged_data(self, display: str, offset: int, detail: str) -> None:
+        """Data that is no record at all at ``offset``: skipped up to the next record (if any)."""
+        self.stats.extra["error:damaged"] += 1
+        self._say(f"{display}: unreadable data at byte offset {offset} ({detail}) skipped; "
+                  f"reading goes on at the next record, if any")
 
     def bad_record(self, where: str, counter: str, detail: str) -> None:
         """One record or file cannot be read: skip it, say so, count it."""

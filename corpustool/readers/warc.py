@@ -1,21 +1,26 @@
-"""WARC and ARC files, gzipped or not, through warcio or FastWARC.
+"""WARC and ARC files, gzipped or not.
 
-The back end only frames records (and un-gzips them); every record block is
-read as bytes and parsed by :mod:`corpustool.readers.http`, so both back ends
-produce identical documents. FastWARC is the default: ``scripts/bench_warc.py``
-measured it about twice as fast as warcio on the same file (1.9x on 900 snippet pages,
-2.8x on the demo pages), through this same reader. ARC files are
-always read with warcio (FastWARC reads WARC only).
+WARC records are framed by our own checked framing (:mod:`.warc_framing`, the
+``resync`` back end, the default): a record whose Content-Length is wrong or
+whose gzip member is damaged costs that record only, and reading goes on at
+the next record. FastWARC and warcio remain as back ends (``backend=``) for
+comparison; they trust every Content-Length, so damage ends the file there.
+ARC files are framed the same way (the library back ends read them with warcio).
 
-Neither library reports damage: on a truncated file they yield a short last
-record or simply stop. So each block is checked against its declared length,
-and after the last record :func:`_damage_after` re-reads the file from the last
-record's offset to see whether it ends cleanly; damage is reported with the
-file name and byte offset and counted in the reader's statistics.
+Every record block is read as bytes and parsed by :mod:`corpustool.readers.http`,
+so all back ends produce identical documents. ``scripts/bench_warc.py`` measures
+them against each other in one run.
+
+With the libraries, whose framing reports no damage, each block is checked
+against its declared length, and after the last record :func:`_damage_after`
+re-reads the file from the last record's offset to see whether it ends
+cleanly; damage is reported with the file name and byte offset and counted in
+the reader's statistics.
 """
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import zlib
 from dataclasses import dataclass
@@ -28,8 +33,10 @@ from .http import (HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, ht
 if TYPE_CHECKING:
     from .reader import Reader
 
-BACKENDS = ("fastwarc", "warcio")
-DEFAULT_BACKEND = "fastwarc"
+# resync: our framing, which checks every record and resynchronises after a damaged one
+# (warc_framing.py); fastwarc and warcio trust Content-Length and stop at the first damage
+BACKENDS = ("resync", "fastwarc", "warcio")
+DEFAULT_BACKEND = "resync"
 _DOC_TYPES = ("response", "resource")
 
 
@@ -96,8 +103,17 @@ def _read_exactly(read: Callable[[int], bytes], n: int) -> bytes:
 
 def read_archive(path: str, display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc",
                  backend: str | None = None) -> Iterator[Document]:
-    """Documents from one WARC/ARC stream; damage is reported, counted, and ends the file."""
-    backend = "warcio" if fmt == "arc" else (backend or DEFAULT_BACKEND)
+    """Documents from one WARC/ARC stream; damage is reported and counted.
+
+    With the default back end a damaged WARC record costs that record only;
+    with the libraries (and for ARC files) damage ends the file.
+    """
+    backend = backend or DEFAULT_BACKEND
+    if backend == "resync":
+        yield from _read_resync(display, fh, reader, fmt)
+        return
+    if fmt == "arc":
+        backend = "warcio"          # FastWARC reads WARC only
     records = _iter_fastwarc(fh) if backend == "fastwarc" else _iter_warcio(fh)
     base = os.path.basename(display)
     last: ArchiveRecord | None = None
@@ -143,6 +159,38 @@ def read_archive(path: str, display: str, fh: IO[bytes], reader: "Reader", fmt: 
                 reader.damaged(display, 0, 0, f"no {fmt.upper()} record found")
             else:
                 reader.truncated(display, offset, n_records)
+
+
+def _read_resync(display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc") -> Iterator[Document]:
+    from .warc_framing import Damage, frame_warc
+
+    base = os.path.basename(display)
+    n_records = 0
+
+    def report(damage: Damage) -> None:
+        if damage.kind == "truncated":
+            reader.truncated(display, damage.offset, n_records, detail=damage.detail)
+        elif damage.kind == "damaged-record":
+            reader.damaged_record(display, damage.offset, damage.detail)
+        else:
+            reader.damaged_data(display, damage.offset, damage.detail)
+
+    # the block is held up to the size limit (the page) plus its HTTP headers
+    keep = None if reader.max_bytes is None else reader.max_bytes + MAX_HEADER_BYTES
+    for framed in frame_warc(fh, report, keep=keep, fmt=fmt):
+        n_records += 1
+        reader.stats.extra["records"] += 1
+        headers = framed.headers
+        if fmt == "arc":
+            rec_type = "warcinfo" if headers.get("uri", "").startswith("filedesc:") else "response"
+            headers = _arc_as_warc_headers(headers)
+        else:
+            rec_type = headers.get("warc-type", "").lower()
+        rec = ArchiveRecord(framed.index, framed.offset, rec_type, headers, framed.length,
+                            io.BytesIO(framed.block).read)
+        doc = _record_document(rec, display, base, reader)
+        if doc is not None and doc is not _TRUNCATED:
+            yield doc
 
 
 _TRUNCATED = Document(id="<truncated>")

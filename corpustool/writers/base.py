@@ -8,12 +8,13 @@ files). ``-`` is standard output.
 """
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import os
 import shutil
 import sys
-from typing import IO
+from typing import IO, Iterable
 
 from ..document import Document
 
@@ -75,8 +76,7 @@ class Writer:
             self.fh.close()
         except Exception:
             pass
-        if self._tmp and os.path.exists(self._tmp):
-            os.unlink(self._tmp)
+        remove_quietly(self._tmp)
 
 
 def finish_output(plain: str, path: str) -> None:
@@ -84,17 +84,145 @@ def finish_output(plain: str, path: str) -> None:
 
     Compressing the finished file in one pass (fixed mtime, no file name)
     gives the same bytes however the text was written: in one run or in a
-    resumed one.
+    resumed one. Interrupted while compressing, it leaves no half-written file.
     """
     if path.endswith(".gz"):
         tmp = f"{path}.gz-tmp{os.getpid()}"
-        with open(plain, "rb") as src, open(tmp, "wb") as raw, \
-                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-            shutil.copyfileobj(src, gz, 1 << 20)
-        os.replace(tmp, path)
+        try:
+            with open(plain, "rb") as src, open(tmp, "wb") as raw, \
+                    gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+                shutil.copyfileobj(src, gz, 1 << 20)
+            os.replace(tmp, path)
+        except BaseException:
+            remove_quietly(tmp)
+            raise
         os.unlink(plain)
     else:
         os.replace(plain, path)
+
+
+def remove_quietly(path: str | None) -> None:
+    if path:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+# -- checks before anything is written -------------------------------------------
+
+def check_output_path(path: str, inputs: Iterable[str] = (), what: str = "-o") -> None:
+    """Refuse, with a one-line OptionError, an output that cannot be written or that is an input.
+
+    Run before anything is read or written: an output in a read-only folder,
+    under a regular file, that is a directory, or that is one of the inputs
+    (the same file, also through a symbolic link or another relative path)
+    would otherwise fail after the work was done, or overwrite the input.
+    """
+    from ..extractors.base import OptionError
+
+    if path == "-":
+        return
+    if not path:
+        raise OptionError(f"{what} needs a file name")
+    real = os.path.realpath(path)
+    for inp in inputs:
+        if inp == "-":
+            continue
+        try:
+            same = os.path.exists(path) and os.path.samefile(path, inp)
+        except OSError:
+            same = False
+        if same or real == os.path.realpath(inp):
+            raise OptionError(f"{what} {path} is the input {inp}; choose another output file")
+    if os.path.isdir(real):
+        raise OptionError(f"{what} {path} is a directory; give a file name")
+    # the nearest existing ancestor must be a writable directory (missing folders are created)
+    parent = os.path.dirname(real)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise OptionError(f"cannot write {what} {path}: {parent} is a file, not a directory")
+    # outputs are written under a temporary name next to the output and renamed: try exactly that
+    # (access() says yes to root on a read-only file system)
+    import tempfile
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".corpustool-probe-", dir=parent)
+    except OSError as exc:
+        raise OptionError(f"cannot write {what} {path}: cannot create a file in {parent} ({exc.strerror or exc})") from None
+    os.close(fd)
+    remove_quietly(probe)
+
+
+def check_distinct_outputs(named: Iterable[tuple[str, str | None]]) -> None:
+    """Refuse two outputs of one run (-o, --rejects, --stats, --report) that are the same file."""
+    from ..extractors.base import OptionError
+
+    seen: dict[str, str] = {}
+    for what, path in named:
+        if not path or path == "-":
+            continue
+        real = os.path.realpath(path)
+        if real in seen:
+            raise OptionError(f"{what} and {seen[real]} are the same file: {path}")
+        seen[real] = what
+
+
+class OutputLock:
+    """An exclusive lock on ``OUTPUT.lock``, so that two runs never write the same output.
+
+    ``fcntl.flock`` is released by the kernel when the process ends, however it
+    ends, so a killed run never leaves a stale lock behind (its lock file may
+    stay, unlocked, and is reused). The lock file holds the owner's pid for the
+    message a second run prints.
+    """
+
+    def __init__(self, output: str) -> None:
+        self.path = f"{output}.lock"
+        self.fd: int | None = None
+
+    def acquire(self) -> "OutputLock":
+        import fcntl
+        from ..extractors.base import OptionError
+
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                owner = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                os.close(fd)
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    raise
+                output = self.path[:-len(".lock")]
+                raise OptionError(f"{output} is being written by another running build"
+                                  f"{f' (pid {owner})' if owner.isdigit() else ''}; wait for it to end or "
+                                  f"choose another output") from None
+            # the holder before us may have removed the file between our open and our lock
+            try:
+                if os.stat(self.path).st_ino == os.fstat(fd).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        remove_quietly(self.path)       # removed while still locked: no one can take a stale file
+        os.close(self.fd)
+        self.fd = None
+
+    def __enter__(self) -> "OutputLock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
 
 def format_for(path: str) -> str:

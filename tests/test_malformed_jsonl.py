@@ -1,0 +1,132 @@
+"""Every stage that reads a JSON Lines document stream skips a malformed document, counts it, names its line.
+
+Wrong types and shapes ("paragraphs": "x", a paragraph whose text is a number,
+100,000 nested brackets, invalid JSON, a line that is no object) used to abort
+clean, vert, dedup-* and build with a traceback, losing the rest of the stream.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from corpustool.document import Document, MalformedDocument
+
+WORDS = ("the of and to in is that it was for on are with as his they be at one have this from or had by "
+         "word but what some we can out other were all there when up use your how said an each she which do "
+         "their time if will way about many then them write would like so these her long make thing see him "
+         "two has look more day could go come did number sound no most people my over know water than call "
+         "first who may down side been now find any new work part take get place made live where after back "
+         "little only round man year came show every good me give our under name very through just form "
+         "sentence great think say help low line differ turn cause much mean before move right boy old too").split()
+
+
+def _text(i: int) -> str:
+    import random
+    return "This is " + " ".join(random.Random(i).choices(WORDS, k=60)) + "."
+
+
+def _good(i: int) -> str:
+    """A document every stage keeps: English, and no near-duplicate of another."""
+    return json.dumps({"id": f"good{i}", "url": f"http://ex.example/{i}",
+                       "html": f"<html><body><p>{_text(i)}</p></body></html>",
+                       "paragraphs": [{"text": _text(i), "class": "good"}]})
+
+
+BAD_LINES = [
+    '{"id": "p1", "paragraphs": "x"}',
+    '{"id": "p2", "paragraphs": [{"text": 5}]}',
+    '{"id": "p3", "paragraphs": [5]}',
+    '{"id": "p4", "url": ["not", "a", "string"]}',
+    '{"id": "p5", "html": 12}',
+    '{"id": "p6", "meta": "x"}',
+    '{"id": "p7", "paragraphs": [{"text": "t", "tokens": "abc"}]}',
+    '{"id": "p8", "lang_score": "high"}',
+    '{"id": "p9", "http_headers": {"a": 1}}',
+    '{"id": "p10", "html_base64": "not base64 at all!"}',
+    "[" * 100_000,
+    "[1, 2]",
+    '"just a string"',
+    "not json {",
+    '{"id": "p11", "paragraphs": [{"text": "t", "class": 1}]}',
+]
+
+
+def _stream() -> tuple[str, list[int]]:
+    """Good and malformed lines interleaved; the 1-based numbers of the malformed ones."""
+    lines, bad = [], []
+    for i, line in enumerate(BAD_LINES):
+        lines.append(_good(i))
+        lines.append(line)
+        bad.append(len(lines))
+    lines.append(_good(len(BAD_LINES)))
+    return "\n".join(lines) + "\n", bad
+
+
+def test_from_json_names_the_problem():
+    for line in BAD_LINES:
+        with pytest.raises(MalformedDocument):
+            Document.from_json(line)
+    doc = Document.from_json(_good(1))
+    assert doc.paragraphs[0].text == _text(1) and doc.url == "http://ex.example/1"
+    with pytest.raises(MalformedDocument, match="paragraph 0: field 'text' must be a string"):
+        Document.from_json(BAD_LINES[1])
+
+
+def _run(args, stdin: str, tmp_path):
+    return subprocess.run([sys.executable, "-m", "corpustool", *args], input=stdin, capture_output=True,
+                          text=True, cwd=tmp_path, timeout=300)
+
+
+STAGES = [
+    ["clean", "--lang", "en"],
+    ["langfilter", "--lang", "en"],
+    ["dedup-exact"],
+    ["dedup-near"],
+    ["dedup-para"],
+    ["tokenize"],
+]
+
+
+@pytest.mark.parametrize("stage", STAGES, ids=[s[0] for s in STAGES])
+def test_stage_filters_skip_and_count_malformed_documents(tmp_path, stage):
+    stream, bad = _stream()
+    proc = _run([*stage, "--stats", "stats.json", "--quiet"], stream, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    out_ids = [json.loads(line)["id"] for line in proc.stdout.splitlines()]
+    assert out_ids == [f"good{i}" for i in range(len(BAD_LINES) + 1)]     # nothing after a bad line lost
+    messages = [line for line in proc.stderr.splitlines() if "malformed" in line]
+    assert len(messages) == len(bad)
+    for n, msg in zip(bad, messages):
+        assert f"line {n}:" in msg
+    stats = json.loads((tmp_path / "stats.json").read_text())["stages"]
+    assert stats[0]["stage"] == "input" and stats[0]["drops"] == {"malformed-jsonl": len(bad)}
+    assert stats[0]["docs_in"] == stats[0]["docs_out"] + len(bad)
+
+
+def test_vert_skips_malformed_documents(tmp_path):
+    stream, bad = _stream()
+    proc = _run(["vert", "-o", "out.vert"], stream, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    text = (tmp_path / "out.vert").read_text()
+    assert text.count("<doc ") == len(BAD_LINES) + 1
+    assert len([line for line in proc.stderr.splitlines() if "malformed" in line]) == len(bad)
+
+
+def test_build_on_jsonl_input_skips_and_counts_malformed_documents(tmp_path):
+    stream, bad = _stream()
+    (tmp_path / "in.jsonl").write_text(stream)
+    proc = _run(["build", "in.jsonl", "-o", "out.vert", "--lang", "en", "--no-dedup-exact",
+                 "--no-dedup-near", "--no-dedup-para", "--stats", "stats.json", "--quiet"], "", tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    read = json.loads((tmp_path / "stats.json").read_text())["stages"][0]
+    assert read["stage"] == "read" and read["extra"]["error:malformed-jsonl"] == len(bad)
+    assert read["docs_out"] == len(BAD_LINES) + 1
+    assert (tmp_path / "out.vert").read_text().count("<doc ") == len(BAD_LINES) + 1
+    for n in bad:
+        assert f"line {n} of in.jsonl" in proc.stderr
