@@ -26,7 +26,7 @@ while :; do
     runs=$((runs + 1))
     echo "== fuzz_campaign: run $runs, ${left}s left ($(date -u +%H:%M:%S))" >> "$LOG"
     LD_PRELOAD="$ASAN_RT" "$VENV/bin/python" scripts/fuzz_native.py "$WORK/corpus" "$WORK/seeds" \
-        -max_total_time="$left" -max_len=65536 -timeout=30 -rss_limit_mb=6144 -print_final_stats=1 -report_slow_units=120 \
+        -max_total_time="$left" -max_len=65536 -timeout=60 -rss_limit_mb=6144 -print_final_stats=1 -report_slow_units=120 \
         -artifact_prefix="$WORK/crashes/" >> "$LOG" 2>&1
     echo "== fuzz_campaign: run $runs ended with status $?" >> "$LOG"
 done
