@@ -5,7 +5,8 @@ child per (input, target): a child starts from a process that has never parsed a
 input that crashes only in a fresh process crashes here, and a crash kills the child, not the
 replay. Prints one line per child: ``status<TAB>target<TAB>file``, status being ``ok``,
 ``exception`` (a Python exception, traceback on stderr), ``signal N`` or ``exit N``; a child
-still running after --timeout seconds is killed by SIGALRM (``signal 14``).
+still running after --timeout seconds is killed by SIGALRM (``signal 14``). ``--no-native``
+runs the pure-Python fallbacks instead of the compiled modules.
 """
 from __future__ import annotations
 
@@ -46,7 +47,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--no-native", action="store_true",
+                    help="block corpustool.native's extensions: the pure-Python paths run")
     args = ap.parse_args()
+    if args.no_native:
+        for name in ("justext_walk", "justext_plus_decide", "text_scan"):
+            sys.modules[f"corpustool.native.{name}"] = None    # import fails as if not built
     import fuzz_targets
     for path in args.files:
         for target in fuzz_targets.TARGETS:

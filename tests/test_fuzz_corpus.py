@@ -5,7 +5,8 @@ with; every entry point of tests/fuzz_targets.py is run on the rest). The files 
 of issue 19 that crashed the removed HTML tokenizer, our own edge inputs, and what fuzz
 campaigns found (corpustool/native/README.md). tests/fuzz_replay.py runs each (input, entry
 point) in a child forked from a process that has parsed nothing, so a crash that needs a fresh
-process is seen, and a crash fails this test instead of killing the test run.
+process is seen, and a crash fails this test instead of killing the test run. The same inputs go
+through the pure-Python fallbacks too (the extensions blocked), which must survive them as well.
 """
 from __future__ import annotations
 
@@ -26,10 +27,11 @@ def test_the_corpus_holds_the_crashes_of_issue_19():
     assert {"issue19-attribute-value-cut", "issue19-empty-values-after-long-value"} <= names
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["compiled", "pure-python"])
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
-def test_fuzz_input_runs_through_every_entry_point_in_a_fresh_process(path):
-    out = subprocess.run([sys.executable, str(HERE / "fuzz_replay.py"), str(path)], capture_output=True,
-                         text=True, timeout=900)
+def test_fuzz_input_runs_through_every_entry_point_in_a_fresh_process(path, native):
+    command = [sys.executable, str(HERE / "fuzz_replay.py"), str(path)] + ([] if native else ["--no-native"])
+    out = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     lines = [line.split("\t") for line in out.stdout.splitlines()]
     assert len(lines) == len(fuzz_targets.TARGETS), out.stdout
