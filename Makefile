@@ -37,10 +37,15 @@ bench: $(STAMP)
 FUZZ_TIME ?= 600
 FUZZ_WORK ?= .fuzz
 FUZZ_LOG ?= $(FUZZ_WORK)/fuzz.log
-fuzz-build:
+FUZZ_STAMP := .venv-fuzz/.built
+$(FUZZ_STAMP): setup.py pyproject.toml scripts/fuzz_build.sh corpustool/native/justext_walk.pyx \
+		corpustool/native/sax_arena.pxi corpustool/native/justext_plus_decide.pyx corpustool/native/text_scan.pyx
 	FUZZ_WORK=$(FUZZ_WORK) PYTHON=$(PYTHON) sh scripts/fuzz_build.sh
+	touch $(FUZZ_STAMP)
 
-fuzz: fuzz-build
+fuzz-build: $(FUZZ_STAMP)
+
+fuzz: $(FUZZ_STAMP)
 	mkdir -p $(FUZZ_WORK)
 	FUZZ_WORK=$(FUZZ_WORK) FUZZ_TIME=$(FUZZ_TIME) FUZZ_LOG=$(FUZZ_LOG) sh scripts/fuzz_campaign.sh
 

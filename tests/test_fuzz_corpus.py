@@ -10,6 +10,7 @@ through the pure-Python fallbacks too (the extensions blocked), which must survi
 """
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,14 @@ import fuzz_targets
 
 HERE = Path(__file__).resolve().parent
 CORPUS = sorted((HERE / "fuzz_corpus").iterdir())
+
+
+def test_the_seeds_use_every_entry_point():
+    """scripts/fuzz_seeds.py gives the dev pages to every entry point of fuzz_targets in turn."""
+    spec = importlib.util.spec_from_file_location("fuzz_seeds", HERE.parent / "scripts" / "fuzz_seeds.py")
+    seeds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(seeds)
+    assert seeds.N_TARGETS == len(fuzz_targets.TARGETS)
 
 
 def test_the_corpus_holds_the_crashes_of_issue_19():
