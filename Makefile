@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench eval clean
+.PHONY: install test demo bench eval clean fuzz fuzz-build
 
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
 $(STAMP): pyproject.toml setup.py corpustool/native/justext_walk.pyx corpustool/native/sax_arena.pxi \
@@ -32,5 +32,22 @@ eval: $(STAMP)
 bench: $(STAMP)
 	@for s in scripts/bench_*.py; do echo "== $$s"; $(PY) $$s || exit 1; done
 
+# the compiled modules under ASan+UBSan with libFuzzer's coverage in .venv-fuzz (never .venv), then an
+# atheris campaign of FUZZ_TIME seconds (corpustool/native/README.md)
+FUZZ_TIME ?= 600
+FUZZ_WORK ?= .fuzz
+FUZZ_LOG ?= $(FUZZ_WORK)/fuzz.log
+FUZZ_STAMP := .venv-fuzz/.built
+$(FUZZ_STAMP): setup.py pyproject.toml scripts/fuzz_build.sh corpustool/native/justext_walk.pyx \
+		corpustool/native/sax_arena.pxi corpustool/native/justext_plus_decide.pyx corpustool/native/text_scan.pyx
+	FUZZ_WORK=$(FUZZ_WORK) PYTHON=$(PYTHON) sh scripts/fuzz_build.sh
+	touch $(FUZZ_STAMP)
+
+fuzz-build: $(FUZZ_STAMP)
+
+fuzz: $(FUZZ_STAMP)
+	mkdir -p $(FUZZ_WORK)
+	FUZZ_WORK=$(FUZZ_WORK) FUZZ_TIME=$(FUZZ_TIME) FUZZ_LOG=$(FUZZ_LOG) sh scripts/fuzz_campaign.sh
+
 clean:
-	rm -rf demo-out .pytest_cache build *.egg-info
+	rm -rf demo-out .pytest_cache build *.egg-info .fuzz

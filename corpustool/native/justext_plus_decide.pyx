@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: language_level=3, boundscheck=True, wraparound=False, cdivision=True
 """justext-plus's decide() on the compiled walk's PageTree, in C arrays over integer node ids.
 
 :meth:`corpustool.extractors.justext_plus.JustextPlusExtractor.decide` is the
@@ -289,12 +289,16 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     n_nodes = len(parents_b) // sizeof(Py_ssize_t)
     if len(para_nodes_b) // <Py_ssize_t>sizeof(Py_ssize_t) != n:
         raise ValueError("the tree is not the paragraphs' tree")
+    # every node id read below is checked once here: the arrays are indexed without checks
     for i in range(n):
-        if pnodes[i] < 0:
+        if pnodes[i] < 0 or pnodes[i] >= n_nodes:
             # (a paragraph outside the tree: the string rules decide)
             return extractor.decide(paras, kinds, hints, title, why, tree)
     for x in range(n_nodes):
-        if parents[x] >= x:
+        if parents[x] >= x or parents[x] < -1:
+            return extractor.decide(paras, kinds, hints, title, why, tree)
+    for node in evidence.values():
+        if type(node) is not int or not 0 <= node < n_nodes:
             return extractor.decide(paras, kinds, hints, title, why, tree)
     hint_nodes = []
     for key in hints:

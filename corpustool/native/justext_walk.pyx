@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+# cython: language_level=3, boundscheck=True, wraparound=False, initializedcheck=False, cdivision=True
 """The jusText engine's walk, features and classification, compiled (Cython over lxml's public C API).
 
 ``corpustool.extractors.justext_engine`` uses this module when it is built
@@ -226,7 +226,10 @@ cdef Py_ssize_t normalized_length(const unsigned char* s, Py_ssize_t n) noexcept
 cdef bint has_bytes(const char* s, Py_ssize_t n, const char* needle, Py_ssize_t k) noexcept nogil:
     """needle in s[:n] (k >= 1; short haystacks: memchr for the first byte, then compare)."""
     cdef const char* p = s
-    cdef const char* end = s + n - k + 1
+    cdef const char* end
+    if n < k:
+        return False
+    end = s + n - k + 1
     while p < end:
         p = <const char*>memchr(p, needle[0], end - p)
         if p is NULL:

@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: language_level=3, boundscheck=True, wraparound=False, cdivision=True
 """Scans of text that Python's ``re`` makes slow: C loops over a str's characters.
 
 * :class:`LiteralGate`: which of a set of literal strings occur in a line, the
@@ -49,6 +49,7 @@ cdef extern from "Python.h":
         PyUnicode_2BYTE_KIND
         PyUnicode_4BYTE_KIND
 from libc.string cimport memset
+from cpython.pyport cimport PY_SSIZE_T_MAX
 
 cdef enum:
     SHORT_BITS = 12              # strings of 2 or 3 characters, by their first pair
@@ -381,6 +382,8 @@ def utf8_bytes(str text):
     if PyUnicode_IS_ASCII(text):
         encoded = text.encode("ascii")
         return encoded.replace(b"\x00", b"") if b"\x00" in encoded else encoded
+    if n > PY_SSIZE_T_MAX // 4:
+        raise MemoryError()
     # room for the longest encoding, then the bytes shrunk to what was written (as CPython's encoder)
     cdef PyObject* result = PyBytes_FromStringAndSize_raw(NULL, n * (2 if kind == PyUnicode_1BYTE_KIND else
                                                                      3 if kind == PyUnicode_2BYTE_KIND else 4))
