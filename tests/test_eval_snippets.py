@@ -22,10 +22,14 @@ def load_script():
 def test_run_eval_skips_cleanly_without_data(tmp_path, monkeypatch):
     module = load_script()
     monkeypatch.setattr(module, "SNIPPETS", tmp_path / "absent")
+    monkeypatch.setattr(module, "WCXB", tmp_path / "absent-wcxb")
     buf = io.StringIO()
     with redirect_stdout(buf):
         assert module.main([]) == 0
-    assert buf.getvalue().strip() == "skipped: ../shared/data/snippets not present"
+    lines = [line for line in buf.getvalue().splitlines() if line.startswith("skipped:")]
+    assert lines == ["skipped: ../shared/data/snippets not present",
+                     "skipped: ../shared/data/wcxb-dev not present"]
+    assert "gold:" not in buf.getvalue()      # nothing was evaluated
 
 
 def test_run_eval_configurations_cover_default_presets_and_peers():
