@@ -24,17 +24,22 @@ from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
 
-RULES = {"discussion", "items", "fallback"}
+RULES = {"discussion", "items", "reviews", "fallback"}
 
 # schema.org types by what they make of the page; JSON-LD ("@type": "X" or ["X", ...])
 # and microdata (itemtype="https://schema.org/X")
 DISCUSSION_TYPES = frozenset({"DiscussionForumPosting", "QAPage"})
-_SCHEMA_TYPE = re.compile(r"""(?:"@type"\s*:\s*\[?\s*"|schema\.org/)(DiscussionForumPosting|QAPage)\b""")
+# a page that declares reviews (a product's, a place's) holds them in "comment"/"review"
+# blocks: the gold of product pages keeps them as the page's text
+REVIEW_TYPES = frozenset({"Review"})
+# (substrings that must be in the markup before the regex runs: "Review" alone is a common word)
+_TYPE_NEEDLES = (*DISCUSSION_TYPES, '"Review"', "schema.org/Review")
+_SCHEMA_TYPE = re.compile(r"""(?:"@type"\s*:\s*\[?\s*"|schema\.org/)(DiscussionForumPosting|QAPage|Review)\b""")
 
 
 def declared_types(html: str | None) -> frozenset[str]:
-    """The schema.org types of :data:`DISCUSSION_TYPES` the markup declares."""
-    if not html or not any(t in html for t in DISCUSSION_TYPES):
+    """The schema.org types of :data:`DISCUSSION_TYPES` and :data:`REVIEW_TYPES` the markup declares."""
+    if not html or not any(t in html for t in _TYPE_NEEDLES):
         return frozenset()     # (the substring test: the regex alone costs ~1 ms on a large page)
     return frozenset(_SCHEMA_TYPE.findall(html))
 
@@ -55,6 +60,8 @@ def before_decide(html: str | None, kinds: dict[str, str]) -> frozenset[str]:
     types = declared_types(html)
     if "discussion" in RULES and is_discussion(types):
         drop_comment_regions(kinds)
+    elif "reviews" in RULES and not REVIEW_TYPES.isdisjoint(types):
+        drop_comment_regions(kinds)     # the reviews are the page's, as posts are a forum's
     return types
 
 
