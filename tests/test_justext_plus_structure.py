@@ -44,10 +44,6 @@ def test_declared_types_from_json_ld_and_microdata():
     assert structure.declared_types('<div itemscope itemtype="http://schema.org/QAPage">') == {"QAPage"}
     assert structure.declared_types('"@type": ["QAPage", "WebPage"]') == {"QAPage"}
     assert structure.declared_types('<div class="DiscussionForumPosting">') == frozenset()
-    assert structure.declared_types(PRODUCT_LD) == {"Review"}
-    assert structure.declared_types('<div itemprop="review" itemscope itemtype="https://schema.org/Review">') \
-        == {"Review"}
-    assert structure.declared_types("<h2>Reviews</h2><p>Review this product</p>") == frozenset()
 
 
 def test_posts_in_comment_blocks_are_content_on_a_discussion_page():
@@ -163,43 +159,6 @@ def test_when_the_evidence_leaves_nothing_jusText_decides():
 def test_without_the_fallback_such_a_page_is_dropped(monkeypatch):
     monkeypatch.setattr(structure, "RULES", {"discussion", "items"})
     assert run(evidence_leaves_nothing()).drop_reason == "boilerplate-only"
-
-
-DESCRIPTION = [
-    "This kettle boils a full litre of water in under three minutes and switches itself off when the water "
-    "is ready, so you can leave it alone while you make the rest of your breakfast in the morning.",
-    "The body is made of brushed steel that stays cool to the touch, and the filter in the spout keeps lime "
-    "scale out of your cup even in places where the water is very hard.",
-]
-REVIEWS = [
-    "We have used this kettle every day for a year now and it still works as well as it did on the first "
-    "day, which is more than I can say for the two cheaper ones we had before it.",
-    "It is a little louder than I expected when it is about to boil, but it is fast and the handle is "
-    "comfortable to hold, so I would buy the same one again without thinking twice.",
-]
-PRODUCT_LD = ('<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", '
-              '"name": "Steel kettle", "review": [{"@type": "Review", "author": "Ann"}]}</script>')
-
-
-def product(head: str = PRODUCT_LD) -> str:
-    desc = "".join(f"<p>{t}</p>" for t in DESCRIPTION)
-    reviews = "".join(f'<div class="comment"><div class="meta">buyer{i}, May {i + 1}, 2024</div><p>{t}</p></div>'
-                      for i, t in enumerate(REVIEWS))
-    return (f"<html><head><title>Steel kettle | Shop</title>{head}</head><body>{NAV}"
-            f"<main><h1>Steel kettle</h1><h2>Description</h2>{desc}"
-            f"<h2>Reviews</h2><div class=\"comments\">{reviews}</div></main></body></html>")
-
-
-def test_reviews_are_content_on_a_page_that_declares_them():
-    text = kept(run(product()))
-    for t in REVIEWS:
-        assert t in text
-
-
-def test_reviews_stay_comments_without_the_declaration_or_the_rule(monkeypatch):
-    assert REVIEWS[1] not in kept(run(product(head="")))
-    monkeypatch.setattr(structure, "RULES", structure.RULES - {"reviews"})
-    assert REVIEWS[1] not in kept(run(product()))
 
 
 def swallowed_by_a_button() -> str:

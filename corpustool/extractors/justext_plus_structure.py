@@ -24,22 +24,17 @@ from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
 
-RULES = {"discussion", "items", "reviews", "fallback", "buttons"}
+RULES = {"discussion", "items", "fallback", "buttons"}
 
 # schema.org types by what they make of the page; JSON-LD ("@type": "X" or ["X", ...])
 # and microdata (itemtype="https://schema.org/X")
 DISCUSSION_TYPES = frozenset({"DiscussionForumPosting", "QAPage"})
-# a page that declares reviews (a product's, a place's) holds them in "comment"/"review"
-# blocks: the gold of product pages keeps them as the page's text
-REVIEW_TYPES = frozenset({"Review"})
-# (substrings that must be in the markup before the regex runs: "Review" alone is a common word)
-_TYPE_NEEDLES = (*DISCUSSION_TYPES, '"Review"', "schema.org/Review")
-_SCHEMA_TYPE = re.compile(r"""(?:"@type"\s*:\s*\[?\s*"|schema\.org/)(DiscussionForumPosting|QAPage|Review)\b""")
+_SCHEMA_TYPE = re.compile(r"""(?:"@type"\s*:\s*\[?\s*"|schema\.org/)(DiscussionForumPosting|QAPage)\b""")
 
 
 def declared_types(html: str | None) -> frozenset[str]:
-    """The schema.org types of :data:`DISCUSSION_TYPES` and :data:`REVIEW_TYPES` the markup declares."""
-    if not html or not any(t in html for t in _TYPE_NEEDLES):
+    """The schema.org types of :data:`DISCUSSION_TYPES` the markup declares."""
+    if not html or not any(t in html for t in DISCUSSION_TYPES):
         return frozenset()     # (the substring test: the regex alone costs ~1 ms on a large page)
     return frozenset(_SCHEMA_TYPE.findall(html))
 
@@ -60,8 +55,6 @@ def before_decide(html: str | None, kinds: dict[str, str]) -> frozenset[str]:
     types = declared_types(html)
     if "discussion" in RULES and is_discussion(types):
         drop_comment_regions(kinds)
-    elif "reviews" in RULES and not REVIEW_TYPES.isdisjoint(types):
-        drop_comment_regions(kinds)     # the reviews are the page's, as posts are a forum's
     return types
 
 
@@ -216,25 +209,6 @@ def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str,
 FALLBACK_WORDS = 5
 
 
-# -- a page swallowed by a button -----------------------------------------------------
-
-# "<button><div><div></button>" (a menu button with unclosed blocks inside): an HTML5
-# parser closes the button at "</button>", libxml2's HTML parser ignores that end tag, and
-# the rest of the page (the article too) ends up inside the button, whose content jusText
-# removes with it. Such a page comes out empty.
-_BUTTON = re.compile(r"<button\b[^>]*>.*?</button\s*>", re.DOTALL | re.IGNORECASE)
-
-
-def without_buttons(html: str) -> str | None:
-    """The markup with each button element removed from its start tag to its own end tag
-    (what jusText removes anyway, wherever the parser would have closed it); None when the
-    page has no closed button. Used only on a page that came out without text."""
-    if "</button" not in html and "</BUTTON" not in html:
-        return None
-    repaired = _BUTTON.sub("", html)
-    return repaired if repaired != html else None
-
-
 def fall_back_to_justext(paras: list[Paragraph]) -> bool:
     """When the evidence leaves nothing (a page wrapped in a form or a menu-named block,
     region names that fit no article), jusText's own verdict decides: its good paragraphs,
@@ -255,3 +229,22 @@ def fall_back_to_justext(paras: list[Paragraph]) -> bool:
                 p.features["fallback"] = True
             return True
     return False
+
+
+# -- a page swallowed by a button -----------------------------------------------------
+
+# "<button><div><div></button>" (a menu button with unclosed blocks inside): an HTML5
+# parser closes the button at "</button>", libxml2's HTML parser ignores that end tag, and
+# the rest of the page (the article too) ends up inside the button, whose content jusText
+# removes with it. Such a page comes out empty.
+_BUTTON = re.compile(r"<button\b[^>]*>.*?</button\s*>", re.DOTALL | re.IGNORECASE)
+
+
+def without_buttons(html: str) -> str | None:
+    """The markup with each button element removed from its start tag to its own end tag
+    (what jusText removes anyway, wherever the parser would have closed it); None when the
+    page has no closed button. Used only on a page that came out without text."""
+    if "</button" not in html.lower():     # (only pages that came out empty get here)
+        return None
+    repaired = _BUTTON.sub("", html)
+    return repaired if repaired != html else None
