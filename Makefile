@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
 $(STAMP): pyproject.toml setup.py corpustool/native/justext_walk.pyx corpustool/native/sax_arena.pxi \
 		corpustool/native/justext_plus_decide.pyx \
-		corpustool/native/text_scan.pyx
+		corpustool/native/text_scan.pyx corpustool/native/_onion.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test,bench,spark]'

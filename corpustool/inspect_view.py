@@ -38,10 +38,21 @@ class Inspection:
 
 
 def choose_language(page: Page, language: str | None) -> tuple[str, str]:
-    """The stoplist language: given, else ``<html lang>``, else guessed from the text, else English."""
+    """The stoplist language: given, else ``<html lang>``, else guessed from the text, else English.
+
+    ``auto`` and a comma-separated list choose as ``build --lang`` does: the
+    stoplist guessed from the page's stop-word density (among the listed ones).
+    """
     from .language.identify import guess_stoplist_language, page_text
     from .language.stoplists import resolve_language
 
+    langs = [l.strip() for l in (language or "").split(",") if l.strip()]
+    if langs == ["auto"] or len(langs) > 1:
+        if "auto" in langs and len(langs) > 1:
+            raise OptionError("--lang auto cannot be combined with other languages")
+        wanted = [resolve_language(l) for l in langs] if len(langs) > 1 else None
+        code, _ = guess_stoplist_language(page_text(page.tree), wanted)
+        return (code, "guessed") if code else ((wanted or ["en"])[0], "fallback")
     if language:
         return resolve_language(language), "given"
     tree = page.tree

@@ -41,6 +41,7 @@ class PipelineOptions:
     template_evidence: str | None = None     # a site-level method: urltree, ...
     sentences: bool = False
     workers: int = 1
+    doc_timeout: float = 60.0               # seconds per document in a worker (0: no limit); then "timeout"
     engine: str = "local"                   # local | spark
     spark_master: str | None = None
 
@@ -71,7 +72,7 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
             raise OptionError(f"--template-evidence needs a site-level method, not {opts.template_evidence!r}")
         if getattr(method, "keep_html", False):
             clean.keep_html = True
-        stages.append(evidence_stage(method.params, reason="template"))
+        stages.append(evidence_stage(method.params, reason="template", evidence=True))
     if opts.langfilter:
         from .language.filter import LanguageFilter
         stages.append(LanguageFilter(languages=opts.wanted_languages(), min_confidence=opts.min_lang_confidence,
@@ -93,11 +94,11 @@ def make_executor(opts: PipelineOptions):
     """The executor for ``opts.engine``: local processes or Apache Spark."""
     if opts.engine == "spark":
         from .executors.spark import SparkExecutor
-        return SparkExecutor(master=opts.spark_master, workers=opts.workers)
+        return SparkExecutor(master=opts.spark_master, workers=opts.workers, doc_timeout=opts.doc_timeout)
     if opts.engine != "local":
         from .extractors.base import OptionError
         raise OptionError(f"unknown engine {opts.engine!r}; choose local or spark")
-    return LocalExecutor(workers=opts.workers)
+    return LocalExecutor(workers=opts.workers, doc_timeout=opts.doc_timeout)
 
 
 class Pipeline:
@@ -141,8 +142,8 @@ class Pipeline:
         """The kept documents, as a stream (no writer)."""
         source: Iterable[Document] = self.reader.read()
         if self.progress:
-            from tqdm import tqdm
-            source = tqdm(source, desc="documents", unit="doc", file=sys.stderr, mininterval=0.5)
+            from .progress import with_progress
+            source = with_progress(source, self.inputs, sys.stderr)
         return self.executor.run(source, self.stages)
 
     def run(self) -> list[StageStats]:

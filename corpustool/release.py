@@ -30,6 +30,7 @@ from .extractors.base import OptionError
 
 CONFIG_NAME = "release.json"
 MANIFEST_NAME = "manifest.json"
+INPUTS_STATE_NAME = "inputs.state"     # what make compares to see a changed input
 CONFIG_VERSION = 1
 MANIFEST_VERSION = 1
 
@@ -157,20 +158,26 @@ _MAKEFILE = """\
 PYTHON ?= {python}
 CORPUSTOOL ?= $(PYTHON) -m corpustool
 CONFIG := {config}
+INPUTS := {inputs_state}
 
-.PHONY: all clean
+.PHONY: all clean FORCE
 .DELETE_ON_ERROR:
 
 all: {manifest}
 
-{stats}: $(CONFIG)
+{stats}: $(CONFIG) $(INPUTS)
 \t$(CORPUSTOOL) release build $(CONFIG)
+
+# path, size and modification time of every input file (directories walked), rewritten
+# only when one changed: a changed, added or removed input rebuilds the corpus
+$(INPUTS): FORCE
+\t@$(CORPUSTOOL) release inputs $(CONFIG) -o $(INPUTS)
 
 {manifest}: {stats}
 \t$(CORPUSTOOL) release manifest $(CONFIG) -o {manifest}
 
 clean:
-\trm -f {output} {stats} {rejects} {manifest}
+\trm -f {output} {stats} {rejects} {manifest} $(INPUTS)
 """
 
 
@@ -214,7 +221,7 @@ def init_release(directory: str, inputs: list[str], options: dict[str, Any] | No
     _write_json(config_path, config)
     with open(makefile_path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(_MAKEFILE.format(name=json.dumps(config["name"]), python=shlex.quote(sys.executable),
-                                  config=CONFIG_NAME, manifest=MANIFEST_NAME, output=output,
+                                  config=CONFIG_NAME, manifest=MANIFEST_NAME, output=output, inputs_state=INPUTS_STATE_NAME,
                                   stats=config["stats"], rejects=config["rejects"]))
     return [config_path, makefile_path]
 
@@ -256,6 +263,46 @@ def run_build(config_path: str) -> int:
 
 # -- the manifest --------------------------------------------------------------
 
+def input_files(paths: list[str]) -> Iterator[tuple[str, str]]:
+    """(full path, path as shown) of every input file, directories walked recursively in sorted order."""
+    for path in paths:
+        if os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs.sort()
+                for name in sorted(files):
+                    full = os.path.join(root, name)
+                    rel = os.path.relpath(full, path).replace(os.sep, "/")
+                    yield full, f"{path.rstrip('/')}/{rel}"
+        elif os.path.isfile(path):
+            yield path, path
+        else:
+            raise OptionError(f"{path} does not exist")
+
+
+def write_inputs_state(config_path: str, output: str) -> bool:
+    """Write the path, size and modification time of every input file to ``output`` unless the
+    file already says exactly that (so make sees it change only when an input did). True if
+    written. Paths are relative to the release directory, as in the config."""
+    config = load_config(config_path)
+    with _in_directory(os.path.dirname(os.path.abspath(config_path))):
+        lines = []
+        for full, shown in input_files(config["inputs"]):
+            st = os.stat(full)
+            lines.append(f"{st.st_size}\t{st.st_mtime_ns}\t{shown}\n")
+    text = "".join(lines)
+    try:
+        with open(output, encoding="utf-8") as fh:
+            if fh.read() == text:
+                return False
+    except (OSError, ValueError):
+        pass
+    tmp = f"{output}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+    os.replace(tmp, output)
+    return True
+
+
 def sha256_file(path: str, chunk: int = 1 << 20) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -269,20 +316,7 @@ def sha256_file(path: str, chunk: int = 1 << 20) -> str:
 
 def file_entries(paths: list[str]) -> list[dict[str, Any]]:
     """Size and SHA-256 of every file, directories walked recursively in sorted order."""
-    entries = []
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs.sort()
-                for name in sorted(files):
-                    full = os.path.join(root, name)
-                    rel = os.path.relpath(full, path).replace(os.sep, "/")
-                    entries.append(_entry(full, f"{path.rstrip('/')}/{rel}"))
-        elif os.path.isfile(path):
-            entries.append(_entry(path, path))
-        else:
-            raise OptionError(f"{path} does not exist")
-    return entries
+    return [_entry(full, shown) for full, shown in input_files(paths)]
 
 
 def _entry(full: str, shown: str) -> dict[str, Any]:

@@ -150,6 +150,10 @@ def _figure(width: float, height: float):
 
 
 def _thousands(value: float, _pos: int) -> str:
+    """Tick labels short enough not to overlap: 950, 9,500, 95k, 9.5M, 1.2G."""
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e5, "k")):
+        if abs(value) >= limit:
+            return f"{value / limit:,.1f}".rstrip("0").rstrip(".") + suffix
     return f"{value:,.0f}" if value == int(value) else f"{value:,.1f}"
 
 
@@ -161,7 +165,8 @@ def _fmt():
 def _count_axis(axis) -> None:
     """Counts of documents or words: integer ticks with thousands separators."""
     from matplotlib.ticker import MaxNLocator
-    axis.set_major_locator(MaxNLocator(integer=True))
+    # at most 6 ticks: an 8-inch axis has room for that many labels side by side (issue 22)
+    axis.set_major_locator(MaxNLocator(nbins=6, integer=True))
     axis.set_major_formatter(_fmt())
 
 

@@ -108,6 +108,14 @@ class Stage:
     def run(self, docs: Iterable[Document]) -> Iterator[Document]:
         raise NotImplementedError
 
+    def prepare(self) -> None:
+        """Load what the stage would load lazily on its first document (models, tables).
+
+        Executors call it in the main process before they start workers, so every
+        worker, also one started after a crash, inherits it (fork) instead of
+        loading it again, and the per-document time limit measures documents.
+        """
+
     def close(self) -> None:
         """Called once after the stream is exhausted (flush files, write reports)."""
 
@@ -123,6 +131,10 @@ class DocumentStage(Stage):
     """
 
     parallel = True
+    # Executors run the stage in a supervised worker process (a crash or hang costs the page
+    # only). False for a stage that only does cheap, pure-Python work on text already
+    # extracted: shipping its documents to a worker and back would cost more than the work.
+    in_worker = True
     # The extractor's input has no paragraphs yet: it counts the paragraphs and
     # words of its output, good and bad, as its input (the corpus size before
     # boilerplate removal, the first row of Table 3.9).
@@ -139,6 +151,15 @@ class DocumentStage(Stage):
             elif self.on_drop is not None:
                 self.on_drop(doc, self.name)
 
+    def count_arrival(self, doc: Document, stats: StageStats) -> None:
+        """Count ``doc`` coming in (also used by the executor for a document that killed its worker)."""
+        if self.counts_input_after:
+            stats.docs_in += 1
+        else:
+            stats.count_in(doc)
+        if doc.raw is not None and not doc.paragraphs:
+            stats.bytes_in += len(doc.raw)
+
     def apply(self, doc: Document) -> Document | None:
         """Process one document and update ``self.stats``; None when dropped.
 
@@ -147,12 +168,7 @@ class DocumentStage(Stage):
         so :meth:`process` may update ``self.stats.extra`` freely.
         """
         stats = self.stats
-        if self.counts_input_after:
-            stats.docs_in += 1
-        else:
-            stats.count_in(doc)
-        if doc.raw is not None and not doc.paragraphs:
-            stats.bytes_in += len(doc.raw)
+        self.count_arrival(doc, stats)
         if doc.drop_reason:   # dropped upstream (e.g. the reader's size limit): count it here
             stats.count_drop(doc.drop_reason)
             return None

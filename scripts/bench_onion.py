@@ -26,6 +26,17 @@ in Debian); the issue quotes ~2,000,000 tokens/s for it, printed for reference
 only. Finally resident bytes per stored hash are measured in a fresh process
 for >= 10 million random 64-bit hashes.
 
+The first part compares `corpustool onion` with the C onion 1.2 program (built from
+../shared/peers by build-onion.sh; skipped when absent) end to end, as a user runs them, on the
+benchmark corpus as a vertical file (1x) and a 10x version of distinct text (copy k of the corpus
+has "~k" appended to every token): CPU seconds (user + system of the child process, taking
+turns, best of --repeat) and peak resident memory (ru_maxrss), single pass and two-pass
+(`dupngrams` + `onion -f` against `hashgen | hashdup` + `onion -f`); how many output lines
+differ from C onion's; the quality at onion's defaults; and the bytes per hash of the hash set
+at 10M (and with --hashes-100m, 100M) random hashes, against Judy1's (measured by a small C
+program against libJudy when it is installed).
+
+    scripts/bench_onion.py --cli-only # only the comparison with C onion (~1 min)
     scripts/bench_onion.py            # onion defaults + three thesis rows (~1-2 min)
     scripts/bench_onion.py --quick    # smaller corpus
     scripts/bench_onion.py --tables   # all 16 rows x thresholds 0.5, 0.25, 0.1
@@ -282,8 +293,275 @@ def fmt_row(r: dict, before_tokens: int, dup10_before: int) -> str:
                if 'stream_tps' in r else ""))
 
 
+# ---------------------------------------------------------------------------
+# `corpustool onion` against the C onion program
+
+PEERS = REPO.parent / "shared" / "peers"
+
+
+def write_vertical(docs, path: Path, copies: int) -> tuple[int, list[tuple[str, list[int]]]]:
+    """The corpus as a vertical file; copy k > 0 has "~k" appended to every token (distinct text).
+    Returns the token count and, per document of copy 0, the indices of its written paragraphs."""
+    layout = []
+    tokens = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        for k in range(copies):
+            suf = "" if k == 0 else f"~{k}"
+            for d in docs:
+                fh.write(f'<doc id="{d.id}{suf}">\n')
+                idx = []
+                for i, p in enumerate(d.paragraphs):
+                    if p.is_good:
+                        fh.write("<p>\n" + "".join(t + suf + "\n" for t in p.tokens) + "</p>\n")
+                        tokens += len(p.tokens)
+                        idx.append(i)
+                fh.write("</doc>\n")
+                if k == 0:
+                    layout.append((d.id, idx))
+    return tokens, layout
+
+
+def build_c_onion(tmp: str) -> Path | None:
+    script = PEERS / "build-onion.sh"
+    if not script.is_file():
+        return None
+    res = subprocess.run(["bash", str(script), os.path.join(tmp, "onion-bin")], capture_output=True, text=True)
+    out = Path(os.path.join(tmp, "onion-bin"))
+    if res.returncode != 0 or not (out / "onion").is_file():
+        print(f"C onion could not be built: {res.stderr.strip()[-300:]}", file=sys.stderr)
+        return None
+    return out
+
+
+_RUNNER = r"""
+import json, os, sys
+# a small fresh process starts the tools: a child's ru_maxrss counts the memory it had before exec,
+# which is this runner's (~10 MB), not the benchmark's
+cmds, out = json.loads(sys.argv[1]), sys.argv[2]
+res = []
+for i, cmd in enumerate(cmds):
+    pid = os.fork()
+    if pid == 0:
+        if out and i == len(cmds) - 1:
+            fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        else:
+            fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        nul = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nul, 2)
+        try:
+            os.execvp(cmd[0], cmd)
+        finally:
+            os._exit(127)
+    _, status, ru = os.wait4(pid, 0)
+    res.append([os.waitstatus_to_exitcode(status), ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024])
+print(json.dumps(res))
+"""
+
+
+def run_measured(cmds: list[list[str]], stdout_path: str | None = None) -> tuple[float, float]:
+    """Run commands one after another; (CPU seconds of all, the largest peak RSS in MiB)."""
+    out = subprocess.run([sys.executable, "-c", _RUNNER, json.dumps(cmds), stdout_path or ""],
+                         capture_output=True, text=True, check=True)
+    cpu, peak = 0.0, 0.0
+    for (rc, secs, rss), cmd in zip(json.loads(out.stdout), cmds):
+        if rc != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed with status {rc}")
+        cpu += secs
+        peak = max(peak, rss)
+    return cpu, peak
+
+
+def onion_marks(path: str, layout) -> dict:
+    """Per document id of copy 0: removed flags of its paragraphs, from a marked output."""
+    removed: dict = {}
+    by_id = dict(layout)
+    doc = None
+    k = 0
+    flags: list[bool] = []
+    with open(path, "rb") as fh:
+        for line in fh:
+            mark, _, text = line.rstrip(b"\n").partition(b"\t")
+            if text.startswith(b"<doc "):
+                doc = text.split(b'"')[1].decode("utf-8")
+                k = -1
+                flags = []
+                removed[doc] = flags
+            elif text == b"<p>":
+                k += 1
+                flags.append(mark == b"1")
+    out = {}
+    for doc_id, idx in by_id.items():
+        f = removed.get(doc_id, [])
+        n = (max(idx) + 1) if idx else 0
+        arr = np.zeros(n, dtype=bool)
+        for j, i in enumerate(idx):
+            if j < len(f):
+                arr[i] = f[j]
+        out[doc_id] = arr
+    return out
+
+
+def quality_of_marks(docs, truth, removed: dict, threshold: float = 0.5) -> dict:
+    kept_lists = []
+    for d in docs:
+        rem = removed.get(d.id)
+        kept_lists.append([p.tokens if p.is_good and not (rem is not None and i < rem.size and rem[i]) else None
+                           for i, p in enumerate(d.paragraphs)])
+    planted = [p for p in truth.get("planted_paragraphs", []) if p.get("edit_rate", 0.0) <= 0.10]
+    by_id = {d.id: d for d in docs}
+    hit = exp = hit_all = 0
+    for p in planted:
+        rem = removed.get(p["doc"])
+        gone = bool(rem is not None and p["index"] < rem.size and rem[p["index"]])
+        hit_all += gone
+        if p["kind"] == "quoted":
+            src = by_id[p["source_doc"]].paragraphs[p["source_index"]].tokens or []
+            carrier = by_id[p["doc"]].paragraphs[p["index"]].tokens or []
+            if len(src) <= threshold * max(1, len(carrier)):
+                continue
+        exp += 1
+        hit += gone
+    originals = truth.get("original_paragraphs", [])
+    lost = sum(1 for doc_id, idx in originals
+               if removed.get(doc_id) is not None and idx < removed[doc_id].size and removed[doc_id][idx])
+    return {"dup10_after": dup_10grams(kept_lists), "recall_pct": 100.0 * hit / max(1, exp),
+            "recall_all_pct": 100.0 * hit_all / max(1, len(planted)), "unique_lost": lost,
+            "unique_lost_pct": 100.0 * lost / max(1, len(originals))}
+
+
+_JUDY_PROBE = r"""
+#include <Judy.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+static long rss(void){ long a=0,b=0; FILE*f=fopen("/proc/self/statm","r"); if(f){ if(fscanf(f,"%ld %ld",&a,&b)!=2) b=0; fclose(f);} return b*4096; }
+int main(int c, char**v){ long N=atol(v[1]); uint64_t x=0x9E3779B97F4A7C15ull; Pvoid_t j=NULL; int rc; long r0=rss();
+ for(long i=0;i<N;i++){ x^=x<<13; x^=x>>7; x^=x<<17; J1S(rc,j,(Word_t)(x&~1ull)); }
+ printf("%.2f %.2f\n",(double)(rss()-r0)/N,(double)Judy1MemUsed(j)/N); return 0; }
+"""
+
+_OURS_PROBE = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+def rss():
+    return int(open('/proc/self/statm').read().split()[1]) * 4096
+from corpustool.native._onion import probe_set
+r0 = rss()
+stored, nbytes = probe_set(int(sys.argv[2]))
+print(f"{nbytes / stored:.2f}")
+"""
+
+
+def bytes_per_hash(n: int, tmp: str) -> dict:
+    res = {"hashes": n}
+    out = subprocess.run([sys.executable, "-c", _OURS_PROBE, str(REPO), str(n)], capture_output=True, text=True)
+    res["ours"] = float(out.stdout) if out.returncode == 0 else None
+    src = os.path.join(tmp, "judyprobe.c")
+    exe = os.path.join(tmp, "judyprobe")
+    if not os.path.exists(exe):
+        with open(src, "w") as fh:
+            fh.write(_JUDY_PROBE)
+        subprocess.run(["gcc", "-O2", "-o", exe, src, "-lJudy"], capture_output=True)
+    if os.path.exists(exe):
+        out = subprocess.run([exe, str(n)], capture_output=True, text=True)
+        if out.returncode == 0:
+            rss, used = out.stdout.split()
+            res["judy_rss"], res["judy_used"] = float(rss), float(used)
+    return res
+
+
+def cli_vs_c(docs, truth, repeat: int, hashes_100m: bool) -> dict:
+    import tempfile
+
+    results: dict = {"runs": {}}
+    ct = [sys.executable, "-m", "corpustool"]
+    with tempfile.TemporaryDirectory(prefix="bench-onion-c-") as tmp:
+        cbin = build_c_onion(tmp)
+        if cbin is None:
+            print("C onion: not available (../shared/peers missing or libjudy-dev not installed): peer skipped")
+        for scale in (1, 10):
+            src = os.path.join(tmp, f"{scale}x.vert")
+            tokens, layout = write_vertical(docs, Path(src), scale)
+            o_ours, o_c = os.path.join(tmp, "ours.out"), os.path.join(tmp, "c.out")
+            dup = os.path.join(tmp, "dup.bin")
+            configs = {
+                ("ours", "single"): ([ct + ["onion", "-q", src]], o_ours),
+                ("ours", "two-pass"): ([ct + ["dupngrams", "-q", "-o", dup, src], ct + ["onion", "-q", "-f", dup, src]],
+                                       os.path.join(tmp, "ours2.out")),
+            }
+            if cbin is not None:
+                pre = os.path.join(tmp, "h.")
+                configs[("C", "single")] = ([[str(cbin / "onion"), "-q", src]], o_c)
+                configs[("C", "two-pass")] = ([[str(cbin / "hashgen"), "-q", "-n", "7", "-o", pre, src],
+                                               [str(cbin / "hashdup"), "-q", "-o", os.path.join(tmp, "cdup")]
+                                               + [pre + str(i) for i in range(10)],
+                                               [str(cbin / "onion"), "-q", "-f", os.path.join(tmp, "cdup"), src]],
+                                              os.path.join(tmp, "c2.out"))
+            best: dict = {}
+            for _ in range(repeat):          # the tools take turns
+                for key, (cmds, out) in configs.items():
+                    cpu, peak = run_measured(cmds, out)
+                    b = best.setdefault(key, [cpu, peak])
+                    b[0], b[1] = min(b[0], cpu), max(b[1], peak)
+            row = {"tokens": tokens}
+            for (tool, mode), (cpu, peak) in best.items():
+                row[f"{tool} {mode}"] = {"tokens_per_cpu_s": tokens / cpu, "peak_mib": peak, "cpu_s": cpu}
+            with open(o_ours, "rb") as a, open(os.path.join(tmp, "ours2.out"), "rb") as b:
+                row["two_pass_equal"] = a.read() == b.read()
+            if cbin is not None:
+                with open(o_ours, "rb") as a, open(o_c, "rb") as b:
+                    la, lb = a.read().split(b"\n"), b.read().split(b"\n")
+                row["lines"] = len(la) - 1
+                row["lines_differing_from_c"] = sum(x != y for x, y in zip(la, lb)) + abs(len(la) - len(lb))
+            if scale == 1:
+                row["quality"] = quality_of_marks(docs, truth, onion_marks(o_ours, layout))
+                if cbin is not None:
+                    row["quality_c"] = quality_of_marks(docs, truth, onion_marks(o_c, layout))
+            results["runs"][f"{scale}x"] = row
+        results["bytes_per_hash"] = [bytes_per_hash(10_000_000, tmp)]
+        if hashes_100m:
+            results["bytes_per_hash"].append(bytes_per_hash(100_000_000, tmp))
+    return results
+
+
+def print_cli_vs_c(res: dict, dup10_before: int) -> None:
+    print("`corpustool onion` against C onion 1.2, end to end, one core (CPU time; best of the runs):")
+    print(f"{'input':>6} {'mode':>9} {'tool':>5} {'tokens/CPU-s':>13} {'peak MiB':>9} {'ratio speed':>11} "
+          f"{'ratio memory':>12}")
+    for scale, row in res["runs"].items():
+        for mode in ("single", "two-pass"):
+            o = row.get(f"ours {mode}")
+            c = row.get(f"C {mode}")
+            for tool, m in (("ours", o), ("C", c)):
+                if m is None:
+                    continue
+                ratio = (f"{o['tokens_per_cpu_s'] / c['tokens_per_cpu_s']:11.2f} {o['peak_mib'] / c['peak_mib']:12.2f}"
+                         if (tool == "ours" and c) else "")
+                print(f"{scale:>6} {mode:>9} {tool:>5} {m['tokens_per_cpu_s']:13,.0f} {m['peak_mib']:9.1f} {ratio}")
+        extra = f"two-pass output == single pass: {row['two_pass_equal']}"
+        if "lines_differing_from_c" in row:
+            extra += f"; lines marked differently from C onion: {row['lines_differing_from_c']} of {row['lines']:,}"
+        print(f"{'':>6} {extra}")
+    q = res["runs"]["1x"].get("quality")
+    if q:
+        for name, qq in (("ours", q), ("C onion", res["runs"]["1x"].get("quality_c"))):
+            if qq:
+                print(f"  quality at onion's defaults ({name}): duplicate 10-grams left "
+                      f"{100 * qq['dup10_after'] / max(1, dup10_before):.2f}%, planted duplicates found "
+                      f"{qq['recall_pct']:.2f}% (all planted {qq['recall_all_pct']:.2f}%), unique paragraphs lost "
+                      f"{qq['unique_lost']} ({qq['unique_lost_pct']:.2f}%)")
+    for b in res["bytes_per_hash"]:
+        judy = (f"Judy1 {b['judy_rss']:.2f} resident ({b['judy_used']:.2f} Judy1MemUsed)" if "judy_rss" in b
+                else "Judy1 not measured (libjudy-dev missing)")
+        print(f"  bytes per stored hash at {b['hashes']:,} random hashes: ours {b['ours']:.2f}; {judy}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli-only", action="store_true", help="only `corpustool onion` against C onion")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each tool, taking turns (default 3)")
+    ap.add_argument("--hashes-100m", action="store_true", help="also measure bytes per hash at 100M hashes (~3 GB)")
     ap.add_argument("--corpus", default=str(REPO / "build" / "dedup-bench"),
                     help="directory with corpus.jsonl and truth.json (built when missing)")
     ap.add_argument("--quick", action="store_true",
@@ -305,6 +583,15 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(truth.get('planted_paragraphs', []))} planted duplicate paragraphs, "
           f"{len(truth.get('original_paragraphs', []))} unique paragraphs, "
           f"{dup10_before:,} duplicate 10-grams (prepared in {time.perf_counter() - t0:.1f}s)")
+
+    res = cli_vs_c(docs, truth, args.repeat, args.hashes_100m)
+    print_cli_vs_c(res, dup10_before)
+    if args.cli_only:
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(res, fh, indent=2, default=str)
+        return 0
+    print("\nThe extended engine (corpustool.dedup.onion, numpy; dedup-para and `onion` with options onion lacks):")
 
     configs = [OnionOptions()]  # onion defaults: n=7, t=0.5, all tokens
     if args.tables:

@@ -10,6 +10,8 @@ Measured, each in a fresh process so peak memory is that run's own:
 
 * ``corpustool.pipeline.Pipeline`` (read WARC -> clean -> language filter ->
   de-duplication -> tokenize -> vertical file) with 1 and 2 workers;
+* with ``--in-process``, the 1-worker pipeline with every stage in the main
+  process (no supervised worker, as before issue 19): the cost of supervision;
 * the reference point: the same WARC read with warcio and every page run
   through the justext package and langdetect in sequence (langdetect on the
   page text picks justext's stoplist, then langdetect on the kept text, the
@@ -28,7 +30,7 @@ cheaply; the clean stage, which dominates, processes every copy.
 The issue's figure needs ``--docs 50000``; the default (1,000) finishes in a
 few minutes on two cores, ``--quick`` (200) in about one.
 
-    scripts/bench_pipeline.py [--docs N | --quick] [--workers 1,2] [--no-reference] [--no-memory]
+    scripts/bench_pipeline.py [--docs N | --quick] [--workers 1,2] [--in-process] [--no-reference] [--no-memory]
 """
 from __future__ import annotations
 
@@ -173,10 +175,13 @@ def child_pipeline(warc: str, workers: int, out: str, dedup: bool = True) -> dic
     from corpustool.pipeline import Pipeline, PipelineOptions
 
     t0, c0 = time.perf_counter(), _cpu_seconds()
-    options = PipelineOptions(workers=workers)
+    options = PipelineOptions(workers=max(1, workers))
     if not dedup:
         options.dedup_exact = options.dedup_near = options.dedup_para = False
     pipeline = Pipeline([warc], out, options)
+    if workers == 0:        # every stage in this process, unsupervised: how one worker ran before issue 19
+        from corpustool.executors.local import LocalExecutor
+        pipeline.executor = LocalExecutor(workers=1, supervised=False)
     stats = pipeline.run()
     elapsed, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
     by_name = {s.name: s for s in stats}
@@ -270,6 +275,9 @@ def main() -> int:
                                                          "asks for 50000)")
     ap.add_argument("--quick", action="store_true", help="200 documents")
     ap.add_argument("--workers", default="1,2", help="worker counts to measure (default 1,2)")
+    ap.add_argument("--in-process", action="store_true",
+                    help="also measure one process without supervised workers (how --workers 1 ran before "
+                         "issue 19), for the cost of supervision")
     ap.add_argument("--no-reference", action="store_true", help="skip the justext + langdetect reference")
     ap.add_argument("--no-memory", action="store_true", help="skip the 1x/10x memory check")
     ap.add_argument("--keep", metavar="DIR", help="write the WARCs and outputs into DIR and keep them")
@@ -323,6 +331,9 @@ def main() -> int:
             print(f"... pipeline, {w} worker(s)", file=sys.stderr, flush=True)
             results[f"pipeline, {w} worker{'s' if w > 1 else ''}"] = run_child(
                 "pipeline", str(warc), str(w), str(work / f"out-{w}.vert"))
+        if args.in_process:
+            print("... pipeline, in-process", file=sys.stderr, flush=True)
+            results["pipeline, in-process"] = run_child("pipeline", str(warc), "0", str(work / "out-0.vert"))
         ref = None
         if not args.no_reference:
             print("... justext + langdetect", file=sys.stderr, flush=True)
@@ -344,6 +355,10 @@ def main() -> int:
         if w1 and wmax > 1:
             r = results[f"pipeline, {wmax} workers"]
             print(f"\nspeed-up with {wmax} workers: {w1['elapsed'] / r['elapsed']:.2f}x")
+        inproc = results.get("pipeline, in-process")
+        if w1 and inproc:
+            print(f"supervised worker vs in-process: CPU per document {w1['cpu'] / inproc['cpu']:.3f}x, "
+                  f"wall-clock {w1['elapsed'] / inproc['elapsed']:.3f}x")
 
         if not args.no_memory:
             rss: dict[tuple[str, str], float] = {}

@@ -132,3 +132,24 @@ def test_renders_in_headless_chromium(tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     assert (width, height) == (1000, 800)
+
+
+GERMAN = ("<html><body><p>Die Stadt hat in diesem Jahr mehr Geld für die Schulen ausgegeben als in den Jahren "
+          "davor, und die Eltern sind mit der neuen Regelung sehr zufrieden, weil sie nicht mehr so weit "
+          "fahren müssen.</p></body></html>").encode("utf-8")
+
+
+def test_lang_auto_and_lists_are_accepted_as_build_accepts_them(tmp_path, capsys):
+    """issue 22: `inspect --lang auto` guesses the stoplist from the page's text, as build does."""
+    src = tmp_path / "seite.html"
+    src.write_bytes(GERMAN)
+    ins = inspect_page(GERMAN, language="auto")
+    assert (ins.language, ins.language_source) == ("de", "guessed")
+    assert inspect_page(GERMAN, language="en,de").language == "de"
+    out = tmp_path / "r.html"
+    assert main(["inspect", str(src), "--lang", "auto", "-o", str(out)]) == 0
+    assert "<code>de</code> (guessed)" in out.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["inspect", str(src), "--lang", "auto,de", "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "auto cannot be combined" in err[0]

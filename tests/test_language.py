@@ -1,6 +1,7 @@
 """Languages: stoplists, identification, the stoplist guess before cleaning, the language filter."""
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -384,6 +385,24 @@ def test_stoplist_build_command(tmp_path, capsys):
     assert cli_main(["stoplist", "list"]) == 0
     listing = capsys.readouterr().out
     assert "de\tGerman\t" in listing and "justext:German.txt" in listing
+
+
+def test_stoplist_build_reads_vertical_files_as_tokens(tmp_path, capsys):
+    """issue 22: a .vert file's structure (<doc>, <p>, <g/>) is no word; its tokens are not re-split."""
+    vert = ("<doc id=\"1\" url=\"http://x.example/\" title=\"The the the\">\n<p heading=\"0\">\nThe\ncat\n"
+            "<g/>\n's\ndog\n</p>\n<p heading=\"0\">\nthe\ncat\nR&amp;D\ne-mail\n</p>\n</doc>\n")
+    for name in ("corpus.vert", "corpus.vrt.gz"):
+        path = tmp_path / name
+        data = vert.encode("utf-8")
+        path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+        assert cli_main(["stoplist", "build", str(path), "--counts"]) == 0
+        counts = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
+        assert counts == {"the": "2", "cat": "2", "'s": "1", "dog": "1", "r&d": "1", "e-mail": "1"}
+    # another name is text unless told: the same lines as vertical when asked
+    text = tmp_path / "corpus.txt"
+    text.write_text(vert, encoding="utf-8")
+    assert cli_main(["stoplist", "build", str(text), "--input-format", "vertical", "--counts"]) == 0
+    assert dict(line.split("\t") for line in capsys.readouterr().out.splitlines())["the"] == "2"
 
 
 def test_langfilter_command_is_a_jsonl_filter(tmp_path):

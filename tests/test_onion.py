@@ -416,6 +416,7 @@ def onion(tmp_path, text: str, *args: str) -> tuple[int, list[str]]:
 
 
 def test_onion_marks_and_strips(tmp_path):
+    A, B, C = words("alpha", 25), words("beta", 25), words("gamma", 25)   # longer than onion's -l 20
     text = vert_doc("1", [A, B]) + vert_doc("2", [C, A]) + vert_doc("3", [A])
     rc, marked = onion(tmp_path, text, "-q")
     assert rc == 0
@@ -424,9 +425,9 @@ def test_onion_marks_and_strips(tmp_path):
     assert all(m[:2] in ("0\t", "1\t") for m in marked)
     flags = {m[2:]: m[0] for m in marked}
     assert flags["gamma3"] == "0" and flags["beta3"] == "0"
-    doc2 = marked[len(vert_doc("1", [A, B]).split("\n")) - 1:][:2 * 22 + 2]
-    assert [m[0] for m in doc2[:1 + 22]] == ["0"] * 23           # <doc>, C's paragraph
-    assert [m[0] for m in doc2[23:45]] == ["1"] * 22             # A's copy, tags included
+    doc2 = marked[len(vert_doc("1", [A, B]).split("\n")) - 1:][:2 * 27 + 2]
+    assert [m[0] for m in doc2[:1 + 27]] == ["0"] * 28           # <doc>, C's paragraph
+    assert [m[0] for m in doc2[28:55]] == ["1"] * 27             # A's copy, tags included
     # document 3 is all duplicate: its <doc> lines go too
     assert marked[-1] == "1\t</doc>"
     rc, stripped = onion(tmp_path, text, "-q", "-s")
@@ -436,15 +437,16 @@ def test_onion_marks_and_strips(tmp_path):
 
 def test_onion_options_like_the_c_tool(tmp_path, capsys):
     text = vert_doc("1", [A]) + vert_doc("2", [A[:8] + words("new", 12)])
-    # 8 of 20 tokens: a duplicate at -t 0.3 but not at the default 0.5
-    rc, marked = onion(tmp_path, text, "-q", "-n", "5")
+    # 8 of 20 tokens: a duplicate at -t 0.3 but not at the default 0.5 (-l 5: onion's stub rule
+    # would remove these 20-token documents as a whole)
+    rc, marked = onion(tmp_path, text, "-q", "-n", "5", "-l", "5")
     assert all(m[0] == "0" for m in marked)
     rc, marked = onion(tmp_path, text, "-q", "-n", "5", "-t", "0.3")
     assert marked[-2] == "1\t</p>"
     # other tag names
     alt = text.replace("<doc", "<text").replace("</doc>", "</text>").replace("<p>", "<para>") \
         .replace("</p>", "</para>")
-    rc, marked = onion(tmp_path, alt, "-q", "-n", "5", "-t", "0.3", "-d", "text", "-p", "para")
+    rc, marked = onion(tmp_path, alt, "-q", "-n", "5", "-t", "0.3", "-d", "text", "-p", "para", "-l", "5")
     assert marked[-2] == "1\t</para>"
     # invalid options: one-line error, status 2
     assert cli_main(["onion", "-n", "0", str(tmp_path / "in.vert")]) == 2
@@ -504,9 +506,25 @@ Héllo
 """
 
 
-def test_onion_survives_malformed_vertical(tmp_path, capsys):
+def test_onion_survives_malformed_vertical(tmp_path):
+    """onion's engine reads any bytes as onion does: nothing lost, order kept, A's repeats marked."""
     text = MALFORMED.format(a="\n".join(A), b="\n".join(B), c="\n".join(C), a2="\n".join(A))
-    rc, marked = onion(tmp_path, text)
+    rc, marked = onion(tmp_path, text, "-q")
+    assert rc == 0
+    assert [m[2:] for m in marked] == text.split("\n")[:-1]     # nothing lost, order kept
+    flag = {}
+    for m in marked:
+        flag.setdefault(m[2:], []).append(m[0])
+    assert flag["alpha0"] == ["0", "1", "1"]
+    assert flag["gamma0"] == ["0"] and flag["Héllo"] == ["0"] and flag["<g/>"] == ["0"]
+    rc, stripped = onion(tmp_path, text, "-s", "-q")
+    assert stripped == [m[2:] for m in marked if m[0] == "0"]
+
+
+def test_extended_engine_reports_malformed_vertical(tmp_path, capsys):
+    text = MALFORMED.format(a="\n".join(A), b="\n".join(B), c="\n".join(C), a2="\n".join(A))
+    rc, marked = onion(tmp_path, text, "--engine", "extended", "--whole-paragraphs", "--within-document",
+                       "paragraphs", "-l", "10")
     assert rc == 0
     assert [m[2:] for m in marked] == text.split("\n")[:-1]     # nothing lost, order kept
     err = capsys.readouterr().err
@@ -524,14 +542,16 @@ def test_onion_survives_malformed_vertical(tmp_path, capsys):
     assert flag["alpha0"] == ["0", "1", "1"]
     assert flag["gamma0"] == ["0"] and flag["Héllo"] == ["0"] and flag["<g/>"] == ["0"]
     assert flag['<doc id="empty">'] == ["0"]
-    rc, stripped = onion(tmp_path, text, "-s", "-q")
+    rc, stripped = onion(tmp_path, text, "-s", "-q", "--engine", "extended", "--whole-paragraphs",
+                         "--within-document", "paragraphs", "-l", "10")
     assert stripped == [m[2:] for m in marked if m[0] == "0"]
 
 
 def test_onion_cuts_overlong_documents(tmp_path, capsys):
     long_doc = vert_doc("1", [A, B, C])
     text = long_doc + vert_doc("2", [A, D])
-    rc, marked = onion(tmp_path, text, "--max-doc-tokens", "30")
+    rc, marked = onion(tmp_path, text, "--max-doc-tokens", "30", "--engine", "extended", "--whole-paragraphs",
+                       "--within-document", "paragraphs")
     assert rc == 0
     assert [m[2:] for m in marked] == text.split("\n")[:-1]
     assert "exceeds 30 tokens" in capsys.readouterr().err
@@ -544,7 +564,7 @@ def test_reader_keeps_non_utf8_bytes(tmp_path):
     src = tmp_path / "in.vert"
     src.write_bytes(raw)
     out = tmp_path / "out.vert"
-    assert cli_main(["onion", "-q", "-s", "-o", str(out), str(src)]) == 0
+    assert cli_main(["onion", "-q", "-s", "-m", "-o", str(out), str(src)]) == 0
     assert out.read_bytes() == raw
 
 

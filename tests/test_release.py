@@ -122,6 +122,32 @@ def test_release_built_twice_is_identical(tmp_path, crawl):
 
 
 @needs_make
+def test_release_rebuilds_when_an_input_changes(tmp_path, crawl):
+    """issue 22: the Makefile lists the inputs as prerequisites (directories walked)."""
+    rel = tmp_path / "rel"
+    _init(rel, crawl)
+    _make(rel)
+    assert "release build" not in _make(rel).stdout          # nothing changed: nothing to do
+    corpus = lambda: gzip.decompress((rel / "corpus.vert.gz").read_bytes()).decode("utf-8")
+    # a changed file inside an input directory
+    page = crawl / "page1.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("ridge", "crest"), encoding="utf-8")
+    assert "release build" in _make(rel).stdout
+    assert "\ncrest\n" in corpus() and "\nridge\n" not in corpus()
+    manifest = json.loads((rel / "manifest.json").read_text(encoding="utf-8"))
+    assert {e["path"]: e["sha256"] for e in manifest["inputs"]}[str(page)] == _sha(page)
+    # an added file, then a removed one
+    (crawl / "sub" / "new.html").write_text(_page("Baking bread", "Bread needs flour, water, salt and time. "
+                                                  "A slow rise in a cool kitchen gives the loaf its taste, and a hot "
+                                                  "oven with some steam gives it a crust that crackles as it cools."),
+                                            encoding="utf-8")
+    assert "release build" in _make(rel).stdout and "Baking bread" in corpus()
+    (crawl / "sub" / "new.html").unlink()
+    assert "release build" in _make(rel).stdout and "Baking bread" not in corpus()
+    assert "release build" not in _make(rel).stdout
+
+
+@needs_make
 def test_release_output_does_not_depend_on_workers(tmp_path, crawl):
     one, two = tmp_path / "one", tmp_path / "two"
     _init(one, crawl, "--workers", "1")

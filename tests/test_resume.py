@@ -5,7 +5,7 @@ import pytest
 
 from corpustool.extractors.base import OptionError
 from corpustool.pipeline import Pipeline, PipelineOptions
-from corpustool.stage import DocumentStage
+from corpustool.stage import StreamStage
 
 ARTICLE = ("<html><head><title>{t}</title></head><body><nav><a href='/'>Home</a> <a href='/n'>News</a></nav>"
            "<h1>{t}</h1>" + "<p>{t} is the subject of this paragraph, and it is written in plain English so that "
@@ -14,16 +14,17 @@ ARTICLE = ("<html><head><title>{t}</title></head><body><nav><a href='/'>Home</a>
 INTERRUPTED = []
 
 
-class InterruptOnce(DocumentStage):
-    """Stands for a crash or Ctrl-C in the middle of the second input."""
+class InterruptOnce(StreamStage):
+    """Stands for Ctrl-C in the middle of the second input (in the main process: a page that
+    crashes a worker is dropped as ``crashed`` and does not interrupt the build)."""
 
     name = "interrupt"
 
-    def process(self, doc):
+    def accept(self, doc):
         if "shard2" in (doc.source or "") and not INTERRUPTED:
             INTERRUPTED.append(doc.id)
             raise KeyboardInterrupt
-        return doc
+        return True
 
 
 @pytest.fixture

@@ -132,7 +132,7 @@ def test_spark_equals_local(spark_context, tmp_path, options):
     assert "dedup-exact" in [s.name for s in distributed]
     if not options:
         assert "dedup-near" in [s.name for s in distributed]
-        assert driver and driver[0].name == "dedup-para"         # pass 2 runs in the driver (pass 1 on Spark)
+        assert driver and driver[0].name == "dedup-para"         # decided on Spark, applied in the driver
     else:
         assert driver == []                                       # the whole chain ran on Spark
 
@@ -173,7 +173,7 @@ def bench_lines(tmp_path_factory):
     return _bench_corpus(tmp_path_factory.mktemp("dedup-bench"), 150)
 
 
-def _dedup_chain(executor, lines: list[str]):
+def _dedup_chain(executor, lines: list[str], with_stages: bool = False):
     """The de-duplication stages of `build` (and the tokenizer) on the benchmark documents."""
     from corpustool.dedup.exact import ExactDuplicates
     from corpustool.dedup.near import NearDuplicates
@@ -189,6 +189,8 @@ def _dedup_chain(executor, lines: list[str]):
     out = [json.dumps(d.to_dict(), sort_keys=True) for d in executor.run(docs, stages)]
     for st in stages:
         st.close()
+    if with_stages:
+        return out, [st.stats.to_dict() for st in stages], rejects, stages
     return out, [st.stats.to_dict() for st in stages], rejects
 
 
@@ -200,7 +202,10 @@ def test_spark_equals_local_on_dedup_bench(spark_context, bench_lines):
     local_out, local_stats, local_rejects = _dedup_chain(LocalExecutor(), bench_lines)
     executor = SparkExecutor(workers=2, chunk_size=50)
     assert [s.name for s in executor.split(_dedup_chain_stages())[0]] == ["dedup-exact", "dedup-near"]
-    spark_out, spark_stats, spark_rejects = _dedup_chain(executor, bench_lines)
+    spark_out, spark_stats, spark_rejects, stages = _dedup_chain(executor, bench_lines, with_stages=True)
+    assert stages[2].engine.tokens_seen == 0     # pass 2 was decided in the executors, not in the driver
+    print(f"onion fixpoint rounds: {stages[2].spark_rounds}")
+    assert 1 <= stages[2].spark_rounds <= 5
     assert spark_out == local_out            # kept documents, paragraph classes, tokens, metadata
     assert spark_stats == local_stats        # incl. candidate/verified pairs, clusters, stored n-grams
     _same_rejects(local_rejects, spark_rejects)   # incl. near_duplicate_of and resemblance

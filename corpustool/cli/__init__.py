@@ -12,7 +12,7 @@ import pkgutil
 import sys
 
 from .. import __version__
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,8 +68,24 @@ def _install_signal_handlers() -> None:
             return
 
 
+# commands whose module is enough to parse their arguments: started without importing the others
+# (their start-up counts when `corpustool onion` replaces the C onion program)
+_SELF_CONTAINED = {"onion": ("onion", "register_vertical"), "dupngrams": ("onion", "register_vertical")}
+
+
+def _parser_for(argv: list[str]) -> argparse.ArgumentParser:
+    entry = _SELF_CONTAINED.get(argv[0]) if argv else None
+    if entry is None:
+        return build_parser()
+    parser = _Parser(prog="corpustool")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    module, register = entry
+    getattr(importlib.import_module(f"{__name__}.{module}"), register)(sub)
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = _parser_for(sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)

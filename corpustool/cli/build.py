@@ -40,6 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     g = p.add_argument_group("output and execution")
     g.add_argument("--sentences", action="store_true", help="mark sentences with <s> in vertical output")
     g.add_argument("--workers", type=int, default=1, help="worker processes for per-document stages")
+    g.add_argument("--doc-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="time limit per document in a worker (default 60; 0: none); a document past it, "
+                        "or one that crashes its worker, is retried alone in a fresh worker, then dropped "
+                        "as 'timeout' or 'crashed'")
     g.add_argument("--engine", choices=("local", "spark"), default="local",
                    help="run on this machine (default) or on Apache Spark (needs pyspark)")
     g.add_argument("--master", default=None, help="Spark master URL (default: local[WORKERS])")
@@ -47,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--resume", action="store_true",
                    help="checkpoint after each INPUT; run again with the same arguments to continue an "
                         "interrupted build after its last finished input")
-    add_stats_options(p)
+    add_stats_options(p, table=True)
     p.set_defaults(func=run)
 
 
@@ -61,6 +65,11 @@ def options_from_args(args: argparse.Namespace):
         raise OptionError("--min-lang-confidence must be in [0, 1]")
     if not 0.0 < args.near_threshold <= 1.0:
         raise OptionError("--near-threshold must be in (0, 1]")
+    from ..executors.local import check_doc_timeout
+
+    doc_timeout = check_doc_timeout(args.doc_timeout)
+    if not isinstance(args.workers, int) or args.workers < 1:
+        raise OptionError("--workers must be at least 1")
     return PipelineOptions(
         languages=languages, extractor=extractor, stoplist_file=kw.pop("stoplist_file"),
         max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), no_stoplist=kw.pop("no_stoplist"),
@@ -70,7 +79,7 @@ def options_from_args(args: argparse.Namespace):
         dedup_exact=not args.no_dedup_exact, dedup_near=not args.no_dedup_near,
         near_threshold=args.near_threshold, dedup_para=not args.no_dedup_para,
         template_evidence=args.template_evidence, sentences=args.sentences, workers=args.workers,
-        engine=args.engine, spark_master=args.master,
+        engine=args.engine, spark_master=args.master, doc_timeout=doc_timeout,
     )
 
 

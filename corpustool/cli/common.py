@@ -66,11 +66,41 @@ def check_outputs(args: argparse.Namespace, inputs: Iterable[str] = ()) -> None:
             check_output_path(path, inputs, what)
 
 
-def add_stats_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--stats", metavar="FILE", help="write per-stage statistics as JSON to FILE")
+STATS_TABLE = ""     # `--stats` without FILE: the table on stderr only
+
+
+def add_stats_options(p: argparse.ArgumentParser, table: bool = False) -> None:
+    """``table``: the command prints its statistics table unless --quiet (build); a filter
+    prints it only when asked (``--stats``), or every stage of a pipe would (issue 22)."""
+    if table:
+        p.add_argument("--stats", metavar="FILE", help="write per-stage statistics as JSON to FILE")
+    else:
+        p.add_argument("--stats", metavar="FILE", nargs="?", const=STATS_TABLE,
+                       help="print the statistics table on stderr; with FILE, write the statistics as JSON "
+                            "to FILE instead")
     p.add_argument("--rejects", metavar="FILE",
                    help="write dropped documents (id, url, stage, reason) as JSON Lines to FILE")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar and no statistics on stderr")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar and no statistics on stderr" if table else "no messages on stderr")
+    p.set_defaults(stats_table=table)
+
+
+def check_stats_file(args: argparse.Namespace) -> None:
+    """``--stats`` takes an optional FILE, so ``read --stats a.warc.gz b.warc.gz`` would take the first
+    input for it and overwrite it: an existing file that is not ``.json`` is refused."""
+    import os
+
+    name = getattr(args, "stats", None)
+    if name and os.path.isfile(name) and not name.lower().endswith(".json"):
+        raise OptionError(f"--stats {name}: would overwrite a file that is not .json; put --stats after "
+                          f"the inputs, or name a .json file")
+
+
+def show_stats_table(args: argparse.Namespace) -> bool:
+    """Whether a command prints its statistics table on stderr."""
+    if getattr(args, "quiet", False):
+        return False
+    return getattr(args, "stats_table", False) or getattr(args, "stats", None) == STATS_TABLE
 
 
 def add_clean_options(p: argparse.ArgumentParser) -> None:
@@ -218,6 +248,6 @@ def run_stream_command(args: argparse.Namespace, stage: Stage, detail: bool = Fa
         stats.insert(0, _MALFORMED)
     if getattr(args, "stats", None):
         write_stats(args.stats, stats)
-    if not getattr(args, "quiet", False):
+    if show_stats_table(args):
         print_table(stats, file=sys.stderr)
     return 0

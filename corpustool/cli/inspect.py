@@ -16,8 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("page", metavar="PAGE.html", help="an HTML file (raw bytes; the encoding is detected)")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="where to write the report (default: PAGE.inspect.html next to the page; '-' = stdout)")
-    p.add_argument("--lang", help="stoplist language (ISO 639-1 code or name); default: the page's <html lang>, "
-                                  "else guessed from its text, else English")
+    p.add_argument("--lang", help="stoplist language (ISO 639-1 code or name), a comma-separated list or 'auto' "
+                                  "(guessed from the page's stop-word density, as build does); default: the "
+                                  "page's <html lang>, else guessed from its text, else English")
     p.add_argument("--extractor", help="extraction method (default: the pipeline's, see 'corpustool extractors')")
     p.add_argument("--preset", help="jusText preset: justext (lengths in characters) or A, B, C, D (tokens)")
     p.set_defaults(func=run_inspect)

@@ -3,23 +3,27 @@
 ``onion`` is a drop-in for the onion program (corpus.tools): it reads a
 vertical file and writes it with every line prefixed ``0<TAB>`` (kept) or
 ``1<TAB>`` (duplicate), or only the kept lines with ``-s``. Its short options
-and defaults are onion's: ``-n 7 -t 0.5 -d doc -p p``, ``-m`` no smoothing,
-``-l`` maximum stub length, ``-f`` precomputed duplicate n-grams, ``-q``.
-``-p ''`` de-duplicates whole documents. ``dupngrams`` writes the ``-f`` file
-(pass 1 of the two-pass form; it replaces onion's ``hashgen | hashdup``).
+and defaults are onion's: ``-n 7 -t 0.5 -d doc -p p -l 20``, ``-m`` no
+smoothing, ``-f`` precomputed duplicate n-grams, ``-q``; so is its algorithm
+(:mod:`corpustool.dedup.onion_vertical`, compiled), and lines are read and
+written as bytes, exactly. ``dupngrams`` writes the ``-f`` file (pass 1 of the
+two-pass form; it replaces onion's ``hashgen | hashdup``).
+
+Two extensions run on the same engine: ``--whole-paragraphs`` (a repeated
+paragraph shorter than n is found) and ``--within-document paragraphs|none``.
+The options ``--skip-punct``, ``--skip-stopwords``, ``--document-level`` (or
+``-p ''``) and ``--reorder`` select the extended engine of
+:mod:`corpustool.dedup.onion` (numpy; text read as UTF-8).
 """
 from __future__ import annotations
 
 import argparse
-import gzip
-import io
 import json
 import sys
 import time
-from collections import Counter
 from typing import IO, Iterator
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 
 def _size(value: str) -> int:
@@ -41,14 +45,22 @@ def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> Non
     p.add_argument("--stoplist", metavar="LANG|FILE", help="stoplist for --skip-stopwords: language or file")
     p.add_argument("--hash-bits", type=int, default=64, help="keep this many bits of each n-gram hash (16-64)")
     p.add_argument("--no-whole-paragraphs", action="store_true",
-                   help="do not also match each paragraph as a whole (then paragraphs shorter than n "
-                        "are never duplicates on their own)")
+                   help="JSON Lines input: do not also match each paragraph as a whole (then paragraphs "
+                        "shorter than n are never duplicates on their own)")
     if vertical:
+        p.add_argument("--whole-paragraphs", action="store_true",
+                       help="vertical input: also match every paragraph as a whole, so that repeated "
+                            "paragraphs shorter than n are found")
+        p.add_argument("--engine", choices=("onion", "extended"), default=None,
+                       help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
+                            "numpy engine of dedup-para (chosen anyway by --skip-punct, --skip-stopwords, "
+                            "--document-level, --reorder)")
         p.add_argument("-d", "--doc-tag", default="doc", help="document tag (default doc)")
         p.add_argument("-p", "--par-tag", default="p",
                        help="paragraph tag (default p); empty: de-duplicate whole documents")
         p.add_argument("--max-doc-tokens", type=int, default=5_000_000,
-                       help="cut documents longer than this many tokens (default 5,000,000)")
+                       help="extended engine: cut documents longer than this many tokens (default 5,000,000; "
+                            "onion's engine holds a whole document, ~40 bytes per token)")
 
 
 def _onion_options(args: argparse.Namespace, **extra):
@@ -58,17 +70,35 @@ def _onion_options(args: argparse.Namespace, **extra):
         raise OptionError("--skip-stopwords on vertical input needs --stoplist LANG|FILE")
     return OnionOptions(n=args.ngram, skip_punct=args.skip_punct, skip_stopwords=args.skip_stopwords,
                         stoplist=args.stoplist, hash_bits=args.hash_bits,
-                        whole_paragraphs=not args.no_whole_paragraphs, **_within(args), **extra).validate()
+                        whole_paragraphs=_whole(args), **_within(args), **extra).validate()
+
+
+def _vertical(args: argparse.Namespace) -> bool:
+    return getattr(args, "par_tag", None) is not None and not getattr(args, "jsonl", False)
+
+
+def _whole(args: argparse.Namespace) -> bool:
+    """Whole-paragraph matching: opt-in on vertical input (onion has none), opt-out on JSON Lines."""
+    return bool(args.whole_paragraphs) if _vertical(args) else not args.no_whole_paragraphs
 
 
 def _within(args: argparse.Namespace) -> dict:
     mode = getattr(args, "within_document", None)
     if mode is None:
-        mode = "paragraphs" if not args.no_whole_paragraphs else "none"
+        if _vertical(args):
+            mode = "ngrams"        # onion's: every n-gram seen earlier in the document
+        else:
+            mode = "paragraphs" if not args.no_whole_paragraphs else "none"
     return {"within_document": mode}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    register_vertical(sub)
+    register_dedup_para(sub)
+
+
+def register_vertical(sub: argparse._SubParsersAction) -> None:
+    """onion and dupngrams: their parsers need nothing beyond this module (fast start-up)."""
     p = sub.add_parser("onion", help="mark or strip duplicate paragraphs of a vertical file (onion-compatible)",
                        description="De-duplicate a vertical file by n-grams (seed 003 Algorithm 3.1, block "
                                    "level with context smoothing). Every line is written prefixed with 0<TAB> "
@@ -80,20 +110,27 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "duplicate n-grams (default 0.5)")
     p.add_argument("-s", "--strip", action="store_true", help="write only the kept lines, unmarked")
     p.add_argument("-m", "--no-smoothing", action="store_true", help="do not remove stubs between duplicates")
-    p.add_argument("-l", "--max-stub-length", type=int, default=10,
-                   help="smoothing: remove paragraphs of at most this many tokens between duplicates (default 10)")
+    p.add_argument("-l", "--max-stub-length", type=int, default=20,
+                   help="smoothing: remove the non-duplicate paragraphs between two duplicates (or a duplicate "
+                        "and the document's edge) when they have at most this many tokens (default 20, as onion)")
+    p.add_argument("--stub-rule", choices=("onion", "inner"), default="onion",
+                   help="onion: a run of paragraphs between duplicates or a document edge, at most -l tokens "
+                        "in all (default); inner: only between two duplicates, each paragraph at most -l tokens")
+
     p.add_argument("-f", "--dup-ngrams", metavar="FILE",
                    help="duplicate n-gram hashes from 'corpustool dupngrams' (two-pass mode, pass 2)")
     p.add_argument("--document-level", action="store_true", help="remove whole duplicate documents")
     p.add_argument("--within-document", choices=("paragraphs", "ngrams", "none"), default=None,
-                   help="repeats inside one document: exact repeats of a paragraph (default), any n-gram "
-                        "seen earlier in the document, or none")
+                   help="repeats inside one document: any n-gram seen earlier in the document (default, as "
+                        "onion), exact repeats of a whole paragraph (with --whole-paragraphs), or none")
     p.add_argument("--two-pass", action="store_true",
                    help="find duplicate n-grams first (reads FILE twice; memory for duplicates only)")
     p.add_argument("--reorder", action="store_true",
                    help="with --two-pass: decide documents in order of increasing share of duplicate n-grams")
-    p.add_argument("--memory", type=_size, default=1 << 30, help="pass 1 memory budget (default 1G)")
-    p.add_argument("--tmpdir", help="directory for pass 1 temporary files")
+    p.add_argument("--memory", type=_size, default=1 << 30,
+                   help="extended engine: pass 1 memory budget (default 1G; onion's engine needs ~16 MiB "
+                        "plus 16 bytes per n-gram / 256 at the end)")
+    p.add_argument("--tmpdir", help="directory for pass 1 temporary files (8 bytes per n-gram)")
     p.add_argument("-o", "--output", default="-", help="output file (default stdout)")
     p.add_argument("--stats", metavar="FILE", help="write statistics as JSON to FILE")
     p.add_argument("-q", "--quiet", action="store_true", help="no warnings summary or statistics on stderr")
@@ -112,6 +149,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(func=run_dupngrams)
 
+
+def register_dedup_para(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("dedup-para", help="remove duplicate paragraphs by n-grams (JSON Lines in and out)",
                        description="Block-level n-gram de-duplication of a JSON Lines document stream "
                                    "(single pass; with --dup-ngrams, pass 2 of the two-pass form).")
@@ -153,6 +192,9 @@ def _make_unit_class():
 
 
 def _open_text(path: str) -> IO[str]:
+    import gzip
+    import io
+
     if path == "-":
         return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
     try:
@@ -164,6 +206,9 @@ def _open_text(path: str) -> IO[str]:
 
 
 def _open_out(path: str) -> IO[str]:
+    import gzip
+    import io
+
     if path == "-":
         return io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="surrogateescape",
                                 newline="\n", write_through=False)
@@ -194,7 +239,7 @@ class _Warnings:
             print("corpustool onion: further warnings suppressed (see the summary)", file=sys.stderr)
 
 
-def write_item(out: IO[str], unit, strip: bool, counts: Counter) -> None:
+def write_item(out: IO[str], unit, strip: bool, counts) -> None:
     """Write one decided vertical item, marked or stripped."""
     from ..readers.vertical import VerticalDocument
 
@@ -241,6 +286,8 @@ def write_item(out: IO[str], unit, strip: bool, counts: Counter) -> None:
 
 
 def run_onion(args: argparse.Namespace) -> int:
+    if not _extended(args):
+        return run_onion_fast(args)
     from ..dedup.onion import (DEFAULT_BATCH_TOKENS, FlaggedHashSet, OnionEngine, batches,
                                deduplicate_two_pass, read_dup_ngrams)
     from ..readers.vertical import VerticalReader
@@ -276,6 +323,8 @@ def run_onion(args: argparse.Namespace) -> int:
         finally:
             if fh is not sys.stdin:
                 fh.close()
+
+    from collections import Counter
 
     dup_hashes = read_dup_ngrams(args.dup_ngrams, opts)[0] if args.dup_ngrams else None
     t0 = time.perf_counter()
@@ -340,6 +389,8 @@ def run_onion(args: argparse.Namespace) -> int:
 
 
 def run_dupngrams(args: argparse.Namespace) -> int:
+    if not args.jsonl and not _extended(args):
+        return run_dupngrams_fast(args)
     from ..dedup.onion import DocumentUnit, DuplicateNgramFinder, batches, write_dup_ngrams
 
     opts = _onion_options(args) if not args.jsonl else _onion_options_jsonl(args)
@@ -379,7 +430,7 @@ def _onion_options_jsonl(args: argparse.Namespace):
 
     return OnionOptions(n=args.ngram, skip_punct=args.skip_punct, skip_stopwords=args.skip_stopwords,
                         stoplist=args.stoplist, hash_bits=args.hash_bits,
-                        whole_paragraphs=not args.no_whole_paragraphs, **_within(args)).validate()
+                        whole_paragraphs=_whole(args), **_within(args)).validate()
 
 
 def run_dedup_para(args: argparse.Namespace) -> int:
@@ -393,3 +444,213 @@ def run_dedup_para(args: argparse.Namespace) -> int:
                   hash_bits=args.hash_bits, whole_paragraphs=not args.no_whole_paragraphs,
                   dup_ngrams=args.dup_ngrams, **_within(args))
     return run_stream_command(args, stage, detail=args.detail)
+
+
+# ---------------------------------------------------------------------------
+# the onion engine over bytes (corpustool.dedup.onion_vertical)
+
+_CHUNK = 1 << 20
+
+
+def _extended(args: argparse.Namespace) -> list[str]:
+    """The options that need the extended (numpy) engine; empty: onion's own algorithm."""
+    used = ["--engine extended"] if getattr(args, "engine", None) == "extended" else []
+    if args.skip_punct:
+        used.append("--skip-punct")
+    if args.skip_stopwords:
+        used.append("--skip-stopwords")
+    if getattr(args, "document_level", False) or args.par_tag == "":
+        used.append("--document-level")
+    if getattr(args, "reorder", False):
+        used.append("--reorder")
+    return used
+
+
+def _open_bytes_in(path: str):
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        if path.endswith(".gz"):
+            import gzip
+            return gzip.open(path, "rb")
+        return open(path, "rb", buffering=0)
+    except OSError as exc:
+        raise OptionError(f"cannot open {path}: {exc.strerror}") from None
+
+
+def _open_bytes_out(path: str):
+    if path == "-":
+        return sys.stdout.buffer
+    try:
+        if path.endswith(".gz"):
+            import gzip
+            return gzip.open(path, "wb")
+        return open(path, "wb")
+    except OSError as exc:
+        raise OptionError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _feed_file(engine, path: str, out) -> None:
+    """Stream FILE through the engine; its output (bytes) to out, or nowhere when out is None."""
+    fh = _open_bytes_in(path)
+    try:
+        while True:
+            chunk = fh.read(_CHUNK)
+            if not chunk:
+                break
+            res = engine.feed(chunk)
+            if res and out is not None:
+                out.write(res)
+        res = engine.finish()
+        if res and out is not None:
+            out.write(res)
+    except OSError as exc:
+        raise OptionError(f"cannot read {path}: {exc}") from None
+    except EOFError as exc:     # a truncated .gz
+        raise OptionError(f"{path}: {exc}") from None
+    finally:
+        if fh is not sys.stdin.buffer:
+            fh.close()
+
+
+def _fast_params(args: argparse.Namespace) -> dict:
+    return {"n": args.ngram, "skip_punct": False, "skip_stopwords": False, "stoplist": None,
+            "hash_bits": args.hash_bits, "whole_paragraphs": bool(args.whole_paragraphs),
+            "hash": "onion-vertical-v1"}
+
+
+def _write_dup_header(fh, params: dict) -> None:
+    from ..dedup.onion_vertical import write_dup_header
+    write_dup_header(fh, params)
+
+
+def _fast_engine(args: argparse.Namespace, mode: int, spill_dir: str | None = None):
+    from ..dedup.onion_vertical import engine
+
+    if not 1 <= args.ngram <= 100:
+        raise OptionError(f"n-gram length must be an integer from 1 to 100, not {args.ngram}")
+    if not 16 <= args.hash_bits <= 64:
+        raise OptionError(f"hash bits must be an integer from 16 to 64, not {args.hash_bits}")
+    if not args.doc_tag:
+        raise OptionError("the document tag (-d) must not be empty")
+    within = getattr(args, "within_document", None) or "ngrams"
+    if within == "paragraphs" and not args.whole_paragraphs:
+        raise OptionError("--within-document paragraphs needs --whole-paragraphs")
+    if len(args.doc_tag.encode()) > 60 or len(args.par_tag.encode()) > 60 or "\0" in args.doc_tag + args.par_tag:
+        raise OptionError("document and paragraph tags must be at most 60 bytes, without NUL")
+    kw = {}
+    if mode == 0:
+        if not 0.0 <= args.threshold <= 1.0:
+            raise OptionError(f"threshold must be a number in [0, 1], not {args.threshold}")
+        if args.max_stub_length < 0:
+            raise OptionError("max stub length must be a non-negative integer")
+        kw = dict(threshold=args.threshold, max_stub=args.max_stub_length, smoothing=not args.no_smoothing,
+                  stub_rule=args.stub_rule, strip=args.strip)
+    return engine(n=args.ngram, doc_tag=args.doc_tag, par_tag=args.par_tag, hash_bits=args.hash_bits,
+                  mode=mode, spill_dir=spill_dir, whole_paragraphs=bool(args.whole_paragraphs), within=within, **kw)
+
+
+def _collect_duplicates(args: argparse.Namespace, out_path: str, tmpdir: str | None) -> dict:
+    """Pass 1: write the n-grams occurring at least twice in args.input to out_path."""
+    import shutil
+    import tempfile
+
+    spill = tempfile.mkdtemp(prefix="corpustool-dupngrams-", dir=tmpdir)
+    try:
+        eng = _fast_engine(args, 1, spill)
+        _feed_file(eng, args.input, None)
+        try:
+            with open(out_path, "wb") as fh:
+                _write_dup_header(fh, _fast_params(args))
+                fh.flush()
+                count = eng.write_duplicates(fh)
+        except OSError as exc:
+            raise OptionError(f"cannot write {out_path}: {exc.strerror or exc}") from None
+        st = eng.stats()
+        st["duplicates"] = count
+        return st
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+def _load_duplicates(eng, path: str, args: argparse.Namespace) -> int:
+    from ..dedup.onion_vertical import read_dup_header
+
+    try:
+        fh = open(path, "rb", buffering=0)    # unbuffered: the engine reads on from the header's end
+    except OSError as exc:
+        raise OptionError(f"cannot read {path}: {exc.strerror}") from None
+    with fh:
+        params = read_dup_header(fh, path)
+        want = _fast_params(args)
+        diff = {k: (params.get(k), v) for k, v in want.items() if params.get(k) != v}
+        if diff:
+            detail = ", ".join(f"{k}: file {a!r} vs now {b!r}" for k, (a, b) in sorted(diff.items()))
+            raise OptionError(f"{path} was made with other n-gram options ({detail})")
+        return eng.load_duplicates(fh)
+
+
+def run_onion_fast(args: argparse.Namespace) -> int:
+    """`corpustool onion` with onion's algorithm: bytes in, bytes out."""
+    import tempfile
+
+    if args.two_pass and args.input == "-":
+        raise OptionError("--two-pass reads the input twice: give a FILE, not stdin")
+    if args.two_pass and args.dup_ngrams:
+        raise OptionError("--two-pass and -f exclude each other (-f already is pass 1's result)")
+    t0 = time.perf_counter()
+    eng = _fast_engine(args, 0)
+    tmp = None
+    try:
+        dup_path = args.dup_ngrams
+        if args.two_pass:
+            tmp = tempfile.NamedTemporaryFile(prefix="corpustool-onion-", suffix=".dup", dir=args.tmpdir,
+                                              delete=False)
+            tmp.close()
+            _collect_duplicates(args, tmp.name, args.tmpdir)
+            dup_path = tmp.name
+        if dup_path:
+            _load_duplicates(eng, dup_path, args)
+        out = _open_bytes_out(args.output)
+        try:
+            _feed_file(eng, args.input, out)
+            out.flush()
+        finally:
+            if out is not sys.stdout.buffer:
+                out.close()
+    finally:
+        if tmp is not None:
+            import os
+            os.unlink(tmp.name)
+    _report_onion(args, eng.stats(), time.perf_counter() - t0, {})
+    return 0
+
+
+def _report_onion(args: argparse.Namespace, st: dict, elapsed: float, problems: dict) -> None:
+    stats = {"documents": st["documents"], "documents_removed": st["documents_removed"],
+             "paragraphs": st["paragraphs"], "paragraphs_removed": st["paragraphs_removed"],
+             "tokens": st["tokens"], "tokens_removed": st["tokens_removed"],
+             "problems": dict(sorted(problems.items())), "seconds": round(elapsed, 3),
+             "tokens_per_second": round(st["tokens"] / elapsed) if elapsed > 0 else None}
+    if args.stats:
+        try:
+            with open(args.stats, "w", encoding="utf-8") as fh:
+                json.dump(stats, fh, indent=2)
+        except OSError as exc:
+            raise OptionError(f"cannot write {args.stats}: {exc.strerror}") from None
+    if not args.quiet:
+        kept = stats["tokens"] - stats["tokens_removed"]
+        print(f"corpustool onion: {stats['documents']} documents ({stats['documents_removed']} removed), "
+              f"{stats['paragraphs']} paragraphs ({stats['paragraphs_removed']} removed), "
+              f"{stats['tokens']} tokens ({kept} kept) in {elapsed:.1f} s"
+              + (f"; input problems: {', '.join(f'{k} {v}' for k, v in stats['problems'].items())}"
+                 if stats["problems"] else ""), file=sys.stderr)
+
+
+def run_dupngrams_fast(args: argparse.Namespace) -> int:
+    t0 = time.perf_counter()
+    st = _collect_duplicates(args, args.output, args.tmpdir)
+    if not args.quiet:
+        print(f"corpustool dupngrams: {st['tokens']} tokens, {st['ngrams']} n-grams, {st['duplicates']} "
+              f"occurring at least twice, {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0

@@ -39,6 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("-o", "--output", help="manifest file (default: manifest.json next to CONFIG)")
     q.set_defaults(func=run_manifest)
 
+    q = rs.add_parser("inputs", help="write the inputs' sizes and times (the Makefile's prerequisite)",
+                      description="Write the path, size and modification time of every input file of a "
+                                  "release to FILE, leaving FILE untouched when nothing changed; the "
+                                  "release's Makefile rebuilds the corpus when FILE changes.")
+    q.add_argument("config", metavar="CONFIG", help="the release's release.json")
+    q.add_argument("-o", "--output", required=True, metavar="FILE")
+    q.set_defaults(func=run_inputs)
+
     q = rs.add_parser("verify", help="check inputs and outputs against a manifest.json")
     q.add_argument("manifest", metavar="MANIFEST")
     q.set_defaults(func=run_verify)
@@ -92,6 +100,17 @@ def run_manifest(args: argparse.Namespace) -> int:
     manifest = write_manifest(args.config, args.output)
     print(f"corpustool release: manifest of {len(manifest['inputs'])} input and {len(manifest['outputs'])} "
           f"output files written", file=sys.stderr)
+    return 0
+
+
+def run_inputs(args: argparse.Namespace) -> int:
+    from ..release import write_inputs_state
+
+    try:
+        if write_inputs_state(args.config, args.output):
+            print(f"corpustool release: inputs changed ({args.output})", file=sys.stderr)
+    except OSError as exc:
+        raise OptionError(f"cannot write {args.output}: {exc.strerror or exc}") from None
     return 0
 
 

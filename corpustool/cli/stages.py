@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import (RejectsWriter, add_clean_options, check_outputs, add_stats_options, clean_kwargs, read_stream,
-                     run_stream_command, write_stream)
+from .common import (RejectsWriter, add_clean_options, add_stats_options, check_outputs, check_stats_file,
+                     clean_kwargs, read_stream, run_stream_command, show_stats_table, write_stream)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,6 +57,7 @@ def run_read(args: argparse.Namespace) -> int:
     from ..readers import make_reader
     from ..stats import print_table, write_stats
 
+    check_stats_file(args)
     reader = make_reader(args.inputs, input_format=args.input_format, max_bytes=args.max_bytes)
     check_outputs(args, args.inputs)
     rejects = RejectsWriter(args.rejects)
@@ -69,7 +70,7 @@ def run_read(args: argparse.Namespace) -> int:
     rejects.close()
     if args.stats:
         write_stats(args.stats, [reader.stats])
-    if not args.quiet:
+    if show_stats_table(args):
         print_table([reader.stats], file=sys.stderr)
     return 0
 

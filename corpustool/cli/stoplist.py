@@ -20,9 +20,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Write the TOP most frequent words of the text sample(s), lower-cased, one per line "
                     "(seed 003, Sect. 2.9.9: the ~300 most frequent words work for jusText as well as a "
                     "hand-made list). Numbers and punctuation are not counted; in scripts without "
-                    "spaces (Chinese, Japanese, Thai) a character is a word.")
+                    "spaces (Chinese, Japanese, Thai) a character is a word. Vertical files "
+                    "(.vert, .vrt) are read as tokens: the first column of every token line, "
+                    "structure tags (<doc>, <p>, <g/> ...) left out.")
     b.add_argument("corpus", nargs="+", metavar="CORPUS.txt",
-                   help="plain UTF-8 text file(s) ('.gz' read compressed, '-' stdin)")
+                   help="plain UTF-8 text or vertical file(s) ('.gz' read compressed, '-' stdin)")
+    b.add_argument("--input-format", choices=("auto", "text", "vertical"), default="auto",
+                   help="auto (default): vertical for .vert/.vrt[.gz], else text; stdin is text unless given")
     b.add_argument("--top", type=int, default=300, help="number of words (default 300)")
     b.add_argument("-o", "--output", default="-",
                    help="output file (default stdout), e.g. stoplists/xx.txt for a language the justext "
@@ -56,10 +60,45 @@ def _lines(paths: list[str]) -> Iterator[str]:
                       file=sys.stderr)
 
 
+VERTICAL_SUFFIXES = (".vert", ".vrt", ".vert.gz", ".vrt.gz")
+_UNESCAPE = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&amp;", "&"))
+
+
+def is_vertical(path: str, input_format: str) -> bool:
+    if input_format != "auto":
+        return input_format == "vertical"
+    return path != "-" and path.lower().endswith(VERTICAL_SUFFIXES)
+
+
+def _vertical_tokens(lines: Iterator[str]) -> Iterator[str]:
+    """The token column of vertical text: markup lines (``<doc ...>``, ``<p>``, ``<g/>``) are structure."""
+    for line in lines:
+        line = line.rstrip("\r\n")
+        if not line or (line.startswith("<") and line.endswith(">")):
+            continue
+        token = line.split("\t", 1)[0]
+        if "&" in token:
+            for esc, ch in _UNESCAPE:
+                token = token.replace(esc, ch)
+        yield token
+
+
+def _tokens(paths: list[str], input_format: str) -> Iterator[str]:
+    """Every file as tokens: vertical files' token column, text files tokenized here."""
+    from ..text.tokenizer import tokenize
+
+    for path in paths:
+        if is_vertical(path, input_format):
+            yield from _vertical_tokens(_lines([path]))
+        else:
+            for line in _lines([path]):
+                yield from tokenize(line)[0]
+
+
 def run_build(args: argparse.Namespace) -> int:
     from ..language.stoplists import build_stoplist
 
-    ranked, total = build_stoplist(_lines(args.corpus), top=args.top)
+    ranked, total = build_stoplist(_tokens(args.corpus, args.input_format), top=args.top, tokens=True)
     if not ranked:
         raise OptionError("no words in the input")
     if args.counts:

@@ -1188,3 +1188,32 @@ class Onion(StreamStage):
         stats.extra["paragraphs_removed"] += 0      # shown even when nothing was removed
         stats.extra["tokens"] = self.engine.tokens_seen
         stats.extra["stored_hashes"] = len(self.engine.out)
+
+    stored_hashes: int | None = None     # set by an executor that decided the documents elsewhere
+
+    def run_decided(self, items: Iterable[tuple[Document, tuple]]) -> Iterator[Document]:
+        """:meth:`run` with the decisions made elsewhere (the Spark engine's distributed pass 2):
+        items are (document, (dup, removed, share, tokens, ...)) in input order; same output and
+        counters as :meth:`run`."""
+        stats = self.stats
+        tokens = 0
+        for doc, (dup, removed_flags, share, n_tokens, *_rest) in items:
+            stats.count_in(doc)
+            u = DocumentUnit(doc, self.opts.max_heading_distance)
+            u.dup, u.removed, u.share = dup, removed_flags, share
+            tokens += n_tokens
+            had_good = any(t is not None for t in u.tokens)
+            removed = u.apply()
+            if removed:
+                stats.extra["paragraphs_removed"] += removed
+                stats.extra["paragraphs_duplicate"] += int(np.count_nonzero(u.dup))
+            if had_good and not any(p.cls == GOOD for p in doc.paragraphs):
+                doc.drop(REASON_DUPLICATE)
+            if doc.drop_reason:
+                self._dropped(doc, doc.drop_reason)
+            else:
+                stats.count_out(doc)
+                yield doc
+        stats.extra["paragraphs_removed"] += 0
+        stats.extra["tokens"] = tokens
+        stats.extra["stored_hashes"] = self.stored_hashes or 0

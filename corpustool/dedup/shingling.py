@@ -58,6 +58,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 import xxhash
+from sys import intern
 
 from ..document import Document, Paragraph
 from ..extractors.base import OptionError
@@ -87,8 +88,14 @@ def word_tokens(paragraphs: Iterable[Paragraph]) -> list[str]:
     whitespace, which :func:`token_hashes` relies on, even for tokens given
     in the input.
     """
-    text = " ".join(" ".join(p.tokens if p.tokens is not None else tokenize(p.text)[0]) for p in paragraphs)
-    return _WORD_TOKEN.findall(text.lower())
+    # a paragraph at a time, each word interned: a huge page's word list holds one string per
+    # distinct word, not one per token and a lower-cased copy of the whole text (the same words:
+    # paragraphs were joined with a space, and lower() of a space-separated part is the same)
+    out: list[str] = []
+    extend, findall = out.extend, _WORD_TOKEN.findall
+    for p in paragraphs:
+        extend(map(intern, findall(" ".join(p.tokens if p.tokens is not None else tokenize(p.text)[0]).lower())))
+    return out
 
 
 def document_tokens(doc: Document, keep: bool = False) -> list[str]:

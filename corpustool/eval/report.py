@@ -136,6 +136,8 @@ td.l,th.l{text-align:left}.kept{background:#d9f7d9;color:#063}.removed{backgroun
 text-decoration:line-through}.found{background:#d9f7d9}.missing{background:#fbe0e0}
 .block{margin:2px 0;padding:2px 4px;white-space:pre-wrap}.gold{background:#eef;padding:2px 4px;margin:2px 0}
 h2{margin-top:1.5em;border-bottom:1px solid #999}
+#pages{table-layout:fixed;width:100%}#pages td,#pages th{overflow-wrap:anywhere;vertical-align:top}
+#pages col.rank{width:3.5em}#pages col.page{width:30%}#pages small{color:#555}
 """
 
 
@@ -172,7 +174,9 @@ def write_html(ev: Evaluation, directory: str | os.PathLike, summaries: list[Sum
     for r in rows:
         parts.append("<tr>" + "".join(f"<td{' class=l' if j == 0 else ''}>{e(c)}</td>" for j, c in enumerate(r))
                      + "</tr>")
-    parts.append("</table><h2>Pages, worst first</h2><table id=pages><tr><th>#</th><th class=l>page</th>"
+    # a fixed layout within the window: long ids and URLs wrap, every extractor's column stays in view
+    parts.append("</table><h2>Pages, worst first</h2><table id=pages><colgroup><col class=rank><col class=page>"
+                 + "<col>" * len(ev.configs) + "</colgroup><tr><th>#</th><th class=l>page</th>"
                  + "".join(f"<th>{e(c.label)}</th>" for c in ev.configs) + "</tr>")
     for rank, i in enumerate(order, 1):
         page = ev.pages[i]

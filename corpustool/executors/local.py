@@ -1,4 +1,4 @@
-"""Run a chain of stages on one machine, optionally with worker processes.
+"""Run a chain of stages on one machine, the per-document stages in supervised worker processes.
 
 Consecutive per-document stages (``Stage.parallel``) form a segment that
 worker processes run on batches of documents; order-dependent stream stages
@@ -8,81 +8,78 @@ batches ahead of the writer) and collected in submission order, so the output
 is byte-identical for any number of workers. Counters from the workers are
 merged into the stages of the main process; dropped documents are reported
 to each stage's ``on_drop`` in input order.
+
+The workers are supervised (:mod:`corpustool.executors.supervise`), also with
+one worker: a page that crashes or hangs its worker is retried alone in a
+fresh one and, if it fails again, dropped as ``crashed`` or ``timeout``;
+the build goes on. ``supervised=False`` (one worker only) runs the stages in
+this process instead, without that protection (for debugging).
 """
 from __future__ import annotations
 
-import multiprocessing as mp
-from collections import deque
-from itertools import islice
 from typing import Iterable, Iterator
 
 from ..document import Document
-from ..stage import Stage, StageStats
-
-_WORKER_SEGMENTS: list[list[Stage]] = []
-
-
-def _init_worker(segments: list[list[Stage]]) -> None:
-    global _WORKER_SEGMENTS
-    _WORKER_SEGMENTS = segments
-
-
-def _run_batch(seg_index: int, docs: list[Document]):
-    """In a worker: run one segment's stages on a batch.
-
-    Returns, in input order, (document, index of the stage that dropped it or
-    -1 when kept), and the batch's counters per stage.
-    """
-    stages = _WORKER_SEGMENTS[seg_index]
-    for stage in stages:
-        stage.stats = StageStats(stage.name)
-    results: list[tuple[Document, int]] = []
-    for doc in docs:
-        out: Document | None = doc
-        for i, stage in enumerate(stages):
-            out = stage.apply(out)
-            if out is None:
-                doc.raw = None   # the rejects file needs metadata only
-                doc.html = None
-                results.append((doc, i))
-                break
-        if out is not None:
-            results.append((out, -1))
-    return results, [s.stats for s in stages]
+from ..stage import Stage
+from .supervise import DEFAULT_DOC_TIMEOUT, WorkerPool
 
 
 def _segments(stages: list[Stage]) -> list[tuple[bool, list[Stage]]]:
+    """(runs in workers, stages): consecutive per-document stages that run in workers form one segment."""
     segs: list[tuple[bool, list[Stage]]] = []
     for st in stages:
-        if st.parallel and segs and segs[-1][0]:
+        in_worker = st.parallel and getattr(st, "in_worker", True)
+        if in_worker and segs and segs[-1][0]:
             segs[-1][1].append(st)
         else:
-            segs.append((st.parallel, [st]))
+            segs.append((in_worker, [st]))
     return segs
 
 
+def check_doc_timeout(value: float | None) -> float:
+    """The per-document time limit in seconds (0 or None: none); refuses what is not one."""
+    from ..extractors.base import OptionError
+
+    if value is None:
+        return 0.0
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise OptionError(f"--doc-timeout must be a number of seconds, not {value!r}") from None
+    if not seconds >= 0 or seconds == float("inf"):
+        raise OptionError(f"--doc-timeout must be 0 (no limit) or a positive number of seconds, not {value!r}")
+    return seconds
+
+
 class LocalExecutor:
-    def __init__(self, workers: int = 1, batch_size: int = 32, window: int | None = None) -> None:
-        if workers < 1:
-            from ..extractors.base import OptionError
+    def __init__(self, workers: int = 1, batch_size: int = 32, window: int | None = None,
+                 doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, supervised: bool = True) -> None:
+        from ..extractors.base import OptionError
+
+        if not isinstance(workers, int) or workers < 1:
             raise OptionError("--workers must be at least 1")
+        if not supervised and workers != 1:
+            raise OptionError("unsupervised runs use one process (workers=1)")
         self.workers = workers
         self.batch_size = batch_size
         self.window = window or 4 * workers
-        self._pool = None
+        self.doc_timeout = check_doc_timeout(doc_timeout)
+        self.supervised = supervised
+        self.pool: WorkerPool | None = None     # while running: the supervised workers
 
     def run(self, docs: Iterable[Document], stages: list[Stage]) -> Iterator[Document]:
         segs = _segments(stages)
-        if self.workers == 1:
+        parallel_segs = [seg for par, seg in segs if par]
+        if not self.supervised or not parallel_segs:
             stream: Iterable[Document] = docs
             for _, seg in segs:
                 for st in seg:
                     stream = st.run(stream)
             yield from stream
             return
-        parallel_segs = [seg for par, seg in segs if par]
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
-        with ctx.Pool(self.workers, initializer=_init_worker, initargs=(parallel_segs,)) as pool:
+        pool = WorkerPool(parallel_segs, self.workers, self.doc_timeout)
+        self.pool = pool
+        try:
             stream = docs
             pi = 0
             for par, seg in segs:
@@ -90,33 +87,19 @@ class LocalExecutor:
                     stream = self._parallel(pool, pi, seg, stream)
                     pi += 1
                 else:
-                    stream = seg[0].run(stream)
+                    for st in seg:
+                        stream = st.run(stream)
             yield from stream
+        finally:
+            pool.close()
+            self.pool = None
 
-    def _parallel(self, pool, seg_index: int, seg: list[Stage], docs: Iterable[Document]) -> Iterator[Document]:
-        it = iter(docs)
-        pending: deque = deque()
-
-        def submit() -> bool:
-            batch = list(islice(it, self.batch_size))
-            if not batch:
-                return False
-            pending.append(pool.apply_async(_run_batch, (seg_index, batch)))
-            return True
-
-        more = True
-        while more and len(pending) < self.window:
-            more = submit()
-        while pending:
-            results, stats = pending.popleft().get()
-            if more:
-                more = submit()
-            for stage, st in zip(seg, stats):
-                stage.stats.merge(st)
-            # drops and kept documents interleaved as in a one-process run, so the
-            # rejects file is the same for any number of workers
-            for doc, i in results:
-                if i < 0:
-                    yield doc
-                elif seg[i].on_drop is not None:
-                    seg[i].on_drop(doc, seg[i].name)
+    def _parallel(self, pool: WorkerPool, seg_index: int, seg: list[Stage],
+                  docs: Iterable[Document]) -> Iterator[Document]:
+        # drops and kept documents interleaved as in a one-process run, so the
+        # rejects file is the same for any number of workers
+        for doc, i in pool.outcomes(seg_index, docs, self.batch_size, self.window):
+            if i < 0:
+                yield doc
+            elif seg[i].on_drop is not None:
+                seg[i].on_drop(doc, seg[i].name)

@@ -31,13 +31,11 @@ How the stages map onto Spark:
   greedily in global document order over the (few) verified pairs, and sent
   back to the partitions as a broadcast.
 * Paragraph de-duplication (:class:`corpustool.dedup.onion.Onion`,
-  streaming) gets its pass 1 as a distributed count: the n-gram hashes of
-  every partition, bucketed by their top bits and merged with
-  ``reduceByKey``, give G2+ (n-grams occurring at least twice in the stage's
-  input). Pass 2 needs the decisions of all earlier documents, so it runs in
-  the driver on the ordered stream, with G_out held as G2+ flags
-  (:class:`~corpustool.dedup.onion.StreamingOutputFromG2`): exactly the
-  streaming decisions and counters, in the memory of G2+.
+  streaming) is decided in the executors: for every n-gram, the first global
+  position whose document kept it (``reduceByKey(min)``), found by a fixpoint
+  over rounds of joins; each document is decided in its partition against
+  those positions, and the driver only applies the decisions in order
+  (:meth:`SparkExecutor._onion_pass2`, docs/spark.md).
 * Stages after that run in the driver on the ordered stream
   (``repartitionAndSortWithinPartitions`` + ``toLocalIterator``).
 
@@ -49,6 +47,7 @@ import copy
 import heapq
 import os
 import pickle
+import re
 import shutil
 import sys
 import tempfile
@@ -88,20 +87,38 @@ def _strip(doc: Document) -> Document:
     return doc
 
 
-def _run_segment(stages: list[Stage], first_no: int, records: Iterable[tuple[int, Document]]) -> Iterator[tuple]:
-    """One partition through consecutive per-document stages: tagged kept, dropped and counter records."""
+def _run_segment(stages: list[Stage], first_no: int, doc_timeout: float, faults: bool,
+                 records: Iterable[tuple[int, Document]]) -> Iterator[tuple]:
+    """One partition through consecutive per-document stages: tagged kept, dropped and counter records.
+
+    The stages run in a supervised child process of the Python worker (as in a
+    local run), so a page that crashes or hangs it is dropped as ``crashed`` or
+    ``timeout`` and neither the task nor the job fails.
+    """
+    from collections import deque
+
+    from .supervise import WorkerPool
+
     for stage in stages:
         stage.stats = StageStats(stage.name)
         stage.on_drop = None
-    for idx, doc in records:
-        out: Document | None = doc
-        for i, stage in enumerate(stages):
-            out = stage.apply(out)
-            if out is None:
+    positions: deque[int] = deque()
+
+    def numbered() -> Iterator[Document]:
+        for idx, doc in records:
+            positions.append(idx)
+            yield doc
+
+    pool = WorkerPool([stages], 1, doc_timeout, faults=faults)
+    try:
+        for doc, i in pool.outcomes(0, numbered()):
+            idx = positions.popleft()
+            if i < 0:
+                yield (_DOC, idx, doc)
+            else:
                 yield (_DROP, idx, (first_no + i, _strip(doc)))
-                break
-        if out is not None:
-            yield (_DOC, idx, out)
+    finally:
+        pool.close()
     for i, stage in enumerate(stages):
         yield (_STATS, first_no + i, stage.stats)
 
@@ -250,52 +267,6 @@ def _first_not_dropped(dropped: Any, pair: tuple[int, int, str, int]) -> bool:
     return pair[0] not in dropped.value
 
 
-# paragraph de-duplication (Onion), pass 1
-
-_BUCKET_BITS = 8
-
-
-def _ngram_counts(opts: Any, batch_tokens: int, records: Iterable[tuple[int, Document]]
-                  ) -> Iterator[tuple[int, tuple[np.ndarray, np.ndarray]]]:
-    """A partition's n-gram hashes (exactly those :meth:`OnionEngine.process` sees) as
-    (bucket, (distinct sorted hashes, occurs twice or more here)), bucketed by the top bits."""
-    from ..dedup.onion import DocumentUnit, OnionEngine, _unit_tokens, batches
-
-    engine = OnionEngine(opts)
-    units = (DocumentUnit(doc, opts.max_heading_distance) for _, doc in records)
-    parts = [engine.batch_ngrams(batch).hashes for batch in batches(units, _unit_tokens, batch_tokens)]
-    if not parts:
-        return
-    values, counts = np.unique(np.concatenate(parts), return_counts=True)
-    multi = counts >= 2
-    bucket = (values >> np.uint64(opts.hash_bits - _BUCKET_BITS)).astype(np.int64)
-    bounds = np.searchsorted(bucket, np.arange((1 << _BUCKET_BITS) + 1))
-    for b in range(1 << _BUCKET_BITS):
-        lo, hi = int(bounds[b]), int(bounds[b + 1])
-        if hi > lo:
-            yield b, (values[lo:hi], multi[lo:hi])
-
-
-def _merge_counts(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray]
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """Two (distinct hashes, seen twice) summaries -> their sum."""
-    values = np.concatenate((x[0], y[0]))
-    multi = np.concatenate((x[1], y[1]))
-    order = np.argsort(values, kind="stable")
-    values, multi = values[order], multi[order]
-    start = np.empty(values.size, dtype=bool)
-    start[:1] = True
-    np.not_equal(values[1:], values[:-1], out=start[1:])
-    starts = np.flatnonzero(start)
-    runs = np.diff(np.append(starts, values.size))
-    return values[starts], (runs >= 2) | np.logical_or.reduceat(multi, starts)
-
-
-def _repeated(kv: tuple[int, tuple[np.ndarray, np.ndarray]]) -> tuple[int, np.ndarray]:
-    bucket, (values, multi) = kv
-    return bucket, values[multi]
-
-
 def _range_partition(parts: int, total: int, idx: int) -> int:
     return min(parts - 1, idx * parts // max(1, total))
 
@@ -321,20 +292,110 @@ def _distributable(stage: Stage) -> bool:
 
 
 def _onion_pass1(stage: Stage) -> bool:
-    """A paragraph de-duplication in streaming form, not yet used: pass 1 can be a Spark job."""
+    """A paragraph de-duplication in streaming form, not yet used: it can be decided on Spark."""
     from ..dedup.hashset import HashSet
     from ..dedup.onion import Onion
 
     return type(stage) is Onion and type(stage.engine.out) is HashSet and len(stage.engine.out) == 0
 
 
+# paragraph de-duplication (Onion), pass 2 distributed: iterate "first kept occurrence" to a fixpoint
+
+class _KnownOutput:
+    """G_out as one document sees it: hash -> kept by an earlier document (from the shuffle)."""
+
+    def __init__(self, in_out: dict[int, bool]) -> None:
+        self.in_out = in_out
+
+    def __len__(self) -> int:
+        return 0
+
+    def query(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        get = self.in_out.get
+        found = np.fromiter((get(int(h), False) for h in hashes), dtype=bool, count=hashes.size)
+        return found, found
+
+    def relevant(self, handle: np.ndarray) -> None:
+        return None
+
+    def restrict(self, handle: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        return handle[keep]
+
+    def add_queried(self, hashes: np.ndarray, handle: np.ndarray, select: np.ndarray) -> int:
+        return 0
+
+
+def _onion_unit(opts: Any, doc: Document) -> Any:
+    from ..dedup.onion import DocumentUnit
+
+    return DocumentUnit(doc, opts.max_heading_distance)
+
+
+def _onion_occurrences(opts: Any, rec: tuple[int, Document]) -> list[tuple[int, int]]:
+    """(hash, global position) of every n-gram entry of a document (whole paragraphs included)."""
+    from ..dedup.onion import OnionEngine
+
+    idx, doc = rec
+    b = OnionEngine(opts).batch_ngrams([_onion_unit(opts, doc)])
+    return [(int(h), idx) for h in np.unique(b.hashes)]
+
+
+def _onion_in_out(kv: tuple[int, tuple[int, int]]) -> tuple[int, tuple[int, bool]]:
+    """(hash, (position, first kept position)) -> (position, (hash, kept by an earlier document))."""
+    h, (idx, first) = kv
+    return idx, (h, first < idx)
+
+
+def _onion_decide(opts: Any, kv: tuple[int, tuple[Document, Any]]) -> tuple[int, tuple[Document, tuple]]:
+    """Decide one document given which of its n-grams earlier documents kept (Algorithm 3.1 for one
+    unit: the streaming engine's decision, whose batch logic equals deciding one by one)."""
+    from ..dedup.onion import OnionEngine
+
+    idx, (doc, known) = kv
+    unit = _onion_unit(opts, doc)
+    engine = OnionEngine(opts, out_set=_KnownOutput(dict(known) if known is not None else {}))
+    engine.process([unit])
+    b = engine.batch_ngrams([unit])
+    removed = unit.removed if unit.removed is not None else np.zeros(len(unit.tokens), dtype=bool)
+    kept = engine._kept_ngrams(b, np.asarray(removed, dtype=bool))
+    kept_hashes = np.unique(b.hashes[kept]) if b.hashes.size else b.hashes
+    return idx, (doc, (unit.dup, unit.removed, unit.share, b.n_tokens, [int(h) for h in kept_hashes]))
+
+
+def _onion_kept(kv: tuple[int, tuple[Document, tuple]]) -> list[tuple[int, int]]:
+    idx, (_doc, decision) = kv
+    return [(h, idx) for h in decision[4]]
+
+
+def _differs(kv: tuple[int, tuple[Any, Any]]) -> bool:
+    return kv[1][0] != kv[1][1]
+
+
 # -- the executor ------------------------------------------------------------------
+
+# the master URLs Spark accepts (Spark's "Master URLs" table); anything else makes the JVM
+# print a page of log before failing, so it is refused here in one line (issue 22)
+_MASTER_URL = re.compile(r"local(\[(\*|[1-9]\d*)(,[1-9]\d*)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn"
+                         r"|(spark|mesos)://[^\s/:]+:\d+(,[^\s/:]+:\d+)*|k8s://\S+")
+
+
+def check_master(master: str) -> None:
+    from ..extractors.base import OptionError
+
+    if not _MASTER_URL.fullmatch(master):
+        raise OptionError(f"invalid Spark master URL {master!r}; use local[N], spark://HOST:PORT, yarn, "
+                          f"k8s://URL or mesos://HOST:PORT")
+
 
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
-                 workdir: str | None = None, conf: dict[str, str] | None = None) -> None:
+                 workdir: str | None = None, conf: dict[str, str] | None = None,
+                 doc_timeout: float | None = 60.0) -> None:
         from ..extractors.base import OptionError
+        from .local import check_doc_timeout
 
+        if master is not None:
+            check_master(master)
         if workers < 1:
             raise OptionError("--workers must be at least 1")
         if chunk_size < 1:
@@ -346,6 +407,7 @@ class SparkExecutor:
         self.chunk_size = chunk_size
         self.workdir = workdir
         self.conf = dict(conf or {})
+        self.doc_timeout = check_doc_timeout(doc_timeout)
 
     # The stages Spark runs: the longest prefix of per-document stages and
     # distributable de-duplication stages; the rest needs the ordered stream and
@@ -370,7 +432,8 @@ class SparkExecutor:
                 try:
                     stream = self._distributed(sc, chunks, total, distributed, onion)
                     for st in local:
-                        stream = st.run(stream)
+                        # pass 2 was decided in the executors: the driver only applies the decisions
+                        stream = st.run_decided(stream) if st is onion else st.run(stream)
                     yield from stream
                 finally:
                     if created:
@@ -430,6 +493,7 @@ class SparkExecutor:
         from pyspark import StorageLevel
 
         from ..dedup.exact import ExactDuplicates
+        from .supervise import fault_markers_live
 
         parts = len(chunks)
         docs = sc.parallelize(chunks, parts).flatMap(_load_chunk)
@@ -458,14 +522,15 @@ class SparkExecutor:
                     for s in shipped:
                         s.on_drop = None
                         s.stats = StageStats(s.name)
-                    out = docs.mapPartitions(lambda it, ss=shipped, k=no: _run_segment(ss, k, it))
+                    out = docs.mapPartitions(partial(_run_segment, shipped, no, self.doc_timeout,
+                                                     fault_markers_live()))
                     no += len(seg)
                 out = out.persist(StorageLevel.MEMORY_AND_DISK)
                 persisted.append(out)
                 docs = out.filter(_tag_is(_DOC)).map(_untag)
                 side.append(out)
             if onion is not None:
-                self._onion_pass1(docs, onion, parts)
+                docs = self._onion_pass2(docs, onion, parts, persisted)
             if side:
                 # counters first (one job): the stage objects of the driver then hold the final numbers
                 for _tag, stage_no, stats in sc.union([part.filter(_tag_is(_STATS)) for part in side]).collect():
@@ -526,13 +591,39 @@ class SparkExecutor:
         late_extra.append((stage, "verified-pairs", n_verified, False))
         return fps.mapPartitions(partial(_run_near_decisions, stage_no, stage.name, p.t, decisions))
 
-    def _onion_pass1(self, docs: Any, onion: Any, parts: int) -> None:
-        """Pass 1 of Algorithm 3.1 as a distributed count; the driver's pass 2 then uses G2+."""
-        from ..dedup.onion import OnionEngine, StreamingOutputFromG2
+    def _onion_pass2(self, docs: Any, onion: Any, parts: int, persisted: list) -> Any:
+        """Algorithm 3.1's decisions, distributed (docs/spark.md). A document's n-gram is in G_out
+        iff an earlier document kept it; F(h), the first position whose document kept h, is found
+        by a fixpoint: start from every occurrence kept; each round joins every occurrence with F,
+        decides every document in its partition, and recomputes F from the kept n-grams. After
+        round k the first k documents decide as in one process (by induction on the global
+        order), so the fixpoint is the streaming result; rounds stop when F no longer changes
+        (few: F moves only where a first occurrence is removed). Returns (position, (document,
+        decision)) records; the driver never holds n-grams."""
+        from pyspark import StorageLevel
 
         opts = onion.opts
-        repeated = (docs.mapPartitions(partial(_ngram_counts, opts, onion.batch_tokens))
-                    .reduceByKey(_merge_counts, parts).map(_repeated).collect())
-        arrays = [values for _bucket, values in sorted(repeated, key=lambda kv: kv[0])]
-        g2 = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.uint64)
-        onion.engine = OnionEngine(opts, out_set=StreamingOutputFromG2(g2, opts.hash_bits))
+        docs = docs.persist(StorageLevel.MEMORY_AND_DISK)
+        persisted.append(docs)
+        occ = docs.flatMap(partial(_onion_occurrences, opts)).persist(StorageLevel.MEMORY_AND_DISK)
+        persisted.append(occ)
+        first = occ.reduceByKey(min, parts).persist(StorageLevel.MEMORY_AND_DISK)
+        persisted.append(first)
+        rounds = 0
+        while True:
+            rounds += 1
+            known = occ.join(first, parts).map(_onion_in_out).groupByKey(parts).mapValues(list)
+            decided = (docs.leftOuterJoin(known, parts).map(partial(_onion_decide, opts))
+                       .persist(StorageLevel.MEMORY_AND_DISK))
+            persisted.append(decided)
+            new_first = decided.flatMap(_onion_kept).reduceByKey(min, parts).persist(StorageLevel.MEMORY_AND_DISK)
+            persisted.append(new_first)
+            changed = new_first.fullOuterJoin(first, parts).filter(_differs).count()
+            first = new_first
+            if changed == 0:
+                break
+        # the streaming set's size: distinct hashes that went to G_out
+        onion.stored_hashes = first.count()
+        onion.spark_rounds = rounds
+        return decided
+

@@ -26,8 +26,7 @@ from ..document import Paragraph
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 
 
-class OptionError(ValueError):
-    """An invalid option value; the CLI turns it into a one-line error."""
+from ..errors import OptionError  # noqa: E402,F401 - defined without imports, re-exported here
 
 
 def parse_html(html: str) -> etree._Element | None:

@@ -14,7 +14,7 @@ import unicodedata
 from typing import Any
 
 from .. import encoding
-from ..document import Document
+from ..document import BAD, Document
 from ..stage import DocumentStage
 from .base import OptionError, Page, get_extractor
 
@@ -85,6 +85,7 @@ class Clean(DocumentStage):
 
     def choose_stoplist(self, doc: Document, page: Page) -> bool:
         from ..language.identify import PageWords, guess_stoplist_language, no_stoplist_reason, page_text
+        from ..language.sample import language_sample
         from ..language.stoplists import stoplist
 
         if self.user_stoplist is not None:
@@ -96,7 +97,8 @@ class Clean(DocumentStage):
         else:
             # text without scripts and style sheets: JavaScript votes for random languages;
             # its words are found once for all the questions below
-            text = PageWords(page.own_parse.page_text() if page.own_parse is not None else page_text(page.tree))
+            text = page.own_parse.page_text() if page.own_parse is not None else page_text(page.tree)
+            text = PageWords(language_sample(text))     # bounded memory on a huge page
             code, density = guess_stoplist_language(text, self.languages or None)
             if self.languages and self._clearly_unwanted(doc, text, density):
                 return False
@@ -178,6 +180,9 @@ class Clean(DocumentStage):
                 # one spelling per character: decomposed "য়" (U+09AF U+09BC) and composed
                 # U+09DF must be the same word for searches, counts and de-duplication
                 par.text = unicodedata.normalize("NFC", par.text)
+            if par.is_good and not par.text.strip():
+                # nothing left to write (a paragraph of soft hyphens): not counted as kept text
+                par.cls, par.reason = BAD, "no-text"
         doc.title = self.extractor.title(page)
         doc.meta["extractor"] = self.extractor_name
         if not self.keep_html:

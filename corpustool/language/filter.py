@@ -39,6 +39,7 @@ from ..document import BAD, Document
 from ..extractors.base import OptionError
 from ..stage import DocumentStage
 from .identify import UNDETERMINED, identify
+from .sample import language_sample
 from .stoplists import resolve_language
 
 METHODS = ("fast", "langdetect")
@@ -113,6 +114,12 @@ class LanguageFilter(DocumentStage):
         self.min_paragraph_words = min_paragraph_words
         self.paragraph_min_confidence = float(paragraph_min_confidence)
 
+    def prepare(self) -> None:
+        # the identification tables and langdetect's profiles load on first use (about 1.4 s)
+        identify("the tables load on the first call")
+        if self.method == "langdetect" or self.second_opinion:
+            _langdetect()
+
     # -- identification -----------------------------------------------------
     def identify_text(self, text: str) -> tuple[str, float, str]:
         """(code or "und", confidence, method used) for one text."""
@@ -129,7 +136,7 @@ class LanguageFilter(DocumentStage):
 
     # -- the stage ------------------------------------------------------------
     def process(self, doc: Document) -> Document:
-        text = doc.clean_text()
+        text = language_sample(doc.clean_text())     # bounded memory on a huge page
         code, conf, used = self.identify_text(text) if text.strip() else (UNDETERMINED, 0.0, "none")
         doc.lang, doc.lang_score = code, conf
         if used == "langdetect" and self.method == "fast":

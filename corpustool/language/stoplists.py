@@ -220,7 +220,7 @@ def load_stoplist_file(path: str | os.PathLike) -> frozenset[str]:
     return words
 
 
-def build_stoplist(lines, top: int = 300) -> tuple[list[tuple[str, int]], int]:
+def build_stoplist(lines, top: int = 300, tokens: bool = False) -> tuple[list[tuple[str, int]], int]:
     """The ``top`` most frequent words of a text sample, lower-cased, with their counts.
 
     Seed 003, Sect. 2.9.9 (Table 2.10): a list of the most frequent words of
@@ -230,6 +230,8 @@ def build_stoplist(lines, top: int = 300) -> tuple[list[tuple[str, int]], int]:
     are not words); for scripts without spaces a token is a character (see
     :mod:`corpustool.text.tokenizer`). Ties are broken alphabetically, so the
     list is deterministic. Returns the list and the number of words read.
+    With ``tokens``, every item of ``lines`` is already one token (a vertical
+    file's token column) and is not split again.
     """
     from collections import Counter
 
@@ -238,8 +240,11 @@ def build_stoplist(lines, top: int = 300) -> tuple[list[tuple[str, int]], int]:
     if isinstance(top, bool) or not isinstance(top, int) or top <= 0:
         raise OptionError(f"top must be a positive integer, not {top!r}")
     counts: Counter = Counter()
-    for line in lines:
-        counts.update(t.lower() for t in tokenize(line)[0] if _HAS_LETTER.search(t))
+    if tokens:
+        counts.update(t.lower() for t in lines if _HAS_LETTER.search(t))
+    else:
+        for line in lines:
+            counts.update(t.lower() for t in tokenize(line)[0] if _HAS_LETTER.search(t))
     total = sum(counts.values())
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
     return ranked, total

@@ -49,6 +49,10 @@ text blocks at every non-inline tag (as URL Tree does) and this stage
 classifies them. As evidence (``--template-evidence archive``) it re-examines
 another extractor's good paragraphs: a paragraph whose words are mostly in
 runs the bit patterns call boilerplate is marked with the stage's reason.
+As evidence the diff also respects each text's role: words in a block that is
+text on this page (not mostly link text) are not shared with words of another
+page's link block. A text that is the title of one page and a link in the
+related-links boxes of the others is content on that page (issue 22).
 
 The method needs the site's other pages, including later snapshots, so the
 stage buffers. Memory bound: at most ``max_buffered`` documents wait at any
@@ -381,6 +385,7 @@ class Entry:
     words: np.ndarray                   # int64 word ids of the page, block after block
     starts: np.ndarray                  # word offset of every block, and the word count at the end
     block_hashes: np.ndarray            # uint64 hash of every block's words
+    linked: np.ndarray                  # bool per block: mostly link words (a menu item, a related link)
     page: PageBlocks | None = None      # dropped once the page has been classified
     result: "CrossResult | None" = None
 
@@ -402,7 +407,8 @@ def make_entry(root: etree._Element, url: str | None, when: float | None, pos: i
                       dtype=np.uint64)
     return Entry(pos=pos, url=url_identity(url, f"#{pos}"), when=float(pos) if when is None else when,
                  skeleton=skel, signature=hasher.signature(skel), words=words,
-                 starts=np.array(starts, dtype=np.int64), block_hashes=hashes, page=pb)
+                 starts=np.array(starts, dtype=np.int64), block_hashes=hashes,
+                 linked=np.array([2 * b.link_words > b.words for b in pb.blocks], dtype=bool), page=pb)
 
 
 # -- stage 2: cross, diff, bit patterns ---------------------------------------------------------
@@ -452,7 +458,7 @@ def kgram_hashes(ids: np.ndarray, k: int) -> np.ndarray:
     return h
 
 
-def common_words(cur: Entry, other: Entry, min_match: int) -> np.ndarray:
+def common_words(cur: Entry, other: Entry, min_match: int, roles: bool = False) -> np.ndarray:
     """Which words of ``cur`` the diff aligns with ``other`` (one bool per word).
 
     The diff runs on the sequence of text blocks (difflib on block hashes): a block
@@ -462,22 +468,39 @@ def common_words(cur: Entry, other: Entry, min_match: int) -> np.ndarray:
     ``min_match`` words that the other page's stretch contains too - what a word
     diff of the two stretches would keep, without difflib's quadratic search over
     two different articles.
+
+    With ``roles`` (evidence for another extractor), words of a text block of
+    ``cur`` are not shared with words of a link block of ``other``: a title is not
+    template because the other pages link to it.
     """
     mask = np.zeros(len(cur.words), dtype=bool)
     cs, os_ = cur.starts, other.starts
     sm = SequenceMatcher(None, cur.block_hashes.tolist(), other.block_hashes.tolist(), autojunk=False)
+    if roles:
+        cur_linked = np.repeat(cur.linked, np.diff(cs))         # per word
+        other_linked = np.repeat(other.linked, np.diff(os_))
     pi = pj = 0
     for i, j, n in sm.get_matching_blocks():
         if i > pi and j > pj:
             cw = cur.words[cs[pi]:cs[i]]
             ow = other.words[os_[pj]:os_[j]]
             if len(cw) >= min_match and len(ow) >= min_match:
-                hit = np.isin(kgram_hashes(cw, min_match), kgram_hashes(ow, min_match))
+                ok = kgram_hashes(ow, min_match)
+                hit = np.isin(kgram_hashes(cw, min_match), ok)
+                if roles and hit.any():
+                    # a k-gram of text here is shared only with a k-gram of text there
+                    olk = np.convolve(other_linked[os_[pj]:os_[j]].astype(np.int64),
+                                      np.ones(min_match, dtype=np.int64), "valid") > 0
+                    clk = np.convolve(cur_linked[cs[pi]:cs[i]].astype(np.int64),
+                                      np.ones(min_match, dtype=np.int64), "valid") > 0
+                    hit &= clk | np.isin(kgram_hashes(cw, min_match), ok[~olk])
                 if hit.any():
                     covered = np.convolve(hit.astype(np.int64), np.ones(min_match, dtype=np.int64))[:len(cw)] > 0
                     mask[cs[pi]:cs[i]] |= covered
-        if n:
-            mask[cs[i]:cs[i + n]] = True
+        for t in range(n):
+            if roles and other.linked[j + t] and not cur.linked[i + t]:
+                continue
+            mask[cs[i + t]:cs[i + t + 1]] = True
         pi, pj = i + n, j + n
     return mask
 
@@ -539,7 +562,7 @@ class CrossBuilder:
         return cross
 
 
-def annotate(cross: Cross, params: ArchiveParams) -> CrossResult | None:
+def annotate(cross: Cross, params: ArchiveParams, roles: bool = False) -> CrossResult | None:
     """Diff wEnCur with every member (Listing 2.9), classify the runs (Appendix B),
     propagate to blocks and elements, reclassify invalid blocks. None without wEnUp."""
     if cross.up is None:
@@ -549,7 +572,7 @@ def annotate(cross: Cross, params: ArchiveParams) -> CrossResult | None:
     assert page is not None
     word_bits = np.full(len(cur.words), CUR, dtype=np.int64)
     for bit, member in cross.members():
-        word_bits[common_words(cur, member, params.min_match)] |= bit
+        word_bits[common_words(cur, member, params.min_match, roles)] |= bit
     block_of = np.repeat(np.arange(len(cur.starts) - 1), np.diff(cur.starts))   # block of every word
     cross_bits = cross.bits
     table = BIT_PATTERNS[cross_bits]
@@ -711,8 +734,10 @@ class ArchiveStage(StreamStage):
 
     name = "archive"
 
-    def __init__(self, params: ArchiveParams | None = None, reason: str = "template") -> None:
+    def __init__(self, params: ArchiveParams | None = None, reason: str = "template",
+                 evidence: bool = False) -> None:
         super().__init__()
+        self.evidence = evidence    # another extractor's evidence: the diff respects link/text roles
         self.p = params or ArchiveParams()
         self.reason = reason
         self.hasher = MinHasher(self.p.num_perm, self.p.seed)
@@ -768,7 +793,7 @@ class ArchiveStage(StreamStage):
         builder = CrossBuilder(entries + list(carried), self.p)
         for e in entries:
             cross = builder.cross(e)
-            e.result = annotate(cross, self.p)
+            e.result = annotate(cross, self.p, roles=self.evidence)
             self.stats.extra[f"cross:{bits_str(cross.bits)}" if cross.up is not None else "cross:none"] += 1
         for doc, e in buf:
             self._apply(doc, e)

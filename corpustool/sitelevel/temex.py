@@ -758,8 +758,10 @@ class SiteDomStage(StreamStage):
 
     name = "temex"
 
-    def __init__(self, params: SiteDomParams | None = None, reason: str = "template") -> None:
+    def __init__(self, params: SiteDomParams | None = None, reason: str = "template",
+                 evidence: bool = False) -> None:
         super().__init__()
+        self.evidence = evidence   # as another extractor's evidence (same decisions here)
         self.p = params or make_params(self.name)
         self.reason = reason
         self.mapper = Mapper(self.p)

@@ -16,6 +16,16 @@ text blocks at every tag except inline ones (Sect. 2), keeps them all, and
 the :class:`UrlTreeStage` decides in stream order. As evidence
 (``--template-evidence``) the same stage re-examines the good paragraphs of
 another extractor and marks those repeated across the site as boilerplate.
+
+Evidence counts a paragraph's text by the role it has: a text that is content
+on this page (kept by the page-level extractor, not a link: a title, a body
+paragraph) is template only when other pages repeat it as content too, not
+when they merely link to it or quote it in a box the page-level extractor
+already removed. Otherwise every article title would go, since it recurs in
+the related-links boxes of the site's other pages, and a one-sentence first
+paragraph with it, since it recurs as the teaser under those links (issue 22).
+Those occurrences are counted under a second key (the hash with
+:data:`TEXT_SALT`) in the same tree.
 """
 from __future__ import annotations
 
@@ -35,6 +45,17 @@ from ..stage import StreamStage
 
 HEURISTICS = ("strict", "strict-support", "strict-at-domain", "relaxed-at-domain")
 _SECOND_LEVEL = {"co", "com", "org", "net", "ac", "gov", "edu", "or", "ne", "go"}
+
+
+# marks the key under which a block's occurrences as (non-link) text are counted
+TEXT_SALT = 0x5DEECE66D5DEECE6
+# a paragraph with at most this share of its characters in links is text, not a link
+MAX_TEXT_LINK_DENSITY = 0.5
+
+
+def is_link_text(p: Paragraph) -> bool:
+    """Mostly link text on its page (a menu item, a related-links entry)."""
+    return p.features.get("link_density", 0.0) > MAX_TEXT_LINK_DENSITY
 
 
 def block_hash(text: str) -> int:
@@ -210,10 +231,14 @@ class UrlTreeStage(StreamStage):
 
     name = "urltree"
 
-    def __init__(self, params: UrlTreeParams | None = None, reason: str = "template") -> None:
+    def __init__(self, params: UrlTreeParams | None = None, reason: str = "template",
+                 evidence: bool = False) -> None:
         super().__init__()
         self.tree = UrlTree(params)
         self.reason = reason
+        # as evidence for another extractor: a paragraph kept as text is judged by
+        # the pages that keep it as text too (see the module docstring)
+        self.evidence = evidence
         self.seen_keys: set[tuple[str, ...]] = set()
         self.seen_content: set[int] = set()
 
@@ -221,6 +246,9 @@ class UrlTreeStage(StreamStage):
         path, depth = url_key(doc.url or f"nourl://{doc.id}", self.tree.p.rules, self.tree.p.keep_params)
         hashes = [block_hash(p.text) for p in doc.paragraphs]
         blocks = set(hashes)
+        # the page fingerprint stays over the plain blocks; text keys are added after it
+        text_keys = [h ^ TEXT_SALT if self.evidence and p.is_good and not is_link_text(p) else None
+                     for p, h in zip(doc.paragraphs, hashes)]
         # a page seen before (same URL key, or the very same blocks) must not be
         # counted twice, or its content would look like boilerplate (Sect. 3)
         fingerprint = xxhash.xxh3_64_intdigest(" ".join(map(str, sorted(blocks))).encode())
@@ -231,11 +259,12 @@ class UrlTreeStage(StreamStage):
         else:
             self.seen_keys.add(key)
             self.seen_content.add(fingerprint)
-            branch = self.tree.insert(path, depth, blocks, _timestamp(doc))
+            branch = self.tree.insert(path, depth, blocks | {k for k in text_keys if k is not None},
+                                      _timestamp(doc))
         node, c_max = self.tree.select(branch, depth)
         removed = 0
-        for p, h in zip(doc.paragraphs, hashes):
-            count = node.counts.get(h, 0)
+        for p, h, tk in zip(doc.paragraphs, hashes, text_keys):
+            count = node.counts.get(h if tk is None else tk, 0)
             p.features["urltree_count"] = count
             p.features["urltree_support"] = node.n
             if p.cls == GOOD and count > c_max:

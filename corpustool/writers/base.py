@@ -225,14 +225,25 @@ class OutputLock:
         self.release()
 
 
+FORMAT_SUFFIXES = {".vert": "vert", ".vrt": "vert", ".txt": "text", ".text": "text", ".jsonl": "jsonl",
+                   ".json": "jsonl"}
+
+
 def format_for(path: str) -> str:
-    """Output format by file name: .txt (text), .jsonl (JSON Lines), anything else vertical."""
+    """Output format by file name: .vert/.vrt, .txt, .jsonl (each maybe .gz); stdout and a name
+    without a suffix are vertical. Another suffix (``x.docx``) is refused: we would write
+    vertical text under a name that promises something else (issue 22)."""
+    from ..extractors.base import OptionError
+
     base = path[:-3] if path.endswith(".gz") else path
-    if base.endswith((".txt", ".text")):
-        return "text"
-    if base.endswith((".jsonl", ".json")):
-        return "jsonl"
-    return "vert"
+    name = os.path.basename(base)
+    suffix = os.path.splitext(name)[1].lower()
+    if path == "-" or not suffix:
+        return "vert"
+    if suffix in FORMAT_SUFFIXES:
+        return FORMAT_SUFFIXES[suffix]
+    raise OptionError(f"cannot tell the output format of {path!r} from its name; use .vert, .vrt, .txt or "
+                      f".jsonl (optionally .gz), or give --format")
 
 
 def open_writer(path: str, fmt: str | None = None, **options) -> Writer:

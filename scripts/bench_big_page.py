@@ -1,0 +1,116 @@
+"""Peak memory of one big page (issue 19: a 50 MB page allowed by --max-bytes took 3.8 GB).
+
+Generates article-like pages of the given sizes (paragraphs of English words, headings, link
+lists; seeded) and measures, each in a fresh child process, the peak RSS (ru_maxrss) of
+  * ``clean``: the clean stage alone (default extractor justext-plus, --lang auto);
+  * ``build``: every per-document and de-duplication stage of ``corpustool build --lang auto``
+    (clean, language filter, exact, near-duplicate and paragraph de-duplication, tokenize),
+minus the child's RSS before the page was generated (the interpreter and corpustool), and prints
+it as a multiple of the page size. CPU seconds are the child's.
+
+    python scripts/bench_big_page.py                 # 5, 20 and 50 MB
+    python scripts/bench_big_page.py --sizes 5 10    # MB
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import sys
+import time
+
+WORDS = ("the of and to in a is that for it as was with be by on not he this are or his from at which but have an "
+         "they you were her she there been one all we their has would when if so what no more out up into do any "
+         "time about than other its only new some could these two may first then well such like our over").split()
+
+
+def big_page(size: int, seed: int = 5) -> bytes:
+    """An article-like page of ``size`` bytes: paragraphs, headings every tenth block, link lists."""
+    rng = random.Random(seed)
+    out = ['<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>A big page</title></head><body>',
+           "<nav><ul>" + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(20)) + "</ul></nav><main>"]
+    n = sum(map(len, out))
+    i = 0
+    while n < size:
+        i += 1
+        if i % 10 == 0:
+            s = f"<h2>Heading number {i}</h2>\n"
+        elif i % 7 == 0:
+            s = '<div class="links">' + " | ".join(f'<a href="/p{i}-{k}">link {k}</a>' for k in range(8)) + "</div>\n"
+        else:
+            s = "<p>" + " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 120))) + ".</p>\n"
+        out.append(s)
+        n += len(s)
+    out.append("</main></body></html>")
+    return "".join(out).encode()
+
+
+def measure(size_mb: float, what: str) -> dict:
+    """Run in a child: peak RSS above the child's start of cleaning (or building) one page."""
+    from corpustool.document import Document
+    from corpustool.pipeline import PipelineOptions, build_stages
+    from corpustool.stage import DocumentStage
+
+    stages = build_stages(PipelineOptions(languages=["auto"], max_bytes=1 << 30))
+    if what == "clean":
+        stages = stages[:1]
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    raw = big_page(int(size_mb * 1e6))
+    size = len(raw)
+    start = time.process_time()
+    docs = [Document(id="big", url="http://big.example/", raw=raw)]
+    del raw
+    words = 0
+    for st in stages:
+        if isinstance(st, DocumentStage):
+            docs = [d for d in map(st.apply, docs) if d is not None]
+        else:
+            docs = list(st.run(iter(docs)))
+        words = sum(d.word_count() for d in docs)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"what": what, "size": size, "peak_bytes": peak - base, "cpu": time.process_time() - start,
+            "kept": len(docs), "words": words}
+
+
+def in_child(size_mb: float, what: str) -> dict:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            out = json.dumps(measure(size_mb, what)).encode()
+        except BaseException as exc:   # noqa: BLE001 - reported by the parent
+            out = json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode()
+        os.write(write, out)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        data = fh.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        return {"error": f"child ended with status {status}"}
+    return json.loads(data)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=float, nargs="+", default=[5, 20, 50], help="page sizes in MB")
+    args = ap.parse_args(argv)
+    import corpustool.extractors.clean  # noqa: F401 - imported once, before the children fork
+
+    print(f"{'stages':<6} {'page MB':>8} {'peak MB':>8} {'x page':>7} {'CPU s':>6} {'words out':>10}")
+    for size in args.sizes:
+        for what in ("clean", "build"):
+            r = in_child(size, what)
+            if "error" in r:
+                print(f"{what:<6} {size:>8.0f}  {r['error']}")
+                continue
+            print(f"{what:<6} {r['size'] / 1e6:>8.1f} {r['peak_bytes'] / 1e6:>8.0f} {r['peak_bytes'] / r['size']:>7.1f} "
+                  f"{r['cpu']:>6.1f} {r['words']:>10,}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

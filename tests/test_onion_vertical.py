@@ -1,0 +1,161 @@
+"""`corpustool onion` on onion's algorithm over bytes (corpustool.dedup.onion_vertical): lines kept
+byte for byte, the compiled engine equal to the Python reference on any input, onion's rules."""
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+
+from corpustool.cli import main as cli_main
+from corpustool.dedup.onion_vertical import PyEngine, compiled, engine
+
+needs_compiled = pytest.mark.skipif(not compiled(), reason="corpustool.native._onion not built")
+
+
+def words(prefix: str, n: int) -> list[str]:
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def doc(doc_id: str, paragraphs: list[list[str]], nl: str = "\n") -> str:
+    lines = [f'<doc id="{doc_id}">']
+    for p in paragraphs:
+        lines += ["<p>", *p, "</p>"]
+    lines.append("</doc>")
+    return nl.join(lines) + nl
+
+
+def run(make, data: bytes, chunk: int, **options) -> tuple[bytes, dict]:
+    e = make(**options)
+    out = [e.feed(data[i:i + chunk]) for i in range(0, len(data), chunk)]
+    out.append(e.finish())
+    st = e.stats()
+    st.pop("set_bytes")
+    st.pop("stored_hashes")
+    return b"".join(out), st
+
+
+def test_lines_are_kept_byte_for_byte(tmp_path):
+    """Issue 19 point 7: CR, CRLF, invalid UTF-8, NUL and a last line without newline come out as they went in."""
+    body = [b"caf\xc3\xa9", b"na\xefve", b"cr\r", b"nul\x00byte", b"\xff\xfe", b""] + [b"w%d" % i for i in range(30)]
+    raw = (b'<doc id="1">\r\n<p>\r\n' + b"\r\n".join(body) + b"\r\n</p>\r\n</doc>\r\n"
+           + b'<doc id="2">\n<p>\n' + b"\n".join(b"u%d\r" % i for i in range(30)) + b"\n</p>\n</doc>")
+    src = tmp_path / "in.vert"
+    src.write_bytes(raw)
+    out = tmp_path / "out.vert"
+    assert cli_main(["onion", "-q", "-s", "-o", str(out), str(src)]) == 0
+    assert out.read_bytes() == raw
+    assert cli_main(["onion", "-q", "-o", str(out), str(src)]) == 0
+    marked = out.read_bytes()
+    assert marked.startswith(b'0\t<doc id="1">\r\n') and marked.endswith(b"0\t</doc>")
+    assert b"".join(line[2:] for line in marked.split(b"\n")[:-1]) + marked.split(b"\n")[-1][2:] \
+        == raw.replace(b"\n", b"")
+    # stdin to stdout, as a filter
+    res = subprocess.run([sys.executable, "-m", "corpustool", "onion", "-q", "-s"], input=raw, capture_output=True)
+    assert res.returncode == 0 and res.stdout == raw
+
+
+def test_onion_rules(tmp_path):
+    A, B, C = words("a", 30), words("b", 30), words("c", 30)
+    text = doc("1", [A, B]) + doc("2", [C, A]) + doc("3", [B, ["short", "stub"], A]) + doc("4", [C + C])
+    data = text.encode()
+    out, st = run(engine, data, 1 << 20)
+    marks = [line[:1] for line in out.split(b"\n")[:-1]]
+    lines = text.split("\n")[:-1]
+    by_doc = {}
+    current = None
+    for m, line in zip(marks, lines):
+        if line.startswith("<doc"):
+            current = line
+        by_doc.setdefault(current, []).append((m, line))
+    # doc 2: A repeats document 1's paragraph
+    d2 = by_doc['<doc id="2">']
+    assert all(m == b"1" for m, l in d2 if l.startswith("a"))
+    assert all(m == b"0" for m, l in d2 if l.startswith("c"))
+    # doc 3: B and A are duplicates, the 2-token paragraph between them a stub: all removed, tags too
+    assert all(m == b"1" for m, _ in by_doc['<doc id="3">'])
+    # doc 4: C repeated inside one document: onion counts n-grams seen earlier in the document,
+    # and C was kept in document 2: all gone
+    assert all(m == b"1" for m, l in by_doc['<doc id="4">'] if l.startswith("c"))
+    assert st["documents"] == 4 and st["documents_removed"] == 2
+    # a short document (<= 20 tokens in all) is a stub between the document's edges, as in onion
+    short, _ = run(engine, doc("9", [words("z", 12)]).encode(), 1 << 20)
+    assert all(line.startswith(b"1\t") for line in short.split(b"\n")[:-1])
+    kept, _ = run(engine, doc("9", [words("z", 12)]).encode(), 1 << 20, stub_rule="inner")
+    assert all(line.startswith(b"0\t") for line in kept.split(b"\n")[:-1])
+
+
+def random_vertical(rng: random.Random) -> bytes:
+    vocab = [b"w%d" % i for i in range(rng.choice([3, 20, 200]))] + [b"", b"<g/>", b"x\r", b"\xff", b"<", b"<p"]
+    tags = [b"<doc>", b'<doc id="x">', b"</doc>", b"<p>", b"</p>", b"<p x>", b"<doc", b"</doc>x", b"<s>"]
+    lines = []
+    for _ in range(rng.randrange(0, 400)):
+        lines.append(rng.choice(tags) if rng.random() < 0.15 else rng.choice(vocab))
+    data = b"\n".join(lines)
+    if rng.random() < 0.7:
+        data += b"\n"
+    return data
+
+
+@needs_compiled
+@pytest.mark.parametrize("seed", range(40))
+def test_compiled_engine_equals_the_python_reference(seed):
+    from corpustool.native._onion import Engine
+
+    rng = random.Random(seed)
+    data = random_vertical(rng)
+    options = rng.choice([{}, {"strip": True}, {"n": 1}, {"n": 3, "threshold": 0.25}, {"smoothing": False},
+                          {"stub_rule": "inner", "max_stub": 5}, {"hash_bits": 16}, {"max_stub": 0},
+                          {"whole_paragraphs": True}, {"whole_paragraphs": True, "within": "paragraphs", "n": 3},
+                          {"within": "none"}, {"whole_paragraphs": True, "within": "none", "strip": True}])
+    a, sa = run(Engine, data, rng.choice([1, 7, 64, 1 << 20]), **options)
+    b, sb = run(PyEngine, data, 1 << 20, **options)
+    assert a == b and sa == sb
+    # the output never depends on how the input is cut into chunks
+    c, _ = run(Engine, data, 3, **options)
+    assert c == a
+
+
+@needs_compiled
+def test_two_pass_equals_single_pass_and_dupngrams_file(tmp_path):
+    rng = random.Random(5)
+    paras = [words(f"p{i}_", 25) for i in range(30)]
+    text = "".join(doc(str(d), [rng.choice(paras) for _ in range(rng.randrange(1, 6))]) for d in range(60))
+    src = tmp_path / "in.vert"
+    src.write_text(text)
+    out1, out2, out3 = (tmp_path / f"o{i}" for i in range(3))
+    dup = tmp_path / "dup.bin"
+    assert cli_main(["onion", "-q", "-o", str(out1), str(src)]) == 0
+    assert cli_main(["dupngrams", "-q", "-o", str(dup), str(src)]) == 0
+    assert cli_main(["onion", "-q", "-f", str(dup), "-o", str(out2), str(src)]) == 0
+    assert cli_main(["onion", "-q", "--two-pass", "-o", str(out3), str(src)]) == 0
+    assert out1.read_bytes() == out2.read_bytes() == out3.read_bytes()
+    assert out1.read_bytes().count(b"1\t") > 100
+    # spilled to disk (pass 1's buffers full) gives the same file
+    big = tmp_path / "big.vert"
+    big.write_text(text * 40)
+    d1, d2 = tmp_path / "d1", tmp_path / "d2"
+    assert cli_main(["dupngrams", "-q", "-o", str(d1), str(big)]) == 0
+    e = PyEngine(mode=1)
+    e.feed(big.read_bytes())
+    e.finish()
+    with open(d2, "wb") as fh:
+        from corpustool.dedup.onion_vertical import write_dup_header
+        write_dup_header(fh, {"n": 7, "skip_punct": False, "skip_stopwords": False, "stoplist": None,
+                              "hash_bits": 64, "whole_paragraphs": False, "hash": "onion-vertical-v1"})
+        e.write_duplicates(fh)
+    assert d1.read_bytes() == d2.read_bytes()
+
+
+def test_bad_options_and_files(tmp_path, capsys):
+    src = tmp_path / "in.vert"
+    src.write_text(doc("1", [words("a", 30)]))
+    assert cli_main(["onion", "-q", "-n", "0", str(src)]) == 2
+    assert cli_main(["onion", "-q", "-t", "2", str(src)]) == 2
+    assert cli_main(["onion", "-q", str(tmp_path / "missing.vert")]) == 2
+    bad = tmp_path / "bad.dup"
+    bad.write_bytes(b"garbage")
+    assert cli_main(["onion", "-q", "-f", str(bad), str(src)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "not a duplicate n-gram file" in err
