@@ -159,3 +159,28 @@ def test_when_the_evidence_leaves_nothing_jusText_decides():
 def test_without_the_fallback_such_a_page_is_dropped(monkeypatch):
     monkeypatch.setattr(structure, "RULES", {"discussion", "items"})
     assert run(evidence_leaves_nothing()).drop_reason == "boilerplate-only"
+
+
+def swallowed_by_a_button() -> str:
+    # a menu button with unclosed blocks inside: libxml2 keeps the whole page inside it
+    return (f"<html><head><title>Gears</title></head><body><header><button class=\"menu\"><div><div>"
+            f"</button></div><a href=\"/\">Home</a></header>"
+            f"<main><article><h1>Gears</h1><p>{POSTS[0]}</p><p>{POSTS[1]}</p></article></main></body></html>")
+
+
+def test_a_page_swallowed_by_a_button_keeps_its_article():
+    doc = run(swallowed_by_a_button())
+    assert doc.drop_reason is None
+    assert POSTS[0] in doc.clean_text() and POSTS[1] in doc.clean_text()
+
+
+def test_without_the_buttons_rule_such_a_page_is_dropped(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", structure.RULES - {"buttons"})
+    doc = run(swallowed_by_a_button())
+    assert doc.drop_reason in ("no-text", "boilerplate-only") and POSTS[0] not in doc.clean_text()
+
+
+def test_without_buttons_removes_each_button_and_only_buttons():
+    assert structure.without_buttons("<p>a</p>") is None
+    assert structure.without_buttons('<button x="1"><div>Menu</button><p>a</p><BUTTON>b</BUTTON>') \
+        == "<p>a</p>"

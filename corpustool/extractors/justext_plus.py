@@ -444,6 +444,19 @@ class JustextPlusExtractor(Extractor):
         return self.engine.parse_unparsed(page)
 
     def extract(self, page: Page) -> list[Paragraph]:
+        paras = self._extract_once(page)
+        if "buttons" in structure.RULES and page.html and not any(p.cls == GOOD for p in paras):
+            # a page left without text may be one whose buttons swallowed it (see
+            # structure.without_buttons): parsed again without them, once
+            repaired = structure.without_buttons(page.html)
+            if repaired is not None:
+                again = self._extract_once(Page(repaired, url=page.url, language=page.language,
+                                                stoplist=page.stoplist))
+                if any(p.cls == GOOD for p in again):
+                    return again
+        return paras
+
+    def _extract_once(self, page: Page) -> list[Paragraph]:
         own = page.own_parse
         if own is not None and not page._tree_done:
             # the parse the clean stage kept for the language guess: walked once, then freed

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
 
-RULES = {"discussion", "items", "fallback"}
+RULES = {"discussion", "items", "fallback", "buttons"}
 
 # schema.org types by what they make of the page; JSON-LD ("@type": "X" or ["X", ...])
 # and microdata (itemtype="https://schema.org/X")
@@ -229,3 +229,22 @@ def fall_back_to_justext(paras: list[Paragraph]) -> bool:
                 p.features["fallback"] = True
             return True
     return False
+
+
+# -- a page swallowed by a button -----------------------------------------------------
+
+# "<button><div><div></button>" (a menu button with unclosed blocks inside): an HTML5
+# parser closes the button at "</button>", libxml2's HTML parser ignores that end tag, and
+# the rest of the page (the article too) ends up inside the button, whose content jusText
+# removes with it. Such a page comes out empty.
+_BUTTON = re.compile(r"<button\b[^>]*>.*?</button\s*>", re.DOTALL | re.IGNORECASE)
+
+
+def without_buttons(html: str) -> str | None:
+    """The markup with each button element removed from its start tag to its own end tag
+    (what jusText removes anyway, wherever the parser would have closed it); None when the
+    page has no closed button. Used only on a page that came out without text."""
+    if "</button" not in html.lower():     # (only pages that came out empty get here)
+        return None
+    repaired = _BUTTON.sub("", html)
+    return repaired if repaired != html else None
