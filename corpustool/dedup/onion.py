@@ -1172,22 +1172,27 @@ class Onion(StreamStage):
         for batch in batches(self._units(docs), _unit_tokens, self.batch_tokens):
             self.engine.process(batch)
             for u in batch:
-                doc = u.doc
-                had_good = any(t is not None for t in u.tokens)
-                removed = u.apply()
-                if removed:
-                    stats.extra["paragraphs_removed"] += removed
-                    stats.extra["paragraphs_duplicate"] += int(np.count_nonzero(u.dup))
-                if had_good and not any(p.cls == GOOD for p in doc.paragraphs):
-                    doc.drop(REASON_DUPLICATE)
-                if doc.drop_reason:
-                    self._dropped(doc, doc.drop_reason)
-                else:
-                    stats.count_out(doc)
-                    yield doc
+                if self._finish(u):
+                    yield u.doc
         stats.extra["paragraphs_removed"] += 0      # shown even when nothing was removed
         stats.extra["tokens"] = self.engine.tokens_seen
         stats.extra["stored_hashes"] = len(self.engine.out)
+
+    def _finish(self, u: "DocumentUnit") -> bool:
+        """Apply a decided document's marks and count it; True when it is kept."""
+        stats, doc = self.stats, u.doc
+        had_good = any(t is not None for t in u.tokens)
+        removed = u.apply()
+        if removed:
+            stats.extra["paragraphs_removed"] += removed
+            stats.extra["paragraphs_duplicate"] += int(np.count_nonzero(u.dup))
+        if had_good and not any(p.cls == GOOD for p in doc.paragraphs):
+            doc.drop(REASON_DUPLICATE)
+        if doc.drop_reason:
+            self._dropped(doc, doc.drop_reason)
+            return False
+        stats.count_out(doc)
+        return True
 
     stored_hashes: int | None = None     # set by an executor that decided the documents elsewhere
 
@@ -1202,17 +1207,7 @@ class Onion(StreamStage):
             u = DocumentUnit(doc, self.opts.max_heading_distance)
             u.dup, u.removed, u.share = dup, removed_flags, share
             tokens += n_tokens
-            had_good = any(t is not None for t in u.tokens)
-            removed = u.apply()
-            if removed:
-                stats.extra["paragraphs_removed"] += removed
-                stats.extra["paragraphs_duplicate"] += int(np.count_nonzero(u.dup))
-            if had_good and not any(p.cls == GOOD for p in doc.paragraphs):
-                doc.drop(REASON_DUPLICATE)
-            if doc.drop_reason:
-                self._dropped(doc, doc.drop_reason)
-            else:
-                stats.count_out(doc)
+            if self._finish(u):
                 yield doc
         stats.extra["paragraphs_removed"] += 0
         stats.extra["tokens"] = tokens
