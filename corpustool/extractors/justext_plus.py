@@ -450,8 +450,10 @@ class JustextPlusExtractor(Extractor):
             # structure.without_buttons): parsed again without them, once
             repaired = structure.without_buttons(page.html)
             if repaired is not None:
-                again = self._extract_once(Page(repaired, url=page.url, language=page.language,
-                                                stoplist=page.stoplist))
+                retry = Page(repaired, url=page.url, language=page.language, stoplist=page.stoplist)
+                if page._tree_done:
+                    retry.tree   # a page given as lxml's tree is repaired on the same path (same result)
+                again = self._extract_once(retry)
                 if any(p.cls == GOOD for p in again):
                     return again
         return paras
