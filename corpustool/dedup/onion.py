@@ -52,7 +52,6 @@ Choices where the thesis leaves room (each measured by scripts/bench_onion.py):
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -923,17 +922,13 @@ class DuplicateNgramFinder:
 # duplicate n-gram files (-f of `corpustool onion`, written by `corpustool dupngrams`)
 # ---------------------------------------------------------------------------
 
-_MAGIC = b"CTDUPNG1"
+# the file's header is read and written by onion_vertical's numpy-free functions (one format)
+from .onion_vertical import read_dup_header, write_dup_header  # noqa: E402
 
 
 def write_dup_ngrams(path: str | os.PathLike, hashes: np.ndarray, opts: OnionOptions) -> None:
-    header = json.dumps(opts.hash_params(), sort_keys=True).encode("utf-8")
     with open(path, "wb") as fh:
-        fh.write(_MAGIC)
-        fh.write(len(header).to_bytes(4, "little"))
-        fh.write(header)
-        pad = (-(len(_MAGIC) + 4 + len(header))) % 8
-        fh.write(b"\0" * pad)
+        write_dup_header(fh, opts.hash_params())
         np.asarray(hashes, dtype="<u8").tofile(fh)
 
 
@@ -941,19 +936,10 @@ def read_dup_ngrams(path: str | os.PathLike, opts: OnionOptions | None = None) -
     """Hashes and parameters of a duplicate n-gram file; refuses a file made with other options."""
     try:
         with open(path, "rb") as fh:
-            magic = fh.read(len(_MAGIC))
-            if magic != _MAGIC:
-                raise OptionError(f"{path} is not a duplicate n-gram file (written by 'corpustool dupngrams')")
-            hlen = int.from_bytes(fh.read(4), "little")
-            params = json.loads(fh.read(hlen).decode("utf-8"))
-            fh.read((-(len(_MAGIC) + 4 + hlen)) % 8)
+            params = read_dup_header(fh, str(path))
             hashes = np.fromfile(fh, dtype="<u8").astype(_U64, copy=False)
-    except OptionError:
-        raise
     except OSError as exc:
         raise OptionError(f"cannot read {path}: {exc.strerror}") from None
-    except (ValueError, UnicodeDecodeError):
-        raise OptionError(f"{path}: damaged duplicate n-gram file header") from None
     if opts is not None:
         want = opts.hash_params()
         diff = {k: (params.get(k), v) for k, v in want.items() if params.get(k) != v}
