@@ -63,21 +63,18 @@ def main(argv: list[str]) -> int:
     if missing:
         print("peers not installed (skipped): " + ", ".join(f"peer:{p}" for p in missing))
     status = 0
-    if (SNIPPETS / "evaldata.json").is_file():
-        args = ["eval", "--gold", f"snippets:{SNIPPETS}", "-q"]
-        for spec in configurations():
+    gold_sets = [("snippets", "snippets", SNIPPETS, SNIPPETS / "evaldata.json", configurations),
+                 ("wcxb", "wcxb-dev", WCXB, WCXB / "ground-truth", wcxb_configurations)]
+    for i, (kind, name, folder, marker, specs) in enumerate(gold_sets):
+        if i:
+            print()
+        if not marker.exists():
+            print(f"skipped: ../shared/data/{name} not present")
+            continue
+        args = ["eval", "--gold", f"{kind}:{folder}", "-q"]
+        for spec in specs():
             args += ["--extractor", spec]
         status = cli_main(args + argv) or status
-    else:
-        print("skipped: ../shared/data/snippets not present")
-    print()
-    if (WCXB / "ground-truth").is_dir():
-        args = ["eval", "--gold", f"wcxb:{WCXB}", "-q"]
-        for spec in wcxb_configurations():
-            args += ["--extractor", spec]
-        status = cli_main(args + argv) or status
-    else:
-        print("skipped: ../shared/data/wcxb-dev not present")
     return status
 
 
