@@ -184,3 +184,103 @@ def test_without_buttons_removes_each_button_and_only_buttons():
     assert structure.without_buttons("<p>a</p>") is None
     assert structure.without_buttons('<button x="1"><div>Menu</button><p>a</p><BUTTON>b</BUTTON>') \
         == "<p>a</p>"
+
+
+# -- product pages: reviews and the declared description (session 9) --------------------------
+
+DESCRIPTION = ("This lightweight rain jacket keeps you dry on long walks in the hills. The seams are taped, "
+               "the hood folds into the collar and the whole jacket packs into its own chest pocket.")
+SPECS = "Weight: 240 g. Fabric: recycled nylon with a waterproof membrane."
+REVIEWS = [
+    "I wore this jacket on a three day walk across the moors and it kept me completely dry even when the "
+    "rain came sideways in the afternoon, which is more than I can say for my old one from another shop.",
+    "The fit is generous, so I would order one size smaller than usual, but apart from that it is the best "
+    "rain jacket I have owned in twenty years of walking in all kinds of weather around the country.",
+    "After six months of daily use on my bicycle the zip still runs smoothly and the hood has not torn, "
+    "although the colour has faded a little where the straps of my backpack rub against the shoulders.",
+    "It packs down really small and fits in the side pocket of my rucksack, so I take it with me on every "
+    "trip now, and my wife liked it so much that she has ordered the same model in blue for herself.",
+    "Good value for the price. The sleeves are a bit long for me and I had to roll them up, but the "
+    "material feels strong and the jacket has survived a week of camping in Scotland without a scratch.",
+]
+PRODUCT_LD = ('<script type="application/ld+json">{"@context": "https://schema.org", "@graph": [{"@type": '
+              '"Organization", "name": "Hill Shop", "description": "Outdoor clothing since 1980"}, {"@type": '
+              '"Product", "name": "Rain jacket", "description": "<p>' + DESCRIPTION.replace(". ", ".</p><p>", 1)
+              + '</p>", "offers": {"@type": "Offer", "price": "89.00"}}]}</script>')
+
+
+def product(head: str = PRODUCT_LD, review_class: str = "reviews", hidden_description: bool = False) -> str:
+    style = ' style="display:none"' if hidden_description else ""
+    reviews = "".join(f'<div class="review-item"><div class="meta">Walker{i}, 5 stars</div><p>{t}</p></div>'
+                      for i, t in enumerate(REVIEWS))
+    return (f"<html><head><title>Rain jacket | Hill Shop</title>{head}</head><body>{NAV}"
+            f"<main><h1>Rain jacket</h1><div class=\"price\">89.00 EUR</div>"
+            f"<div class=\"tab\"{style}><p>{DESCRIPTION}</p><p>{SPECS}</p></div>"
+            f"<section class=\"{review_class}\"><h2>What our customers say</h2>{reviews}</section>"
+            f"</main></body></html>")
+
+
+def test_declared_product_types():
+    assert structure.declared_types(PRODUCT_LD) == {"Product", "Offer"}
+    assert structure.declared_types('<div itemscope itemtype="https://schema.org/Product">') == {"Product"}
+    assert structure.declared_types('<a href="/products">Products</a>') == frozenset()
+    assert structure.is_product(structure.declared_types(PRODUCT_LD))
+    # a Product without an offer (a service's rating), a list of offered products (a category page)
+    assert not structure.is_product(frozenset({"Product"}))
+    assert not structure.is_product(frozenset({"Product", "Offer", "ItemList"}))
+
+
+def test_a_product_page_keeps_its_description_not_its_reviews():
+    text = kept(run(product()))
+    assert DESCRIPTION in text and SPECS in text
+    for review in REVIEWS:
+        assert review not in text
+
+
+def test_reviews_are_kept_without_the_reviews_rule(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", structure.RULES - {"reviews"})
+    text = kept(run(product()))
+    assert REVIEWS[0] in text
+
+
+def test_review_blocks_are_text_on_pages_that_declare_no_product():
+    # a service's testimonials, a review article: the same markup without a Product on offer is content
+    for head in ("", PRODUCT_LD.replace('"Offer"', '"Rating"')):
+        text = kept(run(product(head=head)))
+        assert REVIEWS[0] in text and REVIEWS[3] in text
+
+
+def test_a_review_article_that_declares_its_product_keeps_its_text():
+    html = product().replace('<section class="reviews">', '<article class="review">').replace("</section>", "</article>")
+    text = kept(run(html))
+    assert REVIEWS[0] in text
+
+
+def test_declared_descriptions_read_from_json_ld():
+    assert structure.declared_descriptions(PRODUCT_LD) == [" ".join(structure._WORD.findall(DESCRIPTION.lower()))]
+    assert structure.declared_descriptions('<script type="application/ld+json">{"@type": "Product", '
+                                           '"description": "Broken JSON</script>') == []
+    # only a product's description: the site's own is no product text
+    assert structure.declared_descriptions(PRODUCT_LD.replace('"Product"', '"Thing"')) == []
+
+
+def test_a_description_hidden_in_a_tab_is_kept_as_declared():
+    text = kept(run(product(hidden_description=True)))
+    assert DESCRIPTION in text
+    assert SPECS not in text     # (not in the declaration: the hidden tab stays hidden)
+
+
+def test_without_the_description_rule_the_hidden_tab_is_lost(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", structure.RULES - {"description"})
+    text = kept(run(product(hidden_description=True)))
+    assert DESCRIPTION not in text
+
+
+def test_every_decide_path_sees_the_product_rules():
+    ex = JustextPlusExtractor()
+    from corpustool.language.stoplists import stoplist
+    stop = stoplist("en")
+    for html in (product(), product(hidden_description=True)):
+        fast = ex.extract(Page(html, url="https://shop.example.org/p/1", stoplist=stop))
+        slow = ex.extract_py(Page(html, url="https://shop.example.org/p/1", stoplist=stop))
+        assert [(p.text, p.cls, p.reason) for p in fast] == [(p.text, p.cls, p.reason) for p in slow]

@@ -24,23 +24,50 @@ from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
 
-RULES = {"discussion", "items", "fallback", "buttons"}
+RULES = {"discussion", "items", "fallback", "buttons", "reviews", "description"}
 
 # schema.org types by what they make of the page; JSON-LD ("@type": "X" or ["X", ...])
 # and microdata (itemtype="https://schema.org/X")
 DISCUSSION_TYPES = frozenset({"DiscussionForumPosting", "QAPage"})
-_SCHEMA_TYPE = re.compile(r"""(?:"@type"\s*:\s*\[?\s*"|schema\.org/)(DiscussionForumPosting|QAPage)\b""")
+PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel"})
+OFFER_TYPES = frozenset({"Offer", "AggregateOffer"})
+LIST_TYPES = frozenset({"ItemList"})
+_WANTED_TYPES = DISCUSSION_TYPES | PRODUCT_TYPES | OFFER_TYPES | LIST_TYPES
+_TYPE_NAME = re.compile(r'(?:"@type"\s*:\s*\[?\s*"|schema\.org/)([A-Za-z]+)')
+_TYPE_MARKS = ('"@type"', "schema.org/")
+MAX_TYPE_MARKS = 512       # declarations read per page (a page lists a few; a product grid hundreds)
 
 
 def declared_types(html: str | None) -> frozenset[str]:
-    """The schema.org types of :data:`DISCUSSION_TYPES` the markup declares."""
-    if not html or not any(t in html for t in DISCUSSION_TYPES):
-        return frozenset()     # (the substring test: the regex alone costs ~1 ms on a large page)
-    return frozenset(_SCHEMA_TYPE.findall(html))
+    """The schema.org types of :data:`DISCUSSION_TYPES`, :data:`PRODUCT_TYPES`,
+    :data:`OFFER_TYPES` and :data:`LIST_TYPES` the markup declares. (Each ``"@type"`` and ``schema.org/`` is found by ``str.find`` and the name
+    read there: one regex search over a large page costs ~1 ms.)"""
+    if not html:
+        return frozenset()
+    found = set()
+    wanted = _WANTED_TYPES
+    for mark in _TYPE_MARKS:
+        at = html.find(mark)
+        seen = 0
+        while at != -1 and seen < MAX_TYPE_MARKS:
+            m = _TYPE_NAME.match(html, at)
+            if m is not None and m.group(1) in wanted:
+                found.add(m.group(1))
+            at = html.find(mark, at + len(mark))
+            seen += 1
+    return frozenset(found)
 
 
 def is_discussion(types: frozenset[str]) -> bool:
     return not DISCUSSION_TYPES.isdisjoint(types)
+
+
+def is_product(types: frozenset[str]) -> bool:
+    """A page about one product for sale: it declares a Product and its Offer, and no
+    ItemList (a category page, a "best of" article, a shop's grid declare lists of them;
+    a service or a review may declare a Product but offers nothing)."""
+    return (not PRODUCT_TYPES.isdisjoint(types) and not OFFER_TYPES.isdisjoint(types)
+            and LIST_TYPES.isdisjoint(types))
 
 
 def drop_comment_regions(kinds: dict[str, str]) -> None:
@@ -50,11 +77,127 @@ def drop_comment_regions(kinds: dict[str, str]) -> None:
         del kinds[x]
 
 
-def before_decide(html: str | None, kinds: dict[str, str]) -> frozenset[str]:
+# -- a product page's reviews ---------------------------------------------------------
+
+REVIEW = "review"
+# a review region that is or holds one of these is an article (a review article declares the
+# Product it reviews): it stays text
+_TEXT_ELEMENTS = ("article[", "main[")
+
+
+def silence_reviews(paras: Sequence[Paragraph], kinds: dict[str, str],
+                    chains: Sequence[Sequence[str]]) -> int:
+    """On a page that declares a schema.org Product, the blocks named reviews or testimonials
+    are the customers' words about it, not its description (the page's main text): they stay
+    boilerplate regions, and their paragraphs do not count as content-like text (which would
+    overrule the name: the reviews of a popular product outweigh its description, and the main
+    region would be chosen among them). Returns the number of paragraphs silenced."""
+    regions = {x for x, k in kinds.items() if k == REVIEW}
+    texts = [y for y in {y for chain in chains for y in chain if y not in kinds}     # the hints
+             if y[y.rfind("/") + 1:].startswith(_TEXT_ELEMENTS)]
+    articles = [x for x in regions if x[x.rfind("/") + 1:].startswith(_TEXT_ELEMENTS)
+                or any(y.startswith(x + "/") for y in texts)]
+    for x in list(regions):
+        # (the blocks inside such an article, each review's paragraphs, are its text too)
+        if any(x == y or x.startswith(y + "/") for y in articles):
+            regions.discard(x)
+            del kinds[x]
+    n = 0
+    if regions:
+        for p, chain in zip(paras, chains):
+            if chain and not regions.isdisjoint(chain):
+                p.cls, p.cf_class = BAD, "bad"     # (decide() reads both for content-like text)
+                p.features[REVIEW] = True
+                n += 1
+    return n
+
+
+def drop_review_regions(kinds: dict[str, str]) -> None:
+    """Elsewhere review and testimonial blocks are no boilerplate region (a review is an
+    article's text, a service page's testimonials its content)."""
+    for x in [x for x, k in kinds.items() if k == REVIEW]:
+        del kinds[x]
+
+
+# -- a product page's declared description --------------------------------------------
+
+_LD_SCRIPT = re.compile(r"<script[^>]+application/ld\+json[^>]*>(.*?)</script", re.DOTALL | re.IGNORECASE)
+_TAG = re.compile(r"<[^>]*>")
+_WORD = re.compile(r"\w+")
+MAX_LD_CHARS = 1 << 20     # JSON-LD read per page
+MIN_DESCRIPTION_WORDS = 3  # a shorter line ("Details") matches any description
+
+
+def declared_descriptions(html: str) -> list[str]:
+    """The ``description`` texts of the schema.org products the page's JSON-LD declares
+    (tags stripped, entities decoded), each as its lower-cased words joined by spaces."""
+    import html as entities
+    import json
+
+    out: list[str] = []
+    budget = MAX_LD_CHARS
+    for m in _LD_SCRIPT.finditer(html):
+        body = m.group(1)
+        budget -= len(body)
+        if budget < 0:
+            break
+        if "description" not in body or not any(t in body for t in PRODUCT_TYPES):
+            continue
+        try:
+            data = json.loads(body.strip().rstrip(";"))
+        except ValueError:
+            continue
+        stack = [data]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, list):
+                stack.extend(node)
+            elif isinstance(node, dict):
+                kind = node.get("@type")
+                kinds = kind if isinstance(kind, list) else [kind]
+                text = node.get("description")
+                if isinstance(text, str) and any(k in PRODUCT_TYPES for k in kinds if isinstance(k, str)):
+                    words = _WORD.findall(entities.unescape(_TAG.sub(" ", text)).lower())
+                    if len(words) >= MIN_DESCRIPTION_WORDS:
+                        out.append(" ".join(words))
+                stack.extend(v for v in node.values() if isinstance(v, (list, dict)))
+    return out
+
+
+def restore_description(paras: Sequence[Paragraph], html: str | None) -> int:
+    """A product page's description as its JSON-LD declares it: the paragraphs whose words
+    are a run of the declared description's words are the product's description, kept
+    wherever they stand (a tab hidden until clicked, a block named as a promotion, the
+    add-to-cart form). Returns the number of paragraphs restored."""
+    descriptions = declared_descriptions(html) if html else []
+    if not descriptions:
+        return 0
+    n = 0
+    for p in paras:
+        if p.cls == GOOD or p.features.get("region") == "cookie":
+            continue
+        words = _WORD.findall(p.text.lower())
+        if len(words) < MIN_DESCRIPTION_WORDS:
+            continue
+        line = " ".join(words)
+        if any(line in d for d in descriptions):
+            p.cls, p.reason = GOOD, None
+            p.features["description"] = True
+            n += 1
+    return n
+
+
+def before_decide(html: str | None, kinds: dict[str, str], paras: Sequence[Paragraph] | None = None,
+                  chains: Sequence[Sequence[str]] | None = None) -> frozenset[str]:
     """The evidence changes made before the decision; returns the declared types."""
     types = declared_types(html)
     if "discussion" in RULES and is_discussion(types):
         drop_comment_regions(kinds)
+    if REVIEW in kinds.values():
+        if "reviews" in RULES and is_product(types) and paras is not None and chains is not None:
+            silence_reviews(paras, kinds, chains)
+        else:
+            drop_review_regions(kinds)
     return types
 
 
@@ -63,7 +206,8 @@ def before_decide(html: str | None, kinds: dict[str, str]) -> frozenset[str]:
 # regions that stay boilerplate inside a list of records: the site's menus, header and
 # footer, sidebars, forms, cookie notices, advertising and share buttons are never a
 # list's items (a blog's sidebar lists outweigh a short post)
-_NEVER_ITEMS = frozenset({"nav", "header", "footer", "form", "cookie", "ad", "share", "form-element", "aside"})
+_NEVER_ITEMS = frozenset({"nav", "header", "footer", "form", "cookie", "ad", "share", "form-element", "aside",
+                          "review"})
 _COMMENT = frozenset({"comment"})
 MIN_RECORDS = 4            # a list has at least this many records with text
 MIN_RECORD_WORDS = 4       # mean words per record: menus have one or two
@@ -197,9 +341,11 @@ def _restore(paras: list[Paragraph], members: Sequence[int], reasons: frozenset[
 
 
 def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str, str],
-                 chains: Sequence[Sequence[str]]) -> None:
+                 chains: Sequence[Sequence[str]], html: str | None = None) -> None:
     """The evidence of structure applied to the decided paragraphs (``kinds`` and ``chains``:
     the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``)."""
+    if "description" in RULES and is_product(types):
+        restore_description(paras, html)
     if "items" in RULES:
         restore_items(paras, kinds, chains)
     if "fallback" in RULES:
