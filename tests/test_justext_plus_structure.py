@@ -284,3 +284,77 @@ def test_every_decide_path_sees_the_product_rules():
         fast = ex.extract(Page(html, url="https://shop.example.org/p/1", stoplist=stop))
         slow = ex.extract_py(Page(html, url="https://shop.example.org/p/1", stoplist=stop))
         assert [(p.text, p.cls, p.reason) for p in fast] == [(p.text, p.cls, p.reason) for p in slow]
+
+
+# -- text written twice (session 9) --------------------------------------------------------
+
+STORY = [
+    "The council met on Tuesday evening to discuss the plans for the new bridge across the river, which "
+    "has been closed to heavy traffic since the floods of last winter damaged two of its pillars.",
+    "Engineers told the members that a repair would cost almost as much as a new bridge and would only "
+    "give the old structure another ten years, so the council voted to start the planning at once.",
+    "Work is expected to begin next spring and to last about two years, during which a ferry will carry "
+    "cyclists and pedestrians across the river between the old harbour and the railway station.",
+]
+
+
+def twice(second_copy: bool = True) -> str:
+    body = "".join(f"<p>{t}</p>" for t in STORY)
+    copy = f'<div class="layout-mobile">{body}</div>' if second_copy else ""
+    return (f"<html><head><title>New bridge</title></head><body>{NAV}<main><h1>New bridge</h1>"
+            f'<div class="layout-desktop">{body}</div>{copy}</main></body></html>')
+
+
+def test_a_block_written_twice_is_kept_once():
+    text = kept(run(twice()))
+    for t in STORY:
+        assert text.count(t) == 1
+
+
+def test_without_the_repeats_rule_the_copy_is_kept(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", structure.RULES - {"repeats"})
+    text = kept(run(twice()))
+    assert text.count(STORY[0]) == 2
+
+
+def test_a_line_that_recurs_among_other_text_is_kept_each_time():
+    steps = ["Open the File menu and choose the Export command.", "Press Enter to confirm the name of the file.",
+             "Open the Edit menu and choose the Select All command.", "Press Enter to confirm the name of the file.",
+             "Close the window when the progress bar has reached the end."]
+    html = (f"<html><head><title>Export</title></head><body>{NAV}<main><h1>Export</h1><ol>"
+            + "".join(f"<li>{s}</li>" for s in steps) + "</ol></main></body></html>")
+    text = kept(run(html))
+    assert text.count(steps[1]) == 2
+
+
+DETAILS = ["Outer fabric: recycled nylon with a membrane", "Lining: soft polyester mesh throughout",
+           "Hood: adjustable and folds into the collar", "Pockets: two hand pockets and one chest pocket",
+           "Care: machine wash at thirty degrees"]
+
+
+def details_twice(head: str) -> str:
+    items = "<ul>" + "".join(f"<li>{d}</li>" for d in DETAILS) + "</ul>"
+    return (f"<html><head><title>Rain jacket | Hill Shop</title>{head}</head><body>{NAV}<main><h1>Rain jacket</h1>"
+            f"<p>{DESCRIPTION}</p><div class=\"details-desktop\">{items}</div><div class=\"details-mobile\">{items}"
+            f"</div><p>{REVIEWS[2]}</p></main></body></html>")
+
+
+def test_a_product_pages_details_written_twice_are_kept_once():
+    text = kept(run(details_twice(PRODUCT_LD)))
+    assert text.count(DETAILS[0]) == 1 and text.count(DETAILS[4]) == 1
+
+
+def test_list_items_written_twice_stay_in_a_text():
+    # a tutorial's steps under a tab per platform, a reference's parameters: lists repeat in texts
+    text = kept(run(details_twice("")))
+    assert text.count(DETAILS[0]) == 2
+
+
+def test_code_written_twice_stays():
+    code = "".join(f"<pre>{line}</pre>" for line in ("client = Client(account, token)",
+                                                        "message = client.messages.create(to=number)"))
+    html = (f"<html><head><title>Send a message</title></head><body>{NAV}<main><h1>Send a message</h1>"
+            f"<p>{STORY[0]}</p><div class=\"tab\">{code}</div><p>{STORY[1]}</p><div class=\"tab\">{code}</div>"
+            f"</main></body></html>")
+    text = kept(run(html))
+    assert text.count("client = Client(account, token)") == 2

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
 
-RULES = {"discussion", "items", "fallback", "buttons", "reviews", "description"}
+RULES = {"discussion", "items", "fallback", "buttons", "reviews", "description", "repeats"}
 
 # schema.org types by what they make of the page; JSON-LD ("@type": "X" or ["X", ...])
 # and microdata (itemtype="https://schema.org/X")
@@ -350,6 +350,56 @@ def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str,
         restore_items(paras, kinds, chains)
     if "fallback" in RULES:
         fall_back_to_justext(paras)
+    if "repeats" in RULES:
+        drop_repeats(paras, lists=is_product(types))
+
+
+# -- text the page repeats ------------------------------------------------------------
+
+
+MIN_REPEAT_RUN = 2         # paragraphs: a single line may recur in a text
+MIN_REPEAT_WORDS = 4       # words in the run ("Yes" / "No" twice is no copied block)
+LONG_REPEAT_RUN = 4        # a product page's list items: a run this long is a copied block
+_CODE = re.compile(r"/(?:pre|code)\[")
+_LISTED = re.compile(r"/(?:li|td|th|dd)\[")
+
+
+def drop_repeats(paras: Sequence[Paragraph], lists: bool = False) -> int:
+    """Text the page writes twice (a block for two screen sizes, a slider's cloned slides, a
+    post quoted in the reply below it) is kept once: a run of at least :data:`MIN_REPEAT_RUN`
+    kept paragraphs, one after another, each word for word the text of a kept paragraph
+    before it, is removed. A single line that recurs among other text (a tutorial's step
+    "Press Enter", the same caption under two pictures) is the text's own, and so is code
+    (the same lines under each tab of a code sample). Items of lists and tables repeat in a
+    text too (a tutorial's steps under a tab per language, a parameter described alike in
+    two sections of a reference): they stay, except with ``lists`` (a product page: its
+    details and specifications written twice, for two layouts or two variants) in a run of
+    at least :data:`LONG_REPEAT_RUN` (a whole block copied). Returns the number of
+    paragraphs removed."""
+    seen: set[str] = set()
+    kept = [p for p in paras if p.cls == GOOD]
+    again = []
+    for p in kept:
+        key = " ".join(p.text.split())
+        again.append(key in seen and not (p.xpath and _CODE.search(p.xpath)))
+        seen.add(key)
+    n = 0
+    j = 0
+    while j < len(kept):
+        if not again[j]:
+            j += 1
+            continue
+        end = j
+        while end < len(kept) and again[end]:
+            end += 1
+        run = kept[j:end]
+        if len(run) >= MIN_REPEAT_RUN and sum(p.features.get("words", 0) for p in run) >= MIN_REPEAT_WORDS:
+            for p in run:
+                if (lists and len(run) >= LONG_REPEAT_RUN) or not (p.xpath and _LISTED.search(p.xpath)):
+                    p.cls, p.reason = BAD, "boilerplate:repeat"
+                    n += 1
+        j = end
+    return n
 
 
 FALLBACK_WORDS = 5
