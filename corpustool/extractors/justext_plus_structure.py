@@ -380,7 +380,7 @@ def drop_repeats(paras: Sequence[Paragraph], lists: bool = False) -> int:
     kept = [p for p in paras if p.cls == GOOD]
     again = []
     for p in kept:
-        key = " ".join(p.text.split())
+        key = p.text        # (the engine's text, its whitespace already normalised)
         again.append(key in seen and not (p.xpath and _CODE.search(p.xpath)))
         seen.add(key)
     n = 0
