@@ -257,9 +257,13 @@ def test_a_review_article_that_declares_its_product_keeps_its_text():
 
 
 def test_declared_descriptions_read_from_json_ld():
-    assert structure.declared_descriptions(PRODUCT_LD) == [" ".join(structure._WORD.findall(DESCRIPTION.lower()))]
+    assert structure.declared_descriptions(PRODUCT_LD) == [" " + " ".join(structure._WORD.findall(DESCRIPTION.lower())) + " "]
     assert structure.declared_descriptions('<script type="application/ld+json">{"@type": "Product", '
                                            '"description": "Broken JSON</script>') == []
+    # nested beyond the JSON parser's recursion limit: no declaration, no crash
+    deep = "[" * 100000 + "]" * 100000
+    assert structure.declared_descriptions('<script type="application/ld+json">{"@type": "Product", "description": '
+                                           f'"Deep down here", "x": {deep}}}</script>') == []
     # only a product's description: the site's own is no product text
     assert structure.declared_descriptions(PRODUCT_LD.replace('"Product"', '"Thing"')) == []
 

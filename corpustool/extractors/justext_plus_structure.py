@@ -11,7 +11,11 @@ structure rather than by more word lists:
   microdata ``itemtype``): ``DiscussionForumPosting``, ``QAPage``, ...;
 * repetition: sibling blocks of the same tag under one parent, each holding
   text and alike in shape, are the records of a list (a listing's items, a
-  collection's products).
+  collection's products);
+* what a product page declares (a schema.org Product with an Offer): its
+  description in JSON-LD, and that its reviews are no description of it;
+* copies: text the page writes twice (two layouts, cloned slides, quoted posts)
+  is its text once.
 
 No rule names a site. Each rule has a name in :data:`RULES`; taking a name out
 of it turns the rule off (for measuring what each one does, as
@@ -19,6 +23,8 @@ docs/best_extractor.md reports).
 """
 from __future__ import annotations
 
+import html as entities
+import json
 import re
 from typing import Any, Sequence
 
@@ -130,10 +136,8 @@ MIN_DESCRIPTION_WORDS = 3  # a shorter line ("Details") matches any description
 
 def declared_descriptions(html: str) -> list[str]:
     """The ``description`` texts of the schema.org products the page's JSON-LD declares
-    (tags stripped, entities decoded), each as its lower-cased words joined by spaces."""
-    import html as entities
-    import json
-
+    (tags stripped, entities decoded), each as its lower-cased words joined by spaces, with a
+    space before and after."""
     out: list[str] = []
     budget = MAX_LD_CHARS
     for m in _LD_SCRIPT.finditer(html):
@@ -145,7 +149,7 @@ def declared_descriptions(html: str) -> list[str]:
             continue
         try:
             data = json.loads(body.strip().rstrip(";"))
-        except ValueError:
+        except (ValueError, RecursionError):    # (broken or absurdly nested JSON: no declaration)
             continue
         stack = [data]
         while stack:
@@ -159,7 +163,7 @@ def declared_descriptions(html: str) -> list[str]:
                 if isinstance(text, str) and any(k in PRODUCT_TYPES for k in kinds if isinstance(k, str)):
                     words = _WORD.findall(entities.unescape(_TAG.sub(" ", text)).lower())
                     if len(words) >= MIN_DESCRIPTION_WORDS:
-                        out.append(" ".join(words))
+                        out.append(" " + " ".join(words) + " ")     # (spaces: whole words match)
                 stack.extend(v for v in node.values() if isinstance(v, (list, dict)))
     return out
 
@@ -179,7 +183,7 @@ def restore_description(paras: Sequence[Paragraph], html: str | None) -> int:
         words = _WORD.findall(p.text.lower())
         if len(words) < MIN_DESCRIPTION_WORDS:
             continue
-        line = " ".join(words)
+        line = " " + " ".join(words) + " "
         if any(line in d for d in descriptions):
             p.cls, p.reason = GOOD, None
             p.features["description"] = True
