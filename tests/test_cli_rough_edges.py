@@ -1,12 +1,15 @@
 """Command-line rough edges of issue 22: refused options say so in one line with status 2."""
 import json
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from corpustool.cli import main
+from corpustool.extractors.base import OptionError
 from corpustool.writers.base import format_for
 
 REPO = Path(__file__).resolve().parent.parent
@@ -52,6 +55,39 @@ def test_bogus_spark_master_is_one_line(tmp_path):
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "bogus://x" in lines[0], run.stderr
     assert not (tmp_path / "c.vert").exists()
+
+
+def test_unreachable_spark_master_is_one_line_at_once(tmp_path):
+    """A valid-looking master nobody answers at: refused before the JVM starts (Spark would retry
+    for 90 s, print Java's log and fail on a null pointer)."""
+    from corpustool.executors.spark import spark_available
+    if spark_available():
+        pytest.skip(spark_available())
+    start = time.monotonic()
+    run = subprocess.run([sys.executable, "-m", "corpustool", "build", str(DEMO), "-o", str(tmp_path / "c.vert"),
+                          "--engine", "spark", "--master", "spark://nohost.invalid:7077"],
+                         capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot reach the Spark master spark://nohost.invalid:7077" in lines[0], run.stderr
+    assert time.monotonic() - start < 30
+    assert not (tmp_path / "c.vert").exists()
+
+
+def test_spark_master_reachability_is_checked_on_every_host():
+    from corpustool.executors.spark import check_master_reachable, master_endpoints
+    assert master_endpoints("spark://a:7077,b:7078") == [("a", 7077), ("b", 7078)]
+    assert master_endpoints("k8s://https://h:6443") == [("h", 6443)]
+    assert master_endpoints("local[2]") == [] and master_endpoints("yarn") == []
+    with socket.socket() as listening, socket.socket() as closed:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        closed.bind(("127.0.0.1", 0))             # bound, not listening: the connection is refused
+        up, down = listening.getsockname()[1], closed.getsockname()[1]
+        with pytest.raises(OptionError, match=f"127.0.0.1:{down}: Connection refused"):
+            check_master_reachable(f"spark://127.0.0.1:{down}", timeout=2)
+        check_master_reachable(f"spark://127.0.0.1:{down},127.0.0.1:{up}", timeout=2)   # a standby answers
+        check_master_reachable("local[2]")
 
 
 @pytest.mark.parametrize("master", ["local", "local[2]", "local[*]", "local[4,2]", "local-cluster[2,1,1024]",

@@ -49,10 +49,12 @@ import os
 import pickle
 import re
 import shutil
+import socket
 import sys
 import tempfile
 from functools import partial
 from typing import Any, Iterable, Iterator
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -387,6 +389,49 @@ def check_master(master: str) -> None:
                           f"k8s://URL or mesos://HOST:PORT")
 
 
+# how long to try each host of a cluster master before refusing it (seconds)
+MASTER_CONNECT_TIMEOUT = 5.0
+
+
+def master_endpoints(master: str) -> list[tuple[str, int]]:
+    """(host, port) of each master a cluster URL names; [] for local, yarn (found through its config)."""
+    if master.startswith(("spark://", "mesos://")):
+        hosts = master.split("://", 1)[1].split(",")
+        return [(h.rsplit(":", 1)[0], int(h.rsplit(":", 1)[1])) for h in hosts]
+    if master.startswith("k8s://"):
+        url = urlsplit(master[len("k8s://"):] if "://" in master[len("k8s://"):] else "https://" + master[6:])
+        try:
+            port = url.port
+        except ValueError:
+            port = None
+        return [(url.hostname, port or (80 if url.scheme == "http" else 443))] if url.hostname else []
+    return []
+
+
+def check_master_reachable(master: str, timeout: float = MASTER_CONNECT_TIMEOUT) -> None:
+    """Refuse a cluster master no host of which accepts a connection, before the JVM starts.
+
+    Spark itself retries an unreachable master for a minute and a half, printing
+    Java's log and stack traces, then fails on a null pointer (issue 22).
+    """
+    from ..extractors.base import OptionError
+
+    endpoints = master_endpoints(master)
+    errors = []
+    for host, port in endpoints:
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+            return
+        except socket.gaierror as exc:
+            errors.append(f"{host}: unknown host ({exc.strerror})")
+        except socket.timeout:
+            errors.append(f"{host}:{port}: no answer within {timeout:g} s")
+        except OSError as exc:
+            errors.append(f"{host}:{port}: {exc.strerror or exc}")
+    if errors:
+        raise OptionError(f"cannot reach the Spark master {master}: {'; '.join(errors)}")
+
+
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
                  workdir: str | None = None, conf: dict[str, str] | None = None,
@@ -403,6 +448,8 @@ class SparkExecutor:
         reason = spark_available()
         if reason:
             raise OptionError(f"the Spark engine is unavailable: {reason}")
+        if master is not None:
+            check_master_reachable(master)
         self.master = master or f"local[{workers}]"
         self.chunk_size = chunk_size
         self.workdir = workdir
