@@ -1,4 +1,5 @@
 """Command-line rough edges of issue 22: refused options say so in one line with status 2."""
+import io
 import json
 import socket
 import subprocess
@@ -166,3 +167,29 @@ def test_read_stats_never_takes_an_input_for_its_file(tmp_path, capsys):
     err = one_line_error(capsys, ["read", "--stats", str(a), str(DEMO)])
     assert "--stats" in err
     assert a.read_bytes() == DEMO.read_bytes()
+
+
+# -- options that were accepted and then ignored or misread: refused in one line
+
+@pytest.mark.parametrize("argv, message", [
+    (["--min-bytes", "-1"], "min_bytes must be from 0 to max_bytes"),
+    (["--min-bytes", "2000", "--max-bytes", "1000"], "min_bytes must be from 0 to max_bytes (1000), not 2000"),
+    (["--master", "local[2]"], "--master needs --engine spark"),        # was ignored: the build ran locally
+    (["--lang", ""], "--lang needs at least one language"),             # was read as auto
+    (["--lang", " , "], "--lang needs at least one language"),
+])
+def test_build_refuses_options_it_would_ignore(tmp_path, capsys, argv, message):
+    out = tmp_path / "c.vert"
+    assert message in one_line_error(capsys, ["build", str(DEMO), "-o", str(out), "-q", *argv])
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv", [["langfilter", "--lang", ""], ["clean", "--lang", ""], ["clean", "--min-bytes", "-5"]])
+def test_filters_refuse_an_empty_language_list_and_negative_sizes(capsys, monkeypatch, argv):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    one_line_error(capsys, argv)
+
+
+def test_eval_refuses_an_empty_language_list(capsys):
+    err = one_line_error(capsys, ["eval", "--gold", str(REPO / "data" / "demo"), "--lang", "", "-q"])
+    assert "--lang needs a language" in err

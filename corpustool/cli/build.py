@@ -70,6 +70,8 @@ def options_from_args(args: argparse.Namespace):
     doc_timeout = check_doc_timeout(args.doc_timeout)
     if not isinstance(args.workers, int) or args.workers < 1:
         raise OptionError("--workers must be at least 1")
+    if args.master is not None and args.engine != "spark":
+        raise OptionError("--master needs --engine spark")
     return PipelineOptions(
         languages=languages, extractor=extractor, stoplist_file=kw.pop("stoplist_file"),
         max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), no_stoplist=kw.pop("no_stoplist"),

@@ -163,11 +163,11 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def split_langs(value: str | None) -> list[str]:
-    if not value:
+    if value is None:
         return ["auto"]
     langs = [v.strip() for v in value.split(",") if v.strip()]
-    if not langs:
-        raise OptionError("--lang needs at least one language")
+    if not langs:     # --lang "" is a mistake (an unset shell variable), not "every language"
+        raise OptionError("--lang needs at least one language or 'auto'")
     return langs
 
 

@@ -309,7 +309,7 @@ class Evaluation:
     def _parse_lang(lang: str) -> tuple[str, list[str]]:
         from ..language.stoplists import resolve_language
 
-        value = (lang or "auto").strip()
+        value = "auto" if lang is None else lang.strip()
         if value in ("auto", "html"):
             return value, []
         langs = [resolve_language(v) for v in value.split(",") if v.strip()]

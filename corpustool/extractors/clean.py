@@ -38,6 +38,8 @@ class Clean(DocumentStage):
 
         if max_bytes <= 0:
             raise OptionError("max_bytes must be positive")
+        if not 0 <= min_bytes <= max_bytes:
+            raise OptionError(f"min_bytes must be from 0 to max_bytes ({max_bytes}), not {min_bytes}")
         if no_stoplist not in NO_STOPLIST_MODES:
             raise OptionError(f"no_stoplist must be one of {', '.join(NO_STOPLIST_MODES)}, not {no_stoplist!r}")
         # a page in a language without a stoplist: cleaned in jusText's
