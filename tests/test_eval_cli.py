@@ -249,3 +249,10 @@ def test_invalid_filter_is_refused_before_the_gold_is_read(tmp_path, capsys):
     assert main(["eval", "--gold", f"wcxb:{tmp_path}", "-q", "--extractor", "justext", "--bootstrap", "0"]) == 0
     captured = capsys.readouterr()
     assert "1 pages without a main text" in captured.err and "(1 pages, wcxb)" in captured.out
+
+
+def test_lang_without_stoplist_is_evaluated_as_build_cleans_it(cleaneval_dir):
+    """`eval --lang zh` was refused ("no stoplist") though build cleans such pages without a list."""
+    code, text = run_cli(["eval", "--gold", str(cleaneval_dir), "--extractor", "justext", "--lang", "zh", "-q",
+                          "--bootstrap", "0"])
+    assert code == 0 and "lang: zh" in text

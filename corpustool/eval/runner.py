@@ -312,7 +312,8 @@ class Evaluation:
         value = "auto" if lang is None else lang.strip()
         if value in ("auto", "html"):
             return value, []
-        langs = [resolve_language(v) for v in value.split(",") if v.strip()]
+        # a language without a stoplist is cleaned as build cleans it (the clean stage decides)
+        langs = [resolve_language(v, require_stoplist=False) for v in value.split(",") if v.strip()]
         if not langs:
             raise OptionError("--lang needs a language, 'auto' or 'html'")
         return "list", langs
