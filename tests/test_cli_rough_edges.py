@@ -193,3 +193,10 @@ def test_filters_refuse_an_empty_language_list_and_negative_sizes(capsys, monkey
 def test_eval_refuses_an_empty_language_list(capsys):
     err = one_line_error(capsys, ["eval", "--gold", str(REPO / "data" / "demo"), "--lang", "", "-q"])
     assert "--lang needs a language" in err
+
+
+def test_unknown_option_names_the_command(capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["build", str(DEMO), "-o", "x.vert", "--dedup-near-threshold", "3"])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == "corpustool build: error: unrecognized arguments: --dedup-near-threshold 3\n"
