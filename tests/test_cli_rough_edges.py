@@ -200,3 +200,24 @@ def test_unknown_option_names_the_command(capsys):
         main(["build", str(DEMO), "-o", "x.vert", "--dedup-near-threshold", "3"])
     assert exit.value.code == 2
     assert capsys.readouterr().err == "corpustool build: error: unrecognized arguments: --dedup-near-threshold 3\n"
+
+
+def test_a_master_that_does_not_take_the_application_is_refused_in_bounded_time(monkeypatch):
+    """A port that answers but is no Spark master: Spark waits 60 s, then fails later on a null pointer.
+    The context's start is bounded (a stand-in SparkContext that hangs, so no JVM is needed)."""
+    pyspark = pytest.importorskip("pyspark")
+    from corpustool.executors.spark import _start_context
+
+    monkeypatch.setattr(pyspark, "SparkContext", lambda conf: time.sleep(30))
+    start = time.monotonic()
+    with pytest.raises(OptionError, match=r"the Spark master spark://h:7077 did not take the application within 0.5 s"):
+        _start_context(None, "spark://h:7077", timeout=0.5)
+    assert time.monotonic() - start < 5
+
+    def refuse(conf):
+        raise ValueError("no")
+    monkeypatch.setattr(pyspark, "SparkContext", refuse)
+    with pytest.raises(ValueError, match="no"):           # Spark's own errors reach the caller
+        _start_context(None, "spark://h:7077", timeout=5)
+    monkeypatch.setattr(pyspark, "SparkContext", lambda conf: ("context", conf))
+    assert _start_context("c", "local[2]", timeout=None) == ("context", "c")

@@ -52,6 +52,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import threading
 from functools import partial
 from typing import Any, Iterable, Iterator
 from urllib.parse import urlsplit
@@ -432,6 +433,59 @@ def check_master_reachable(master: str, timeout: float = MASTER_CONNECT_TIMEOUT)
         raise OptionError(f"cannot reach the Spark master {master}: {'; '.join(errors)}")
 
 
+# seconds a cluster master has to take the application (the JVM's start included): Spark
+# itself waits 60 s for an unresponsive one, then goes on and fails later on a null pointer
+MASTER_REGISTER_TIMEOUT = 45.0
+
+# the driver's log: errors only (Spark's default prints every warning of the JVM's start,
+# before setLogLevel can act; Spark prints "Setting default log level" unless the level
+# configured for org.apache.spark equals the root's); used unless the user gives driver Java options
+_QUIET_LOG4J2 = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.spark.name = org.apache.spark
+logger.spark.level = error
+logger.hadoop.name = org.apache.hadoop
+logger.hadoop.level = error
+logger.netty.name = io.netty
+logger.netty.level = error
+"""
+
+
+def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
+    """A SparkContext; with a cluster master, refused when the master does not take the
+    application within ``timeout`` seconds (a port that answers but is no Spark master)."""
+    from pyspark import SparkContext
+
+    from ..extractors.base import OptionError
+
+    if timeout is None:
+        return SparkContext(conf=conf)
+    box: dict[str, Any] = {}
+
+    def start() -> None:
+        try:
+            box["sc"] = SparkContext(conf=conf)
+        except BaseException as exc:      # handed to the caller
+            box["error"] = exc
+
+    # a daemon thread: on refusal the process may exit while Spark still waits (its JVM
+    # ends with the process)
+    thread = threading.Thread(target=start, name="spark-context", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise OptionError(f"the Spark master {master} did not take the application within {timeout:g} s "
+                          f"(is it a Spark master, with workers?)")
+    if "error" in box:
+        raise box["error"]
+    return box["sc"]
+
+
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
                  workdir: str | None = None, conf: dict[str, str] | None = None,
@@ -531,7 +585,18 @@ class SparkExecutor:
                 .set("spark.pyspark.driver.python", sys.executable))
         for key, value in self.conf.items():
             conf.set(key, value)
-        sc = SparkContext(conf=conf)
+        log_config = None
+        if "spark.driver.extraJavaOptions" not in self.conf:
+            fd, log_config = tempfile.mkstemp(prefix="corpustool-log4j2-", suffix=".properties")
+            with os.fdopen(fd, "w") as fh:
+                fh.write(_QUIET_LOG4J2)
+            conf.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log_config}")
+        try:
+            sc = _start_context(conf, self.master,
+                                MASTER_REGISTER_TIMEOUT if master_endpoints(self.master) else None)
+        finally:
+            if log_config is not None:
+                os.unlink(log_config)      # read once, at the JVM's start
         sc.setLogLevel("ERROR")
         return sc, True
 
