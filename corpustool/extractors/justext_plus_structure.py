@@ -82,48 +82,78 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
     average (and at most ``max_words``), and most records have the same shape (the tags below
     the record, without indices, of their paragraphs): repetition and sibling similarity,
     the structure of a list whatever its site."""
-    # (string keys built step by step: this runs on every page, and the XPaths are long)
+    # (each element's chain of records is built once, from its parent's, and a paragraph is
+    # appended to the records of its parent element's chain: the XPaths are long, the pages
+    # that get here are lists of hundreds of paragraphs, and most share their parents)
     families: dict[str, dict[str, list[int]]] = {}
-    parts_of: dict[int, list[str]] = {}
+    depth_of: dict[str, int] = {}            # family key -> the record's step in the paragraphs' parts
+    steps_of: dict[int, str] = {}            # paragraph -> its XPath without the outer slashes
+    chains: dict[str, tuple[str, list[list[int]]]] = {}   # element -> (family key prefix, its records' member lists)
     words = [0] * len(paras)
+
+    def members_of(prefix: str, step: str, d: int) -> list[int]:
+        cut = step.find("[")
+        key = prefix + "/" + step[:cut]
+        records = families.get(key)
+        if records is None:
+            families[key] = records = {}
+            depth_of[key] = d
+        members = records.get(step[cut:])
+        if members is None:
+            members = records[step[cut:]] = []
+        return members
+
+    def chain_of(element: str) -> tuple[str, list[list[int]]]:
+        """(the element's family key prefix, the member lists of the records (depth >= 2) along it)."""
+        found = chains.get(element)
+        if found is None:
+            parent, _, step = element.rpartition("/")
+            if not parent:                       # html
+                found = ("/" + step, [])
+            elif "/" not in parent:              # body (html and body have no siblings worth counting)
+                found = ("/" + element, [])
+            else:
+                prefix, chain = chain_of(parent)
+                found = (prefix + "/" + step, chain + [members_of(prefix, step, parent.count("/") + 1)])
+            chains[element] = found
+        return found
+
     for i, p in enumerate(paras):
         if not eligible[i]:
             continue
         w = words[i] = p.features.get("words", 0)
         if not w or not p.xpath:
             continue
-        parts = parts_of[i] = p.xpath.strip("/").split("/")
-        last = len(parts) - 1
-        prefix = "/" + parts[0] + "/" + parts[1] if last >= 1 else ""
-        for d in range(2, len(parts)):            # (html and body have no siblings worth counting)
-            step = parts[d]
-            cut = step.find("[")
-            tag = step[:cut]
-            if d == last and tag not in SELF_RECORDS:
-                break
-            key = prefix + "/" + tag
-            records = families.get(key)
-            if records is None:
-                families[key] = {step[cut:]: [i]}
-            else:
-                members = records.get(step[cut:])
-                if members is None:
-                    records[step[cut:]] = [i]
-                else:
-                    members.append(i)
-            prefix = key + step[cut:]
+        steps = steps_of[i] = p.xpath.strip("/")
+        element, _, last = steps.rpartition("/")
+        if not element:
+            continue
+        prefix, chain = chains.get(element) or chain_of(element)
+        for members in chain:
+            members.append(i)
+        if "/" in element and last[:last.find("[")] in SELF_RECORDS:
+            members_of(prefix, last, element.count("/") + 1).append(i)
     out = []
+    tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
     for key, records in families.items():
         n = len(records)
         if n < MIN_RECORDS:
             continue
-        total = sum(words[i] for members in records.values() for i in members)
+        total = 0
+        for members in records.values():
+            total += sum(map(words.__getitem__, members))
         if not MIN_RECORD_WORDS * n <= total <= max_words * n:
             continue
-        d = key.count("/") - 1       # the record's step in the paragraphs' parts
+        d = depth_of[key] + 1
         shapes: dict[frozenset, int] = {}
         for members in records.values():
-            shape = frozenset("/".join(t.partition("[")[0] for t in parts_of[i][d + 1:]) for i in members)
+            shape = set()
+            for i in members:
+                tags = tags_of.get(i)
+                if tags is None:
+                    tags = tags_of[i] = [t.partition("[")[0] for t in steps_of[i].split("/")]
+                shape.add("/".join(tags[d:]))
+            shape = frozenset(shape)
             shapes[shape] = shapes.get(shape, 0) + 1
         if max(shapes.values()) < SHAPE_SHARE * n:
             continue

@@ -1,0 +1,111 @@
+"""The structure rules' faster code gives what their plain definitions give (issues 19/20 speed).
+
+``record_families`` builds each element's chain of records once instead of the keys of every
+paragraph's every step; :func:`plain_record_families` below is the definition written the
+straightforward way (the code before the change). They must agree on every page, to the order
+of the families, their records and their members, whichever paragraphs are eligible.
+"""
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import pytest
+
+from corpustool.document import Paragraph
+from corpustool.encoding import decode
+from corpustool.extractors import justext_plus_structure as structure
+from corpustool.extractors.base import Page, get_extractor
+from corpustool.language.stoplists import stoplist
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+def plain_record_families(paras, eligible, max_words=structure.MAX_RECORD_WORDS):
+    families: dict[str, dict[str, list[int]]] = {}
+    parts_of: dict[int, list[str]] = {}
+    words = [0] * len(paras)
+    for i, p in enumerate(paras):
+        if not eligible[i]:
+            continue
+        w = words[i] = p.features.get("words", 0)
+        if not w or not p.xpath:
+            continue
+        parts = parts_of[i] = p.xpath.strip("/").split("/")
+        last = len(parts) - 1
+        prefix = "/" + parts[0] + "/" + parts[1] if last >= 1 else ""
+        for d in range(2, len(parts)):
+            step = parts[d]
+            cut = step.find("[")
+            tag = step[:cut]
+            if d == last and tag not in structure.SELF_RECORDS:
+                break
+            key = prefix + "/" + tag
+            families.setdefault(key, {}).setdefault(step[cut:], []).append(i)
+            prefix = key + step[cut:]
+    out = []
+    for key, records in families.items():
+        n = len(records)
+        if n < structure.MIN_RECORDS:
+            continue
+        total = sum(words[i] for members in records.values() for i in members)
+        if not structure.MIN_RECORD_WORDS * n <= total <= max_words * n:
+            continue
+        d = key.count("/") - 1
+        shapes: dict[frozenset, int] = {}
+        for members in records.values():
+            shape = frozenset("/".join(t.partition("[")[0] for t in parts_of[i][d + 1:]) for i in members)
+            shapes[shape] = shapes.get(shape, 0) + 1
+        if max(shapes.values()) < structure.SHAPE_SHARE * n:
+            continue
+        out.append((total, records))
+    out.sort(key=lambda f: -f[0])
+    return out
+
+
+def same(a, b) -> bool:
+    """Equal, dictionaries in the same order too."""
+    return a == b and [list(records) for _, records in a] == [list(records) for _, records in b]
+
+
+def para(xpath: str, words: int = 5) -> Paragraph:
+    return Paragraph(text="w " * words, xpath=xpath, features={"words": words})
+
+
+def test_record_families_edge_paths():
+    # paths too short for a record, steps without an index, list items as their own records,
+    # a list item holding paragraphs, an ineligible and an empty paragraph
+    paras = [para("/html[1]"), para("/html[1]/body[1]"), para("/html[1]/body[1]/li[1]")]
+    for k in range(1, 7):
+        paras += [para(f"/html[1]/body[1]/div[1]/ul[1]/li[{k}]"), para(f"/html[1]/body[1]/div[1]/ul[1]/li[{k}]/p[1]"),
+                  para(f"/html[1]/body[1]/div[2]/div[{k}]/h3[1]", 3), para(f"/html[1]/body[1]/div[2]/div[{k}]/p[1]"),
+                  para(f"/html[1]/body[1]/div[3]/span/li[{k}]", 4), para(f"/html[1]/body[1]/div[4]/p[{k}]", 0)]
+    rng = random.Random(7)
+    for trial in range(20):
+        eligible = [trial == 0 or rng.random() < 0.7 for _ in paras]
+        assert same(structure.record_families(paras, eligible), plain_record_families(paras, eligible))
+    assert len(structure.record_families(paras, [True] * len(paras))) >= 3
+
+
+def dev_pages(limit: int):
+    snippets = sorted((DATA / "snippets" / "pages").glob("*.html"))
+    wcxb = sorted((DATA / "wcxb-dev" / "html").glob("*.html.gz"))
+    if not snippets and not wcxb:
+        pytest.skip("../shared/data is not present")
+    for f in snippets[::max(1, len(snippets) // limit)] + wcxb[::max(1, len(wcxb) // limit)]:
+        raw = f.read_bytes()
+        yield decode(gzip.decompress(raw) if f.suffix == ".gz" else raw).text
+
+
+def test_record_families_as_defined_on_dev_pages():
+    extractor = get_extractor("justext-plus")
+    rng = random.Random(3)
+    pages = 0
+    for html in dev_pages(60):
+        paras = extractor.extract(Page(html, stoplist=stoplist("en")))
+        for trial in range(3):
+            eligible = [trial == 0 or rng.random() < 0.8 for _ in paras]
+            assert same(structure.record_families(paras, eligible), plain_record_families(paras, eligible))
+        pages += 1
+    assert pages >= 100
