@@ -106,6 +106,12 @@ def test_record_families_as_defined_on_dev_pages():
         paras = extractor.extract(Page(html, stoplist=stoplist("en")))
         for trial in range(3):
             eligible = [trial == 0 or rng.random() < 0.8 for _ in paras]
-            assert same(structure.record_families(paras, eligible), plain_record_families(paras, eligible))
+            plain = plain_record_families(paras, eligible)
+            assert same(structure.record_families(paras, eligible), plain)
+            # min_total leaves out the smaller families and nothing else
+            if plain:
+                cut = plain[len(plain) // 2][0]
+                assert same(structure.record_families(paras, eligible, min_total=cut),
+                            [f for f in plain if f[0] >= cut])
         pages += 1
     assert pages >= 100

@@ -74,14 +74,15 @@ SELF_RECORDS = frozenset({"li", "tr", "dt", "dd", "article"})
 OTHER_LIST_SHARE = 0.25    # other lists at least this share of the largest one's words are items too
 SHAPE_SHARE = 0.5          # records sharing the commonest shape: siblings alike, not a page's layout blocks
 def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
-                    max_words: float = MAX_RECORD_WORDS) -> list[tuple[int, dict[str, list[int]]]]:
+                    max_words: float = MAX_RECORD_WORDS, min_total: float = 0) -> list[tuple[int, dict[str, list[int]]]]:
     """Lists of sibling records among the eligible paragraphs, best first: for each element
     E whose children of one tag hold text (E/li[1], E/li[2], ... or E/div[3], E/div[7], ...),
     (total words, {child index: paragraph indices}). A family counts only when at least
     :data:`MIN_RECORDS` records hold text, they hold :data:`MIN_RECORD_WORDS` words each on
     average (and at most ``max_words``), and most records have the same shape (the tags below
     the record, without indices, of their paragraphs): repetition and sibling similarity,
-    the structure of a list whatever its site."""
+    the structure of a list whatever its site. Families of fewer than ``min_total`` words are
+    left out (a caller that has no use for them spares their shape test)."""
     # (each element's chain of records is built once, from its parent's, and a paragraph is
     # appended to the records of its parent element's chain: the XPaths are long, the pages
     # that get here are lists of hundreds of paragraphs, and most share their parents)
@@ -142,7 +143,7 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
         total = 0
         for members in records.values():
             total += sum(map(words.__getitem__, members))
-        if not MIN_RECORD_WORDS * n <= total <= max_words * n:
+        if total < min_total or not MIN_RECORD_WORDS * n <= total <= max_words * n:
             continue
         d = depth_of[key] + 1
         shapes: dict[frozenset, int] = {}
@@ -179,10 +180,11 @@ def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
     kept_words = candidate_words = 0
     for p in paras:
         f = p.features
+        w = f.get("words", 0)
         if p.cls == GOOD:
-            kept_words += f.get("words", 0)
+            kept_words += w
         if f.get("region") not in _NEVER_ITEMS:
-            candidate_words += f.get("words", 0)
+            candidate_words += w
     # (no list can outweigh the kept text when that is most of the candidates' text: the
     # families are not looked for, which spares most article pages the cost)
     if candidate_words * 2 <= kept_words * 3:
@@ -194,7 +196,9 @@ def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
                 for i, p in enumerate(paras)]
     if comments and sum(p.features.get("words", 0) for p, e in zip(paras, eligible) if e) * 2 <= kept_words * 3:
         return False
-    families = record_families(paras, eligible)
+    # (a list of less than a quarter of the kept text is never restored: if the largest
+    # list outweighs the kept text, the lists restored with it hold a quarter of it or more)
+    families = record_families(paras, eligible, min_total=OTHER_LIST_SHARE * kept_words)
     if not families:
         return False
     best = families[0][0]
