@@ -115,3 +115,41 @@ def test_record_families_as_defined_on_dev_pages():
                             [f for f in plain if f[0] >= cut])
         pages += 1
     assert pages >= 100
+
+
+# -- the declared types: the compiled search of the page's bytes finds what the string search finds --
+
+def test_has_any_bytes_as_python():
+    scan = pytest.importorskip("corpustool.native.text_scan")
+    rng = random.Random(11)
+    alphabet = b"QAPageDiscussion\x00\xff<>"
+    for _ in range(3000):
+        data = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        needles = tuple(bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 3)))
+        assert scan.has_any_bytes(data, needles) == any(n in data for n in needles), (data, needles)
+    assert scan.has_any_bytes(bytearray(b"a QAPage b"), (b"QAPage",))
+
+
+@pytest.mark.parametrize("html", [
+    '<html><script type="application/ld+json">{"@type": "QAPage"}</script><p>x</p></html>',
+    '<html><div itemtype="https://schema.org/DiscussionForumPosting"><p>x</p></div></html>',
+    '<?xml version="1.0" schema.org/QAPage?><html><p>x</p></html>',     # only in the XML declaration
+    '<html><p>"@type": "QA\x00Page"</p></html>',                          # NUL: only in the bytes
+    '<html><p>QAPage and DiscussionForumPosting, named but not declared</p></html>',
+    '<html><p>caf\xe9 \u2014 no type at all \U0001F600</p></html>',
+])
+def test_declared_types_from_bytes_as_from_string(html):
+    from corpustool.extractors.base import html_bytes
+
+    assert structure.declared_types(html, html_bytes(html)) == structure.declared_types(html)
+
+
+def test_declared_types_on_dev_pages():
+    from corpustool.extractors.base import html_bytes
+
+    found = 0
+    for html in dev_pages(200):
+        types = structure.declared_types(html)
+        assert structure.declared_types(html, html_bytes(html)) == types
+        found += bool(types)
+    assert found
