@@ -501,8 +501,9 @@ class JustextPlusExtractor(Extractor):
         self._decide(paras, tree, title, page)
         return paras
 
-    def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Page) -> None:
-        types = structure.before_decide(page.html, tree.kinds, paras, tree.chains)
+    def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Page,
+                data: bytes | None = None) -> None:
+        types = structure.before_decide(page.html, tree.kinds, paras, tree.chains, data)
         if compiled_decide is not None and type(tree) is PageTree:
             # the same decisions in C arrays over the tree's node ids
             compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
@@ -521,11 +522,12 @@ class JustextPlusExtractor(Extractor):
             data, True, page.stoplist or frozenset(),
             self.engine.params_for(page), Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules(),
             keep_blank_separators=KEEP_BLANK_SEPARATORS)
-        return self._finish_sax(page, found)
+        return self._finish_sax(page, found, data)
 
-    def _finish_sax(self, page: Page, found: Any) -> list[Paragraph] | None:
+    def _finish_sax(self, page: Page, found: Any, data: bytes | None = None) -> list[Paragraph] | None:
         """The paragraphs of a SAX parse's walk ``found`` = (paragraphs, PageTree, title), decided,
-        and the page's title kept; None when ``found`` is (the page needs lxml's tree)."""
+        and the page's title kept; None when ``found`` is (the page needs lxml's tree). ``data``:
+        the bytes parsed, when the caller has them (searched faster than the string)."""
         if found is None:
             return None
         paras, tree, title = found
@@ -536,7 +538,7 @@ class JustextPlusExtractor(Extractor):
             # clean stage asks for it, and the page has no tree to find it in)
             page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
         if paras:
-            self._decide(paras, tree, page.meta["title"], page)
+            self._decide(paras, tree, page.meta["title"], page, data)
         return paras
 
     def extract_py(self, page: Page) -> list[Paragraph]:

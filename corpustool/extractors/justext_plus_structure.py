@@ -29,6 +29,7 @@ import re
 from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
+from .base import _XML_DECLARATION
 
 RULES = {"discussion", "items", "fallback", "buttons", "reviews", "description", "repeats"}
 
@@ -44,11 +45,16 @@ _TYPE_MARKS = ('"@type"', "schema.org/")
 MAX_TYPE_MARKS = 512       # declarations read per page (a page lists a few; a product grid hundreds)
 
 
-def declared_types(html: str | None) -> frozenset[str]:
+_TYPE_MARK_BYTES = tuple(m.encode("ascii") for m in _TYPE_MARKS)
+
+
+def declared_types(html: str | None, data: bytes | None = None) -> frozenset[str]:
     """The schema.org types of :data:`DISCUSSION_TYPES`, :data:`PRODUCT_TYPES`,
-    :data:`OFFER_TYPES` and :data:`LIST_TYPES` the markup declares. (Each ``"@type"`` and ``schema.org/`` is found by ``str.find`` and the name
-    read there: one regex search over a large page costs ~1 ms.)"""
-    if not html:
+    :data:`OFFER_TYPES` and :data:`LIST_TYPES` the markup declares (``data``: the page's bytes as
+    ``html_bytes`` gives them, when the caller has them). (Each ``"@type"`` and ``schema.org/`` is
+    found by ``str.find`` and the name read there: one regex search over a large page costs ~1 ms;
+    a page with neither mark is passed over by the compiled search of its bytes.)"""
+    if not html or not _mentions_marks(html, data):
         return frozenset()
     found = set()
     wanted = _WANTED_TYPES
@@ -62,6 +68,23 @@ def declared_types(html: str | None) -> frozenset[str]:
             at = html.find(mark, at + len(mark))
             seen += 1
     return frozenset(found)
+
+
+def _mentions_marks(html: str, data: bytes | None) -> bool:
+    """Whether a type declaration's mark (``"@type"``, ``schema.org/``) occurs in the markup: in
+    its UTF-8 bytes (the marks are ASCII) by the compiled search, 2.5x Python's, else in the string."""
+    if data is None or _has_any_bytes is None:
+        return any(m in html for m in _TYPE_MARKS)
+    # (html_bytes leaves out the XML declaration: a mark in it is looked for in the string)
+    declaration = _XML_DECLARATION.match(html)
+    return _has_any_bytes(data, _TYPE_MARK_BYTES) or (
+        declaration is not None and any(m in declaration.group() for m in _TYPE_MARKS))
+
+
+try:   # corpustool/native/text_scan.pyx (glibc's memmem)
+    from ..native.text_scan import has_any_bytes as _has_any_bytes
+except ImportError:
+    _has_any_bytes = None
 
 
 def is_discussion(types: frozenset[str]) -> bool:
@@ -192,9 +215,10 @@ def restore_description(paras: Sequence[Paragraph], html: str | None) -> int:
 
 
 def before_decide(html: str | None, kinds: dict[str, str], paras: Sequence[Paragraph] | None = None,
-                  chains: Sequence[Sequence[str]] | None = None) -> frozenset[str]:
-    """The evidence changes made before the decision; returns the declared types."""
-    types = declared_types(html)
+                  chains: Sequence[Sequence[str]] | None = None, data: bytes | None = None) -> frozenset[str]:
+    """The evidence changes made before the decision; returns the declared types (``data``: the
+    page's bytes, see :func:`declared_types`)."""
+    types = declared_types(html, data)
     if "discussion" in RULES and is_discussion(types):
         drop_comment_regions(kinds)
     if REVIEW in kinds.values():
@@ -222,56 +246,87 @@ SELF_RECORDS = frozenset({"li", "tr", "dt", "dd", "article"})
 OTHER_LIST_SHARE = 0.25    # other lists at least this share of the largest one's words are items too
 SHAPE_SHARE = 0.5          # records sharing the commonest shape: siblings alike, not a page's layout blocks
 def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
-                    max_words: float = MAX_RECORD_WORDS) -> list[tuple[int, dict[str, list[int]]]]:
+                    max_words: float = MAX_RECORD_WORDS, min_total: float = 0) -> list[tuple[int, dict[str, list[int]]]]:
     """Lists of sibling records among the eligible paragraphs, best first: for each element
     E whose children of one tag hold text (E/li[1], E/li[2], ... or E/div[3], E/div[7], ...),
     (total words, {child index: paragraph indices}). A family counts only when at least
     :data:`MIN_RECORDS` records hold text, they hold :data:`MIN_RECORD_WORDS` words each on
     average (and at most ``max_words``), and most records have the same shape (the tags below
     the record, without indices, of their paragraphs): repetition and sibling similarity,
-    the structure of a list whatever its site."""
-    # (string keys built step by step: this runs on every page, and the XPaths are long)
+    the structure of a list whatever its site. Families of fewer than ``min_total`` words are
+    left out (a caller that has no use for them spares their shape test)."""
+    # (each element's chain of records is built once, from its parent's, and a paragraph is
+    # appended to the records of its parent element's chain: the XPaths are long, the pages
+    # that get here are lists of hundreds of paragraphs, and most share their parents)
     families: dict[str, dict[str, list[int]]] = {}
-    parts_of: dict[int, list[str]] = {}
+    depth_of: dict[str, int] = {}            # family key -> the record's step in the paragraphs' parts
+    steps_of: dict[int, str] = {}            # paragraph -> its XPath without the outer slashes
+    chains: dict[str, tuple[str, list[list[int]]]] = {}   # element -> (family key prefix, its records' member lists)
     words = [0] * len(paras)
+
+    def members_of(prefix: str, step: str, d: int) -> list[int]:
+        cut = step.find("[")
+        key = prefix + "/" + step[:cut]
+        records = families.get(key)
+        if records is None:
+            families[key] = records = {}
+            depth_of[key] = d
+        members = records.get(step[cut:])
+        if members is None:
+            members = records[step[cut:]] = []
+        return members
+
+    def chain_of(element: str) -> tuple[str, list[list[int]]]:
+        """(the element's family key prefix, the member lists of the records (depth >= 2) along it)."""
+        found = chains.get(element)
+        if found is None:
+            parent, _, step = element.rpartition("/")
+            if not parent:                       # html
+                found = ("/" + step, [])
+            elif "/" not in parent:              # body (html and body have no siblings worth counting)
+                found = ("/" + element, [])
+            else:
+                prefix, chain = chain_of(parent)
+                found = (prefix + "/" + step, chain + [members_of(prefix, step, parent.count("/") + 1)])
+            chains[element] = found
+        return found
+
     for i, p in enumerate(paras):
         if not eligible[i]:
             continue
         w = words[i] = p.features.get("words", 0)
         if not w or not p.xpath:
             continue
-        parts = parts_of[i] = p.xpath.strip("/").split("/")
-        last = len(parts) - 1
-        prefix = "/" + parts[0] + "/" + parts[1] if last >= 1 else ""
-        for d in range(2, len(parts)):            # (html and body have no siblings worth counting)
-            step = parts[d]
-            cut = step.find("[")
-            tag = step[:cut]
-            if d == last and tag not in SELF_RECORDS:
-                break
-            key = prefix + "/" + tag
-            records = families.get(key)
-            if records is None:
-                families[key] = {step[cut:]: [i]}
-            else:
-                members = records.get(step[cut:])
-                if members is None:
-                    records[step[cut:]] = [i]
-                else:
-                    members.append(i)
-            prefix = key + step[cut:]
+        steps = steps_of[i] = p.xpath.strip("/")
+        element, _, last = steps.rpartition("/")
+        if not element:
+            continue
+        prefix, chain = chains.get(element) or chain_of(element)
+        for members in chain:
+            members.append(i)
+        if "/" in element and last[:last.find("[")] in SELF_RECORDS:
+            members_of(prefix, last, element.count("/") + 1).append(i)
     out = []
+    tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
     for key, records in families.items():
         n = len(records)
         if n < MIN_RECORDS:
             continue
-        total = sum(words[i] for members in records.values() for i in members)
-        if not MIN_RECORD_WORDS * n <= total <= max_words * n:
+        total = 0
+        for members in records.values():
+            total += sum(map(words.__getitem__, members))
+        if total < min_total or not MIN_RECORD_WORDS * n <= total <= max_words * n:
             continue
-        d = key.count("/") - 1       # the record's step in the paragraphs' parts
+        d = depth_of[key] + 1
         shapes: dict[frozenset, int] = {}
         for members in records.values():
-            shape = frozenset("/".join(t.partition("[")[0] for t in parts_of[i][d + 1:]) for i in members)
+            shape = set()
+            for i in members:
+                tags = tags_of.get(i)
+                if tags is None:
+                    tags = tags_of[i] = [t.partition("[")[0] for t in steps_of[i].split("/")]
+                shape.add("/".join(tags[d:]))
+            shape = frozenset(shape)
             shapes[shape] = shapes.get(shape, 0) + 1
         if max(shapes.values()) < SHAPE_SHARE * n:
             continue
@@ -297,10 +352,11 @@ def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
     kept_words = candidate_words = 0
     for p in paras:
         f = p.features
+        w = f.get("words", 0)
         if p.cls == GOOD:
-            kept_words += f.get("words", 0)
+            kept_words += w
         if f.get("region") not in _NEVER_ITEMS:
-            candidate_words += f.get("words", 0)
+            candidate_words += w
     # (no list can outweigh the kept text when that is most of the candidates' text: the
     # families are not looked for, which spares most article pages the cost)
     if candidate_words * 2 <= kept_words * 3:
@@ -312,7 +368,9 @@ def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
                 for i, p in enumerate(paras)]
     if comments and sum(p.features.get("words", 0) for p, e in zip(paras, eligible) if e) * 2 <= kept_words * 3:
         return False
-    families = record_families(paras, eligible)
+    # (a list of less than a quarter of the kept text is never restored: if the largest
+    # list outweighs the kept text, the lists restored with it hold a quarter of it or more)
+    families = record_families(paras, eligible, min_total=OTHER_LIST_SHARE * kept_words)
     if not families:
         return False
     best = families[0][0]

@@ -1,0 +1,155 @@
+"""The structure rules' faster code gives what their plain definitions give (issues 19/20 speed).
+
+``record_families`` builds each element's chain of records once instead of the keys of every
+paragraph's every step; :func:`plain_record_families` below is the definition written the
+straightforward way (the code before the change). They must agree on every page, to the order
+of the families, their records and their members, whichever paragraphs are eligible.
+"""
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import pytest
+
+from corpustool.document import Paragraph
+from corpustool.encoding import decode
+from corpustool.extractors import justext_plus_structure as structure
+from corpustool.extractors.base import Page, get_extractor
+from corpustool.language.stoplists import stoplist
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+def plain_record_families(paras, eligible, max_words=structure.MAX_RECORD_WORDS):
+    families: dict[str, dict[str, list[int]]] = {}
+    parts_of: dict[int, list[str]] = {}
+    words = [0] * len(paras)
+    for i, p in enumerate(paras):
+        if not eligible[i]:
+            continue
+        w = words[i] = p.features.get("words", 0)
+        if not w or not p.xpath:
+            continue
+        parts = parts_of[i] = p.xpath.strip("/").split("/")
+        last = len(parts) - 1
+        prefix = "/" + parts[0] + "/" + parts[1] if last >= 1 else ""
+        for d in range(2, len(parts)):
+            step = parts[d]
+            cut = step.find("[")
+            tag = step[:cut]
+            if d == last and tag not in structure.SELF_RECORDS:
+                break
+            key = prefix + "/" + tag
+            families.setdefault(key, {}).setdefault(step[cut:], []).append(i)
+            prefix = key + step[cut:]
+    out = []
+    for key, records in families.items():
+        n = len(records)
+        if n < structure.MIN_RECORDS:
+            continue
+        total = sum(words[i] for members in records.values() for i in members)
+        if not structure.MIN_RECORD_WORDS * n <= total <= max_words * n:
+            continue
+        d = key.count("/") - 1
+        shapes: dict[frozenset, int] = {}
+        for members in records.values():
+            shape = frozenset("/".join(t.partition("[")[0] for t in parts_of[i][d + 1:]) for i in members)
+            shapes[shape] = shapes.get(shape, 0) + 1
+        if max(shapes.values()) < structure.SHAPE_SHARE * n:
+            continue
+        out.append((total, records))
+    out.sort(key=lambda f: -f[0])
+    return out
+
+
+def same(a, b) -> bool:
+    """Equal, dictionaries in the same order too."""
+    return a == b and [list(records) for _, records in a] == [list(records) for _, records in b]
+
+
+def para(xpath: str, words: int = 5) -> Paragraph:
+    return Paragraph(text="w " * words, xpath=xpath, features={"words": words})
+
+
+def test_record_families_edge_paths():
+    # paths too short for a record, steps without an index, list items as their own records,
+    # a list item holding paragraphs, an ineligible and an empty paragraph
+    paras = [para("/html[1]"), para("/html[1]/body[1]"), para("/html[1]/body[1]/li[1]")]
+    for k in range(1, 7):
+        paras += [para(f"/html[1]/body[1]/div[1]/ul[1]/li[{k}]"), para(f"/html[1]/body[1]/div[1]/ul[1]/li[{k}]/p[1]"),
+                  para(f"/html[1]/body[1]/div[2]/div[{k}]/h3[1]", 3), para(f"/html[1]/body[1]/div[2]/div[{k}]/p[1]"),
+                  para(f"/html[1]/body[1]/div[3]/span/li[{k}]", 4), para(f"/html[1]/body[1]/div[4]/p[{k}]", 0)]
+    rng = random.Random(7)
+    for trial in range(20):
+        eligible = [trial == 0 or rng.random() < 0.7 for _ in paras]
+        assert same(structure.record_families(paras, eligible), plain_record_families(paras, eligible))
+    assert len(structure.record_families(paras, [True] * len(paras))) >= 3
+
+
+def dev_pages(limit: int):
+    snippets = sorted((DATA / "snippets" / "pages").glob("*.html"))
+    wcxb = sorted((DATA / "wcxb-dev" / "html").glob("*.html.gz"))
+    if not snippets and not wcxb:
+        pytest.skip("../shared/data is not present")
+    for f in snippets[::max(1, len(snippets) // limit)] + wcxb[::max(1, len(wcxb) // limit)]:
+        raw = f.read_bytes()
+        yield decode(gzip.decompress(raw) if f.suffix == ".gz" else raw).text
+
+
+def test_record_families_as_defined_on_dev_pages():
+    extractor = get_extractor("justext-plus")
+    rng = random.Random(3)
+    pages = 0
+    for html in dev_pages(60):
+        paras = extractor.extract(Page(html, stoplist=stoplist("en")))
+        for trial in range(3):
+            eligible = [trial == 0 or rng.random() < 0.8 for _ in paras]
+            plain = plain_record_families(paras, eligible)
+            assert same(structure.record_families(paras, eligible), plain)
+            # min_total leaves out the smaller families and nothing else
+            if plain:
+                cut = plain[len(plain) // 2][0]
+                assert same(structure.record_families(paras, eligible, min_total=cut),
+                            [f for f in plain if f[0] >= cut])
+        pages += 1
+    assert pages >= 100
+
+
+# -- the declared types: the compiled search of the page's bytes finds what the string search finds --
+
+def test_has_any_bytes_as_python():
+    scan = pytest.importorskip("corpustool.native.text_scan")
+    rng = random.Random(11)
+    alphabet = b"QAPageDiscussion\x00\xff<>"
+    for _ in range(3000):
+        data = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        needles = tuple(bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 3)))
+        assert scan.has_any_bytes(data, needles) == any(n in data for n in needles), (data, needles)
+    assert scan.has_any_bytes(bytearray(b"a QAPage b"), (b"QAPage",))
+
+
+@pytest.mark.parametrize("html", [
+    '<html><script type="application/ld+json">{"@type": "QAPage"}</script><p>x</p></html>',
+    '<html><div itemtype="https://schema.org/DiscussionForumPosting"><p>x</p></div></html>',
+    '<?xml version="1.0" schema.org/QAPage?><html><p>x</p></html>',     # only in the XML declaration
+    '<html><p>"@type": "QA\x00Page"</p></html>',                          # NUL: only in the bytes
+    '<html><p>QAPage and DiscussionForumPosting, named but not declared</p></html>',
+    '<html><p>caf\xe9 \u2014 no type at all \U0001F600</p></html>',
+])
+def test_declared_types_from_bytes_as_from_string(html):
+    from corpustool.extractors.base import html_bytes
+
+    assert structure.declared_types(html, html_bytes(html)) == structure.declared_types(html)
+
+
+def test_declared_types_on_dev_pages():
+    from corpustool.extractors.base import html_bytes
+
+    found = 0
+    for html in dev_pages(200):
+        types = structure.declared_types(html)
+        assert structure.declared_types(html, html_bytes(html)) == types
+        found += bool(types)
+    assert found
