@@ -69,14 +69,30 @@ with tempfile.TemporaryDirectory() as d:
 """
 
 
-def build(tmp: str) -> str:
+def build(tmp: str, coverage: bool = False) -> str:
     inc = sysconfig.get_paths()["include"]
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     out = os.path.join(tmp, "_onion" + suffix)
+    # --coverage: every child process adds its counts to the .gcda file next to the build at exit
+    # (the children run one after another, so the counts merge without a race).
+    cov = ["--coverage"] if coverage else []
     subprocess.run(["gcc", "-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
-                    "-fno-sanitize-recover=all", "-fPIC", "-shared", f"-I{inc}", str(SOURCE), "-o", out],
-                   check=True)
+                    "-fno-sanitize-recover=all", "-fPIC", "-shared", *cov, f"-I{inc}", str(SOURCE),
+                    "-o", out], check=True)
     return out
+
+
+def coverage_report(tmp: str) -> str:
+    """gcov's line and branch coverage of _onion.c over every input run so far."""
+    notes = [f for f in os.listdir(tmp) if f.endswith(".gcno")]
+    if not notes:
+        return "coverage: no gcov notes file"
+    res = subprocess.run(["gcov", "-b", "-n", *notes], cwd=tmp, capture_output=True, text=True)
+    lines = res.stdout.splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith("File") and "_onion.c" in line:
+            return "coverage of _onion.c: " + "; ".join(x.strip() for x in lines[k + 1:k + 5] if x.strip())
+    return "coverage: " + (res.stdout.strip() or res.stderr.strip())[-500:]
 
 
 def libasan() -> str:
@@ -111,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seed-file", help="a vertical file whose mutated slices are inputs too")
     ap.add_argument("--keep-dir", default="fuzz-onion-failures", help="where failing inputs are saved")
+    ap.add_argument("--coverage", action="store_true",
+                    help="build with gcov counters and print line/branch coverage of _onion.c at the end")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     seed_data = Path(args.seed_file).read_bytes()[:5_000_000] if args.seed_file else None
@@ -119,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     failures = 0
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="fuzz-onion-") as tmp:
-        build(tmp)
+        build(tmp, args.coverage)
         path = os.path.join(tmp, "input.vert")
         i = 0
         while (time.time() - t0 < args.seconds) if args.seconds else (i < args.runs):
@@ -137,8 +155,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"FAILURE on input {i} (saved as {keep}), status {res.returncode}:\n"
                       f"{res.stdout[-2000:]}{res.stderr[-4000:]}", file=sys.stderr)
             i += 1
+        cov = coverage_report(tmp) if args.coverage else ""
     print(f"fuzz_onion: {i} inputs, each in a fresh process under ASan+UBSan, {failures} failures, "
           f"{time.time() - t0:.0f} s")
+    if cov:
+        print(cov)
     return 1 if failures else 0
 
 
