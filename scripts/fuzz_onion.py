@@ -38,7 +38,8 @@ rng = random.Random(int(sys.argv[4]))
 OPTIONS = [{}, {"strip": True}, {"n": 1}, {"n": 2, "threshold": 0.0}, {"n": 5, "threshold": 1.0},
            {"smoothing": False}, {"stub_rule": "inner", "max_stub": 3}, {"hash_bits": 16},
            {"max_stub": 0}, {"doc_tag": "d", "par_tag": ""}, {"n": 100}, {"whole_paragraphs": True},
-           {"whole_paragraphs": True, "within": "paragraphs", "stub_rule": "inner"}, {"within": "none"}]
+           {"whole_paragraphs": True, "within": "paragraphs", "stub_rule": "inner"}, {"within": "none"},
+           {"near": 0.1}, {"near": 0.0, "smoothing": False, "whole_paragraphs": True, "within": "paragraphs"}]
 def run(make, chunk, mode=0, **kw):
     e = make(mode=mode, **kw)
     out = [e.feed(data[i:i + chunk]) for i in range(0, len(data), chunk)]

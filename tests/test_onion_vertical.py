@@ -86,6 +86,33 @@ def test_onion_rules(tmp_path):
     assert all(line.startswith(b"0\t") for line in kept.split(b"\n")[:-1])
 
 
+def test_context_rule_removes_a_near_duplicate_only_between_duplicates():
+    """Seed 003 Sect. 3.5.2: a paragraph partly duplicate (here 10 of 30 tokens, under -t 0.5) goes
+    when the paragraphs around it are duplicates (a rewritten copy of a document), stays when a
+    unique paragraph is next to it (a new page quoting a phrase)."""
+    A, B, C, D = words("a", 30), words("b", 30), words("c", 30), words("d", 30)
+    edited = B[:10] + words("x", 20)                   # a third of it duplicate
+    edited2 = B[:10] + words("y", 20)
+    text = (doc("1", [A, B, C]) + doc("copy", [A, edited, C]) + doc("new", [D, edited2, words("e", 30)]))
+
+    def marks(**options):
+        out, _ = run(engine, text.encode(), 1 << 20, smoothing=False, **options)
+        got = {}
+        for line in out.decode().split("\n")[:-1]:
+            m, _, tok = line.partition("\t")
+            got.setdefault(tok[:1], set()).add(m)
+        return got
+
+    without = marks()
+    assert without["x"] == {"0"} and without["y"] == {"0"}        # onion keeps both
+    got = marks(near=0.2)
+    assert got["x"] == {"1"}                                       # between two duplicates: removed
+    assert got["y"] == {"0"} and got["d"] == {"0"} and got["e"] == {"0"}   # unique neighbours: kept
+    assert marks(near=0.4)["x"] == {"0"}                           # a third is not above 0.4
+    with pytest.raises(ValueError):
+        engine(near=0.6, threshold=0.5)
+
+
 def random_vertical(rng: random.Random) -> bytes:
     vocab = [b"w%d" % i for i in range(rng.choice([3, 20, 200]))] + [b"", b"<g/>", b"x\r", b"\xff", b"<", b"<p"]
     tags = [b"<doc>", b'<doc id="x">', b"</doc>", b"<p>", b"</p>", b"<p x>", b"<doc", b"</doc>x", b"<s>"]
@@ -108,7 +135,10 @@ def test_compiled_engine_equals_the_python_reference(seed):
     options = rng.choice([{}, {"strip": True}, {"n": 1}, {"n": 3, "threshold": 0.25}, {"smoothing": False},
                           {"stub_rule": "inner", "max_stub": 5}, {"hash_bits": 16}, {"max_stub": 0},
                           {"whole_paragraphs": True}, {"whole_paragraphs": True, "within": "paragraphs", "n": 3},
-                          {"within": "none"}, {"whole_paragraphs": True, "within": "none", "strip": True}])
+                          {"within": "none"}, {"whole_paragraphs": True, "within": "none", "strip": True},
+                          {"near": 0.1}, {"near": 0.0, "n": 3, "smoothing": False},
+                          {"near": 0.2, "n": 2, "whole_paragraphs": True, "within": "paragraphs",
+                           "stub_rule": "inner", "max_stub": 3}])
     a, sa = run(Engine, data, rng.choice([1, 7, 64, 1 << 20]), **options)
     b, sb = run(PyEngine, data, 1 << 20, **options)
     assert a == b and sa == sb

@@ -68,7 +68,7 @@ class PyEngine:
     def __init__(self, n: int = 7, threshold: float = 0.5, max_stub: int = 20, smoothing: bool = True,
                  stub_rule: str = "onion", strip: bool = False, doc_tag: str = "doc", par_tag: str = "p",
                  hash_bits: int = 64, mode: int = MODE_MARK, spill_dir: str | None = None,
-                 whole_paragraphs: bool = False, within: str = "ngrams") -> None:
+                 whole_paragraphs: bool = False, within: str = "ngrams", near: float = -1.0) -> None:
         import struct
 
         if within not in ("ngrams", "paragraphs", "none") or (within == "paragraphs" and not whole_paragraphs):
@@ -82,6 +82,9 @@ class PyEngine:
             raise ValueError("document and paragraph tags must be 1..60 bytes")
         self.n, self.max_stub, self.smoothing, self.stub_rule = n, max_stub, smoothing, stub_rule
         self.threshold = struct.unpack("f", struct.pack("f", threshold))[0]   # onion's float
+        if not (near < 0 or near <= threshold):
+            raise ValueError("near must be < 0 (off) or at most the threshold")
+        self.near = -1.0 if near < 0 else struct.unpack("f", struct.pack("f", near))[0]
         self.strip, self.mode = strip, mode
         self.hmask = _M64 if hash_bits == 64 else (1 << hash_bits) - 1
         self.doc_tag, self.doc_end = b"<" + doc_tag.encode(), b"</" + doc_tag.encode() + b">"
@@ -173,7 +176,9 @@ class PyEngine:
             whole_keys.append(wk)
             par_ring.clear()
             plen.append(total)
-            bad.append(total > 0 and badtok / total > self.threshold)
+            ratio = badtok / total if total > 0 else 0.0
+            bad.append(total > 0 and (True if ratio > self.threshold
+                                      else "near" if 0 <= self.near < ratio else False))
 
         for li, raw in enumerate(lines):
             s = raw[:-1] if raw.endswith(b"\n") else raw
@@ -222,6 +227,20 @@ class PyEngine:
         if self.mode == MODE_COLLECT:
             self.st["tokens"] += sum(plen)
             return
+        if self.near >= 0:
+            # context rule (seed 003 Sect. 3.5.2): a near-duplicate is a duplicate when the nearest
+            # paragraphs with tokens that are not near-duplicates, on both sides, are duplicates
+            # (a document edge counts as one)
+            decided = list(bad)
+            for p in range(P):
+                if bad[p] != "near":
+                    continue
+                sides = []
+                for rng in (range(p - 1, -1, -1), range(p + 1, P)):
+                    q = next((q for q in rng if plen[q] > 0 and bad[q] != "near"), None)
+                    sides.append(q is None or bad[q] is True)
+                decided[p] = all(sides)
+            bad = decided
         if self.smoothing and self.stub_rule == "onion":
             last_bad, stub = -1, 0
             for p in range(P + 1):

@@ -15,6 +15,11 @@
  *  - smoothing ("onion" rule): a run of non-duplicate paragraphs between duplicates (or a document
  *    edge) with at most max_stub tokens in total is removed; the "inner" rule removes only runs
  *    between two duplicates whose paragraphs each have at most max_stub tokens;
+ *  - context (seed 003 Sect. 3.5.2, jusText's context-sensitive classification with duplicates as
+ *    bad blocks; off unless near >= 0): a "near-duplicate" paragraph, more than `near` but not more
+ *    than `threshold` of it duplicate, is a duplicate when the nearest paragraphs with tokens that are
+ *    not near-duplicates on both sides are duplicates (a document edge counts as one), as jusText's
+ *    near-good blocks between bad ones; this runs before the stub rule;
  *  - the <doc> and </doc> lines are removed when no paragraph with tokens is kept;
  *  - the n-grams ending in kept paragraphs join the global set.
  * Differences from the C program: lines are kept byte for byte (NUL bytes included, a last line
@@ -262,6 +267,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
 enum { MODE_MARK = 0, MODE_COLLECT = 1 };
 enum { STUB_ONION = 0, STUB_INNER = 1 };
 enum { WITHIN_NGRAMS = 0, WITHIN_PARAGRAPHS = 1, WITHIN_NONE = 2 };
+enum { NEAR = 4, NEAR_AFTER_DUP = 5 };    /* bad[] while the context rule decides */
 #define WHOLE_TAG 0xD6E8FEB86659FD93ULL   /* keeps whole-paragraph keys apart from n-gram keys */
 
 typedef struct {
@@ -269,6 +275,7 @@ typedef struct {
     /* options */
     int n;
     double threshold;
+    double near;           /* context rule: near-duplicate above this share (< 0: no context rule) */
     int max_stub;
     int smoothing;
     int stub_rule;
@@ -421,7 +428,8 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
         if (e->whole && total > 0 && whole_check(e, wh, total, &badtok, &e->par_whole[npar - 1]) < 0) return -1; \
         wh = 0; \
         e->par_len[npar - 1] = total; \
-        e->bad[npar - 1] = (unsigned char)(total > 0 && (double)badtok / (double)total > e->threshold); \
+        e->bad[npar - 1] = (unsigned char)(total <= 0 ? 0 : (double)badtok / (double)total > e->threshold ? 1 \
+                                           : (e->near >= 0 && (double)badtok / (double)total > e->near) ? NEAR : 0); \
         total = 0; badtok = 0; prev_bad = n; } while (0)
     while (off < de) {
         const char *s = in + off;
@@ -486,9 +494,25 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
         e->st_tokens += t;
         return 0;
     }
-    /* smoothing */
     unsigned char *bad = e->bad;
     int64_t *plen = e->par_len;
+    if (e->near >= 0) {
+        /* context rule in two sweeps: forward, does the nearest non-near paragraph before a near one
+         * (or the edge) say duplicate; backward, and the one after */
+        unsigned char last = 1;
+        for (size_t p = 0; p < npar; p++) {
+            if (plen[p] <= 0) continue;
+            if (bad[p] == NEAR) { if (last) bad[p] = NEAR_AFTER_DUP; }
+            else last = bad[p];
+        }
+        last = 1;
+        for (size_t p = npar; p-- > 0;) {
+            if (plen[p] <= 0) continue;
+            if (bad[p] >= NEAR) bad[p] = (unsigned char)(bad[p] == NEAR_AFTER_DUP && last);
+            else last = bad[p];
+        }
+    }
+    /* smoothing */
     if (e->smoothing && e->stub_rule == STUB_ONION) {
         long last_bad = -1;
         int64_t stub = 0;
@@ -662,14 +686,15 @@ static int set_tag(char *dst, size_t *dlen, const char *pre, const char *tag, co
 
 static int Engine_init(Engine *e, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"n", "threshold", "max_stub", "smoothing", "stub_rule", "strip", "doc_tag",
-                             "par_tag", "hash_bits", "mode", "spill_dir", "whole_paragraphs", "within", NULL};
+                             "par_tag", "hash_bits", "mode", "spill_dir", "whole_paragraphs", "within", "near",
+                             NULL};
     int n = 7, max_stub = 20, smoothing = 1, strip = 0, hash_bits = 64, mode = MODE_MARK;
-    double threshold = 0.5;
+    double threshold = 0.5, near = -1.0;
     const char *stub_rule = "onion", *doc_tag = "doc", *par_tag = "p", *spill_dir = NULL, *within = "ngrams";
     int whole = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|idipspssiizps", kwlist, &n, &threshold, &max_stub, &smoothing,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|idipspssiizpsd", kwlist, &n, &threshold, &max_stub, &smoothing,
                                      &stub_rule, &strip, &doc_tag, &par_tag, &hash_bits, &mode, &spill_dir,
-                                     &whole, &within))
+                                     &whole, &within, &near))
         return -1;
     if (strcmp(within, "ngrams") == 0) e->within = WITHIN_NGRAMS;
     else if (strcmp(within, "paragraphs") == 0 && whole) e->within = WITHIN_PARAGRAPHS;
@@ -694,6 +719,10 @@ static int Engine_init(Engine *e, PyObject *args, PyObject *kw) {
     e->n = n;
     /* onion keeps the threshold in a float and compares in double */
     e->threshold = (double)(float)threshold;
+    if (!(near < 0 || near <= threshold)) {    /* NaN refused too */
+        PyErr_SetString(PyExc_ValueError, "near must be < 0 (off) or at most the threshold"); return -1;
+    }
+    e->near = near < 0 ? -1.0 : (double)(float)near;
     e->max_stub = max_stub;
     e->smoothing = smoothing;
     e->strip = strip;
