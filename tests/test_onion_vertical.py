@@ -162,18 +162,26 @@ def test_two_pass_equals_single_pass_and_dupngrams_file(tmp_path):
     assert cli_main(["onion", "-q", "--two-pass", "-o", str(out3), str(src)]) == 0
     assert out1.read_bytes() == out2.read_bytes() == out3.read_bytes()
     assert out1.read_bytes().count(b"1\t") > 100
+    # the same with onion's behaviour, and --onion-compat's marks are the engine's onion defaults
+    c1, c2 = tmp_path / "c1", tmp_path / "c2"
+    assert cli_main(["onion", "-q", "--onion-compat", "-o", str(c1), str(src)]) == 0
+    assert cli_main(["dupngrams", "-q", "--onion-compat", "-o", str(dup), str(src)]) == 0
+    assert cli_main(["onion", "-q", "--onion-compat", "-f", str(dup), "-o", str(c2), str(src)]) == 0
+    assert c1.read_bytes() == c2.read_bytes() == run(PyEngine, src.read_bytes(), 1 << 20)[0]
+    # a -f file made with other whole-paragraph settings is refused
+    assert cli_main(["onion", "-q", "-f", str(dup), "-o", str(c2), str(src)]) == 2
     # spilled to disk (pass 1's buffers full) gives the same file
     big = tmp_path / "big.vert"
     big.write_text(text * 40)
     d1, d2 = tmp_path / "d1", tmp_path / "d2"
     assert cli_main(["dupngrams", "-q", "-o", str(d1), str(big)]) == 0
-    e = PyEngine(mode=1)
+    e = PyEngine(mode=1, whole_paragraphs=True)
     e.feed(big.read_bytes())
     e.finish()
     with open(d2, "wb") as fh:
         from corpustool.dedup.onion_vertical import write_dup_header
         write_dup_header(fh, {"n": 7, "skip_punct": False, "skip_stopwords": False, "stoplist": None,
-                              "hash_bits": 64, "whole_paragraphs": False, "hash": "onion-vertical-v1"})
+                              "hash_bits": 64, "whole_paragraphs": True, "hash": "onion-vertical-v1"})
         e.write_duplicates(fh)
     assert d1.read_bytes() == d2.read_bytes()
 

@@ -45,12 +45,16 @@ def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> Non
     p.add_argument("--stoplist", metavar="LANG|FILE", help="stoplist for --skip-stopwords: language or file")
     p.add_argument("--hash-bits", type=int, default=64, help="keep this many bits of each n-gram hash (16-64)")
     p.add_argument("--no-whole-paragraphs", action="store_true",
-                   help="JSON Lines input: do not also match each paragraph as a whole (then paragraphs "
-                        "shorter than n are never duplicates on their own)")
+                   help="do not also match each paragraph as a whole (then paragraphs shorter than n are "
+                        "never duplicates on their own; onion has no whole-paragraph matching)")
     if vertical:
-        p.add_argument("--whole-paragraphs", action="store_true",
-                       help="vertical input: also match every paragraph as a whole, so that repeated "
-                            "paragraphs shorter than n are found")
+        p.add_argument("--whole-paragraphs", action="store_true", default=None,
+                       help="also match every paragraph as a whole, so that repeated paragraphs shorter than "
+                            "n are found (the default; off with --onion-compat)")
+        p.add_argument("--onion-compat", action="store_true",
+                       help="onion 1.2's behaviour: no whole-paragraph matching, every n-gram repeated inside "
+                            "a document counted, onion's stub rule with -l 20, no context rule (options given "
+                            "explicitly still apply; docs/onion.md says what each default changes and why)")
         p.add_argument("--engine", choices=("onion", "extended"), default=None,
                        help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
                             "numpy engine of dedup-para (chosen anyway by --skip-punct, --skip-stopwords, "
@@ -71,6 +75,39 @@ def _onion_options(args: argparse.Namespace, **extra):
     return OnionOptions(n=args.ngram, skip_punct=args.skip_punct, skip_stopwords=args.skip_stopwords,
                         stoplist=args.stoplist, hash_bits=args.hash_bits,
                         whole_paragraphs=_whole(args), **_within(args), **extra).validate()
+
+
+DEFAULT_NEAR = 0.1     # the context rule's default near-duplicate share (docs/onion.md, measured)
+
+
+def resolve_vertical_defaults(args: argparse.Namespace) -> None:
+    """Fill the options left unset on vertical input: corpustool's defaults, or onion's with --onion-compat.
+
+    Measured on the planted-duplicate benchmark (docs/onion.md): whole-paragraph matching finds the
+    repeated paragraphs shorter than n that onion misses, within-document repeats of whole paragraphs
+    only (not of n-grams) stop the loss of unique paragraphs that repeat a page's own phrases, no stub
+    rule keeps the unique titles onion's rule removes next to duplicates, and the context rule removes
+    rewritten copies' partly duplicate paragraphs.
+    """
+    if getattr(args, "jsonl", False) or getattr(args, "par_tag", None) is None:
+        return
+    compat = bool(getattr(args, "onion_compat", False))
+    if args.no_whole_paragraphs and args.whole_paragraphs:
+        raise OptionError("--whole-paragraphs and --no-whole-paragraphs exclude each other")
+    args.whole_paragraphs = False if args.no_whole_paragraphs else bool(args.whole_paragraphs or not compat)
+    if getattr(args, "within_document", None) is None:
+        args.within_document = "paragraphs" if args.whole_paragraphs and not compat else "ngrams"
+    if not hasattr(args, "threshold"):           # dupngrams: nothing more to decide
+        return
+    if args.stub_rule is None:
+        args.stub_rule = "onion" if compat else "none"
+    if args.near_threshold is None:
+        args.near_threshold = -1.0 if compat else DEFAULT_NEAR
+    if args.near_threshold != args.near_threshold or args.near_threshold > args.threshold:
+        raise OptionError(f"--near-threshold must be at most -t ({args.threshold}), or negative (off), "
+                          f"not {args.near_threshold}")
+    if args.no_smoothing:
+        args.stub_rule, args.near_threshold = "none", -1.0
 
 
 def _vertical(args: argparse.Namespace) -> bool:
@@ -109,13 +146,20 @@ def register_vertical(sub: argparse._SubParsersAction) -> None:
                    help="a paragraph is a duplicate when more than this share of its tokens is covered by "
                         "duplicate n-grams (default 0.5)")
     p.add_argument("-s", "--strip", action="store_true", help="write only the kept lines, unmarked")
-    p.add_argument("-m", "--no-smoothing", action="store_true", help="do not remove stubs between duplicates")
+    p.add_argument("-m", "--no-smoothing", action="store_true",
+                   help="no smoothing: neither the stub rule nor the context rule")
     p.add_argument("-l", "--max-stub-length", type=int, default=20,
-                   help="smoothing: remove the non-duplicate paragraphs between two duplicates (or a duplicate "
+                   help="stub rule: remove the non-duplicate paragraphs between two duplicates (or a duplicate "
                         "and the document's edge) when they have at most this many tokens (default 20, as onion)")
-    p.add_argument("--stub-rule", choices=("onion", "inner"), default="onion",
+    p.add_argument("--stub-rule", choices=("onion", "inner", "none"), default=None,
                    help="onion: a run of paragraphs between duplicates or a document edge, at most -l tokens "
-                        "in all (default); inner: only between two duplicates, each paragraph at most -l tokens")
+                        "in all (onion's; the default with --onion-compat); inner: only between two "
+                        "duplicates, each paragraph at most -l tokens; none: no stubs removed (the default: "
+                        "onion's rule removes unique titles next to duplicates, docs/onion.md)")
+    p.add_argument("--near-threshold", type=float, default=None, metavar="T",
+                   help="context rule (seed 003 Sect. 3.5.2): a paragraph more than T but at most -t "
+                        "duplicate is removed when the nearest other paragraphs on both sides are duplicates "
+                        "(or document edges); default 0.1, a negative value switches it off (as onion)")
 
     p.add_argument("-f", "--dup-ngrams", metavar="FILE",
                    help="duplicate n-gram hashes from 'corpustool dupngrams' (two-pass mode, pass 2)")
@@ -286,6 +330,7 @@ def write_item(out: IO[str], unit, strip: bool, counts) -> None:
 
 
 def run_onion(args: argparse.Namespace) -> int:
+    resolve_vertical_defaults(args)
     if not _extended(args):
         return run_onion_fast(args)
     from ..dedup.onion import (DEFAULT_BATCH_TOKENS, FlaggedHashSet, OnionEngine, batches,
@@ -294,7 +339,7 @@ def run_onion(args: argparse.Namespace) -> int:
 
     document_level = args.document_level or args.par_tag == ""
     opts = _onion_options(args, threshold=args.threshold, document_level=document_level,
-                          smoothing=not args.no_smoothing, max_stub_length=args.max_stub_length)
+                          smoothing=args.stub_rule != "none", max_stub_length=args.max_stub_length)
     if not args.doc_tag:
         raise OptionError("the document tag (-d) must not be empty")
     if args.two_pass and args.input == "-":
@@ -389,6 +434,7 @@ def run_onion(args: argparse.Namespace) -> int:
 
 
 def run_dupngrams(args: argparse.Namespace) -> int:
+    resolve_vertical_defaults(args)
     if not args.jsonl and not _extended(args):
         return run_dupngrams_fast(args)
     from ..dedup.onion import DocumentUnit, DuplicateNgramFinder, batches, write_dup_ngrams
@@ -544,8 +590,11 @@ def _fast_engine(args: argparse.Namespace, mode: int, spill_dir: str | None = No
             raise OptionError(f"threshold must be a number in [0, 1], not {args.threshold}")
         if args.max_stub_length < 0:
             raise OptionError("max stub length must be a non-negative integer")
-        kw = dict(threshold=args.threshold, max_stub=args.max_stub_length, smoothing=not args.no_smoothing,
-                  stub_rule=args.stub_rule, strip=args.strip)
+        if not 0.0 <= args.threshold <= 1.0 or args.near_threshold > args.threshold:
+            raise OptionError("--near-threshold must be at most -t, or negative (off)")
+        kw = dict(threshold=args.threshold, max_stub=args.max_stub_length, smoothing=args.stub_rule != "none",
+                  stub_rule="onion" if args.stub_rule == "none" else args.stub_rule, strip=args.strip,
+                  near=args.near_threshold)
     return engine(n=args.ngram, doc_tag=args.doc_tag, par_tag=args.par_tag, hash_bits=args.hash_bits,
                   mode=mode, spill_dir=spill_dir, whole_paragraphs=bool(args.whole_paragraphs), within=within, **kw)
 
