@@ -32,7 +32,9 @@ benchmark corpus as a vertical file (1x) and a 10x version of distinct text (cop
 has "~k" appended to every token): CPU seconds (user + system of the child process, taking
 turns, best of --repeat) and peak resident memory (ru_maxrss), single pass and two-pass
 (`dupngrams` + `onion -f` against `hashgen | hashdup` + `onion -f`); how many output lines
-differ from C onion's; the quality at onion's defaults; and the bytes per hash of the hash set
+differ from C onion's (ours with --onion-compat); the quality of our defaults, of --onion-compat
+and of C onion against issue 21's targets (duplicate 10-grams also counted beyond the floor that the
+benchmark's unique text itself repeats, see unique_text_floor); and the bytes per hash of the hash set
 at 10M (and with --hashes-100m, 100M) random hashes, against Judy1's (measured by a small C
 program against libJudy when it is installed).
 
