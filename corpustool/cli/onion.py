@@ -3,10 +3,13 @@
 ``onion`` is a drop-in for the onion program (corpus.tools): it reads a
 vertical file and writes it with every line prefixed ``0<TAB>`` (kept) or
 ``1<TAB>`` (duplicate), or only the kept lines with ``-s``. Its short options
-and defaults are onion's: ``-n 7 -t 0.5 -d doc -p p -l 20``, ``-m`` no
-smoothing, ``-f`` precomputed duplicate n-grams, ``-q``; so is its algorithm
+are onion's: ``-n 7 -t 0.5 -d doc -p p -l 20``, ``-m`` no smoothing, ``-f``
+precomputed duplicate n-grams, ``-q``; so is its algorithm
 (:mod:`corpustool.dedup.onion_vertical`, compiled), and lines are read and
-written as bytes, exactly. ``dupngrams`` writes the ``-f`` file (pass 1 of the
+written as bytes, exactly. Four defaults differ from onion's, each for a
+measured reason (docs/onion.md: whole paragraphs matched, repeats inside a
+document counted as whole paragraphs, no stub rule, the context rule);
+``--onion-compat`` gives onion's behaviour. ``dupngrams`` writes the ``-f`` file (pass 1 of the
 two-pass form; it replaces onion's ``hashgen | hashdup``).
 
 Two extensions run on the same engine: ``--whole-paragraphs`` (a repeated
