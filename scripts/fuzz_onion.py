@@ -39,7 +39,9 @@ OPTIONS = [{}, {"strip": True}, {"n": 1}, {"n": 2, "threshold": 0.0}, {"n": 5, "
            {"smoothing": False}, {"stub_rule": "inner", "max_stub": 3}, {"hash_bits": 16},
            {"max_stub": 0}, {"doc_tag": "d", "par_tag": ""}, {"n": 100}, {"whole_paragraphs": True},
            {"whole_paragraphs": True, "within": "paragraphs", "stub_rule": "inner"}, {"within": "none"},
-           {"near": 0.1}, {"near": 0.0, "smoothing": False, "whole_paragraphs": True, "within": "paragraphs"}]
+           {"near": 0.1}, {"near": 0.0, "smoothing": False, "whole_paragraphs": True, "within": "paragraphs"},
+           {"skip_punct": True}, {"skip_punct": True, "n": 2, "whole_paragraphs": True, "within": "paragraphs",
+                                  "near": 0.1, "smoothing": False}]
 def run(make, chunk, mode=0, **kw):
     e = make(mode=mode, **kw)
     out = [e.feed(data[i:i + chunk]) for i in range(0, len(data), chunk)]
@@ -100,7 +102,8 @@ def libasan() -> str:
     return subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
 
 
-VOCAB = [b"w", b"x\r", b"", b"\xff\xfe", b"caf\xc3\xa9", b"a\x00b", b"<", b"<g/>", b" ", b"\t", b"y" * 300]
+VOCAB = [b"w", b"x\r", b"", b"\xff\xfe", b"caf\xc3\xa9", b"a\x00b", b"<", b"<g/>", b" ", b"\t", b"y" * 300,
+         b",", b"\xe2\x80\x93", b"\xe2\x80", b"\xf0\x9f\x98\x80", b"\xc2\xa9.", b"\xef\xbc"]
 TAGS = [b"<doc>", b'<doc id="1">', b"</doc>", b"<p>", b"</p>", b"<p x>", b"<doc", b"</doc>x", b"<s>",
         b"<d>", b"</d>", b"<>", b"</>"]
 

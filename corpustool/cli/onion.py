@@ -42,7 +42,9 @@ def _size(value: str) -> int:
 
 def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> None:
     p.add_argument("-n", "--ngram", type=int, default=7, metavar="N", help="n-gram length (default 7)")
-    p.add_argument("--skip-punct", action="store_true", help="leave punctuation out of n-grams")
+    p.add_argument("--skip-punct", action="store_true", default=None if vertical else False,
+                   help="leave punctuation out of n-grams and of a paragraph's duplicate share (vertical input: "
+                        "the default, off with --onion-compat or --no-skip-punct)")
     p.add_argument("--skip-stopwords", action="store_true",
                    help="leave stop words out of n-grams (stoplist from --stoplist, else the document's language)")
     p.add_argument("--stoplist", metavar="LANG|FILE", help="stoplist for --skip-stopwords: language or file")
@@ -54,9 +56,11 @@ def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> Non
         p.add_argument("--whole-paragraphs", action="store_true", default=None,
                        help="also match every paragraph as a whole, so that repeated paragraphs shorter than "
                             "n are found (the default; off with --onion-compat)")
+        p.add_argument("--no-skip-punct", action="store_true",
+                       help="punctuation tokens take part in n-grams, as in onion")
         p.add_argument("--onion-compat", action="store_true",
-                       help="onion 1.2's behaviour: no whole-paragraph matching, every n-gram repeated inside "
-                            "a document counted, onion's stub rule with -l 20, no context rule (options given "
+                       help="onion 1.2's behaviour: punctuation in n-grams, no whole-paragraph matching, every "
+                            "n-gram repeated inside a document counted, onion's stub rule with -l 20, no context rule (options given "
                             "explicitly still apply; docs/onion.md says what each default changes and why)")
         p.add_argument("--engine", choices=("onion", "extended"), default=None,
                        help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
@@ -93,11 +97,15 @@ def resolve_vertical_defaults(args: argparse.Namespace) -> None:
     rewritten copies' partly duplicate paragraphs.
     """
     if getattr(args, "jsonl", False) or getattr(args, "par_tag", None) is None:
+        args.skip_punct = bool(args.skip_punct)      # JSON Lines: opt-in, as dedup-para
         return
     compat = bool(getattr(args, "onion_compat", False))
     if args.no_whole_paragraphs and args.whole_paragraphs:
         raise OptionError("--whole-paragraphs and --no-whole-paragraphs exclude each other")
     args.whole_paragraphs = False if args.no_whole_paragraphs else bool(args.whole_paragraphs or not compat)
+    if args.no_skip_punct and args.skip_punct:
+        raise OptionError("--skip-punct and --no-skip-punct exclude each other")
+    args.skip_punct = False if args.no_skip_punct else bool(args.skip_punct or not compat)
     if getattr(args, "within_document", None) is None:
         args.within_document = "paragraphs" if args.whole_paragraphs and not compat else "ngrams"
     if not hasattr(args, "threshold"):           # dupngrams: nothing more to decide
@@ -504,8 +512,6 @@ _CHUNK = 1 << 20
 def _extended(args: argparse.Namespace) -> list[str]:
     """The options that need the extended (numpy) engine; empty: onion's own algorithm."""
     used = ["--engine extended"] if getattr(args, "engine", None) == "extended" else []
-    if args.skip_punct:
-        used.append("--skip-punct")
     if args.skip_stopwords:
         used.append("--skip-stopwords")
     if getattr(args, "document_level", False) or args.par_tag == "":
@@ -563,7 +569,7 @@ def _feed_file(engine, path: str, out) -> None:
 
 
 def _fast_params(args: argparse.Namespace) -> dict:
-    return {"n": args.ngram, "skip_punct": False, "skip_stopwords": False, "stoplist": None,
+    return {"n": args.ngram, "skip_punct": bool(args.skip_punct), "skip_stopwords": False, "stoplist": None,
             "hash_bits": args.hash_bits, "whole_paragraphs": bool(args.whole_paragraphs),
             "hash": "onion-vertical-v1"}
 
@@ -599,7 +605,8 @@ def _fast_engine(args: argparse.Namespace, mode: int, spill_dir: str | None = No
                   stub_rule="onion" if args.stub_rule == "none" else args.stub_rule, strip=args.strip,
                   near=args.near_threshold)
     return engine(n=args.ngram, doc_tag=args.doc_tag, par_tag=args.par_tag, hash_bits=args.hash_bits,
-                  mode=mode, spill_dir=spill_dir, whole_paragraphs=bool(args.whole_paragraphs), within=within, **kw)
+                  mode=mode, spill_dir=spill_dir, whole_paragraphs=bool(args.whole_paragraphs), within=within,
+                  skip_punct=bool(args.skip_punct), **kw)
 
 
 def _collect_duplicates(args: argparse.Namespace, out_path: str, tmpdir: str | None) -> dict:
