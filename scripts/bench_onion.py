@@ -29,7 +29,7 @@ for >= 10 million random 64-bit hashes.
 The first part compares `corpustool onion` with the C onion 1.2 program (built from
 ../shared/peers by build-onion.sh; skipped when absent) end to end, as a user runs them, on the
 benchmark corpus as a vertical file (1x) and a 10x version of distinct text (copy k of the corpus
-has "~k" appended to every token): CPU seconds (user + system of the child process, taking
+has k tildes appended to every token): CPU seconds (user + system of the child process, taking
 turns, best of --repeat) and peak resident memory (ru_maxrss), single pass and two-pass
 (`dupngrams` + `onion -f` against `hashgen | hashdup` + `onion -f`); how many output lines
 differ from C onion's (ours with --onion-compat); the quality of our defaults, of --onion-compat
@@ -367,13 +367,14 @@ PEERS = REPO.parent / "shared" / "peers"
 
 
 def write_vertical(docs, path: Path, copies: int) -> tuple[int, list[tuple[str, list[int]]]]:
-    """The corpus as a vertical file; copy k > 0 has "~k" appended to every token (distinct text).
+    """The corpus as a vertical file; copy k > 0 has k tildes appended to every token (distinct text;
+    a tilde is punctuation, so words stay words and punctuation stays punctuation for --skip-punct).
     Returns the token count and, per document of copy 0, the indices of its written paragraphs."""
     layout = []
     tokens = 0
     with open(path, "w", encoding="utf-8") as fh:
         for k in range(copies):
-            suf = "" if k == 0 else f"~{k}"
+            suf = "~" * k
             for d in docs:
                 fh.write(f'<doc id="{d.id}{suf}">\n')
                 idx = []
