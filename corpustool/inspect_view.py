@@ -37,24 +37,33 @@ class Inspection:
     paragraphs: list[Paragraph] = field(default_factory=list)
 
 
-def choose_language(page: Page, language: str | None) -> tuple[str, str]:
+def choose_language(page: Page, language: str | None) -> tuple[str | None, str]:
     """The stoplist language: given, else ``<html lang>``, else guessed from the text, else English.
 
-    ``auto`` and a comma-separated list choose as ``build --lang`` does: the
-    stoplist guessed from the page's stop-word density (among the listed ones).
+    A given ``--lang`` (one language, ``auto`` or a comma-separated list) chooses
+    exactly as ``build --lang`` does, by the clean stage's own code: the stoplist
+    guessed among the listed languages, or none for a language without one
+    (jusText's language-independent mode: None, "language-independent").
+    A page ``build`` would drop as unwanted is shown with the first wanted
+    language's stoplist (or English's).
     """
+    from .document import Document
+    from .extractors.clean import Clean
     from .language.identify import guess_stoplist_language, page_text
-    from .language.stoplists import resolve_language
+    from .language.stoplists import has_stoplist, resolve_language
 
-    langs = [l.strip() for l in (language or "").split(",") if l.strip()]
-    if langs == ["auto"] or len(langs) > 1:
-        if "auto" in langs and len(langs) > 1:
-            raise OptionError("--lang auto cannot be combined with other languages")
-        wanted = [resolve_language(l) for l in langs] if len(langs) > 1 else None
-        code, _ = guess_stoplist_language(page_text(page.tree), wanted)
-        return (code, "guessed") if code else ((wanted or ["en"])[0], "fallback")
-    if language:
-        return resolve_language(language), "given"
+    if language is not None:
+        from .cli.common import split_langs
+
+        clean = Clean(extractor="justext", languages=split_langs(language))
+        doc = Document(id="inspect")
+        if clean.choose_stoplist(doc, page):
+            if page.meta.get("language_independent"):
+                return page.language, "language-independent"
+            return page.language, "given" if len(clean.languages) == 1 else "guessed"
+        page.meta.pop("language_independent", None)
+        listed = [l for l in clean.languages if has_stoplist(l)]
+        return (listed or ["en"])[0], f"fallback; build drops it as {doc.drop_reason}"
     tree = page.tree
     declared = (tree.get("lang") or "").strip() if tree is not None else ""
     if declared:
@@ -82,8 +91,9 @@ def inspect_page(raw: bytes, source: str = "", language: str | None = None, extr
     code, how = None, "not-needed"
     if ex.needs_stoplist:
         code, how = choose_language(page, language)
-        page.stoplist = stoplist(code)
-        page.language = code
+        if how != "language-independent":
+            page.stoplist = stoplist(code)
+            page.language = code
     paragraphs = ex.extract(page) if page.tree is not None else []
     return Inspection(source=source, extractor=name, options=options, language=code, language_source=how,
                       title=ex.title(page) if page.tree is not None else None, encoding=decoded.encoding,

@@ -97,9 +97,6 @@ class Stage:
         self.stats = StageStats(self.name)
         self.on_drop: DropHandler | None = None
 
-    def new_stats(self) -> StageStats:
-        return StageStats(self.name)
-
     def _dropped(self, doc: Document, reason: str) -> None:
         self.stats.count_drop(reason)
         if self.on_drop is not None:

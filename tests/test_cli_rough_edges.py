@@ -1,12 +1,16 @@
 """Command-line rough edges of issue 22: refused options say so in one line with status 2."""
+import io
 import json
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from corpustool.cli import main
+from corpustool.extractors.base import OptionError
 from corpustool.writers.base import format_for
 
 REPO = Path(__file__).resolve().parent.parent
@@ -52,6 +56,39 @@ def test_bogus_spark_master_is_one_line(tmp_path):
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "bogus://x" in lines[0], run.stderr
     assert not (tmp_path / "c.vert").exists()
+
+
+def test_unreachable_spark_master_is_one_line_at_once(tmp_path):
+    """A valid-looking master nobody answers at: refused before the JVM starts (Spark would retry
+    for 90 s, print Java's log and fail on a null pointer)."""
+    from corpustool.executors.spark import spark_available
+    if spark_available():
+        pytest.skip(spark_available())
+    start = time.monotonic()
+    run = subprocess.run([sys.executable, "-m", "corpustool", "build", str(DEMO), "-o", str(tmp_path / "c.vert"),
+                          "--engine", "spark", "--master", "spark://nohost.invalid:7077"],
+                         capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot reach the Spark master spark://nohost.invalid:7077" in lines[0], run.stderr
+    assert time.monotonic() - start < 30
+    assert not (tmp_path / "c.vert").exists()
+
+
+def test_spark_master_reachability_is_checked_on_every_host():
+    from corpustool.executors.spark import check_master_reachable, master_endpoints
+    assert master_endpoints("spark://a:7077,b:7078") == [("a", 7077), ("b", 7078)]
+    assert master_endpoints("k8s://https://h:6443") == [("h", 6443)]
+    assert master_endpoints("local[2]") == [] and master_endpoints("yarn") == []
+    with socket.socket() as listening, socket.socket() as closed:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        closed.bind(("127.0.0.1", 0))             # bound, not listening: the connection is refused
+        up, down = listening.getsockname()[1], closed.getsockname()[1]
+        with pytest.raises(OptionError, match=f"127.0.0.1:{down}: Connection refused"):
+            check_master_reachable(f"spark://127.0.0.1:{down}", timeout=2)
+        check_master_reachable(f"spark://127.0.0.1:{down},127.0.0.1:{up}", timeout=2)   # a standby answers
+        check_master_reachable("local[2]")
 
 
 @pytest.mark.parametrize("master", ["local", "local[2]", "local[*]", "local[4,2]", "local-cluster[2,1,1024]",
@@ -130,3 +167,57 @@ def test_read_stats_never_takes_an_input_for_its_file(tmp_path, capsys):
     err = one_line_error(capsys, ["read", "--stats", str(a), str(DEMO)])
     assert "--stats" in err
     assert a.read_bytes() == DEMO.read_bytes()
+
+
+# -- options that were accepted and then ignored or misread: refused in one line
+
+@pytest.mark.parametrize("argv, message", [
+    (["--min-bytes", "-1"], "min_bytes must be from 0 to max_bytes"),
+    (["--min-bytes", "2000", "--max-bytes", "1000"], "min_bytes must be from 0 to max_bytes (1000), not 2000"),
+    (["--master", "local[2]"], "--master needs --engine spark"),        # was ignored: the build ran locally
+    (["--lang", ""], "--lang needs at least one language"),             # was read as auto
+    (["--lang", " , "], "--lang needs at least one language"),
+])
+def test_build_refuses_options_it_would_ignore(tmp_path, capsys, argv, message):
+    out = tmp_path / "c.vert"
+    assert message in one_line_error(capsys, ["build", str(DEMO), "-o", str(out), "-q", *argv])
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("argv", [["langfilter", "--lang", ""], ["clean", "--lang", ""], ["clean", "--min-bytes", "-5"]])
+def test_filters_refuse_an_empty_language_list_and_negative_sizes(capsys, monkeypatch, argv):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    one_line_error(capsys, argv)
+
+
+def test_eval_refuses_an_empty_language_list(capsys):
+    err = one_line_error(capsys, ["eval", "--gold", str(REPO / "data" / "demo"), "--lang", "", "-q"])
+    assert "--lang needs a language" in err
+
+
+def test_unknown_option_names_the_command(capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["build", str(DEMO), "-o", "x.vert", "--dedup-near-threshold", "3"])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == "corpustool build: error: unrecognized arguments: --dedup-near-threshold 3\n"
+
+
+def test_a_master_that_does_not_take_the_application_is_refused_in_bounded_time(monkeypatch):
+    """A port that answers but is no Spark master: Spark waits 60 s, then fails later on a null pointer.
+    The context's start is bounded (a stand-in SparkContext that hangs, so no JVM is needed)."""
+    pyspark = pytest.importorskip("pyspark")
+    from corpustool.executors.spark import _start_context
+
+    monkeypatch.setattr(pyspark, "SparkContext", lambda conf: time.sleep(30))
+    start = time.monotonic()
+    with pytest.raises(OptionError, match=r"the Spark master spark://h:7077 did not take the application within 0.5 s"):
+        _start_context(None, "spark://h:7077", timeout=0.5)
+    assert time.monotonic() - start < 5
+
+    def refuse(conf):
+        raise ValueError("no")
+    monkeypatch.setattr(pyspark, "SparkContext", refuse)
+    with pytest.raises(ValueError, match="no"):           # Spark's own errors reach the caller
+        _start_context(None, "spark://h:7077", timeout=5)
+    monkeypatch.setattr(pyspark, "SparkContext", lambda conf: ("context", conf))
+    assert _start_context("c", "local[2]", timeout=None) == ("context", "c")

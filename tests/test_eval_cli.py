@@ -1,6 +1,7 @@
 """``corpustool eval`` end to end on hand-written pages with hand-computed expectations."""
 import csv
 import io
+import json
 from contextlib import redirect_stdout
 
 import pytest
@@ -142,6 +143,7 @@ def test_trafilatura_peer(cleaneval_dir, tmp_path):
     (["--lang", "klingon"], "unknown language"),
     (["--sweep", "length_low"], "--sweep"),
     (["--limit", "0"], "--limit"),
+    (["--extractor", "justext", "--sweep", "length_low=a,b"], "nothing to evaluate"),   # no skip notes first
 ])
 def test_invalid_options_exit_2(cleaneval_dir, capsys, argv, message):
     code = main(["eval", "--gold", str(cleaneval_dir), "-q", *argv])
@@ -229,3 +231,28 @@ def test_configurations_judge_template_lines_with_their_own_cache(cleaneval_dir)
     assert first.hits > 0          # a configuration's own earlier pages (and its warm-up run) do count
     assert justext_plus.line_verdict is shared
     assert ev.results["first"][0].words.tp > 0
+
+
+def test_invalid_filter_is_refused_before_the_gold_is_read(tmp_path, capsys):
+    """Reading a gold can print notes (pages without text); an invalid option still ends in one line."""
+    for d in ("html", "ground-truth"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "html" / "0001.html").write_text(page(), encoding="utf-8")
+    (tmp_path / "ground-truth" / "0001.json").write_text(json.dumps(
+        {"url": "http://example.com/1", "ground_truth": {"main_content": f"{HEADING}\n\n{P1}"}}), encoding="utf-8")
+    (tmp_path / "ground-truth" / "0002.json").write_text(json.dumps(
+        {"url": "http://example.com/2", "ground_truth": {"main_content": ""}}), encoding="utf-8")
+    code = main(["eval", "--gold", f"wcxb:{tmp_path}", "-q", "--extractor", "justext", "--filter", "e1.f1 > (("])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--filter" in err, err
+    # valid options: the note on the page without text is printed, and the page is scored
+    assert main(["eval", "--gold", f"wcxb:{tmp_path}", "-q", "--extractor", "justext", "--bootstrap", "0"]) == 0
+    captured = capsys.readouterr()
+    assert "1 pages without a main text" in captured.err and "(1 pages, wcxb)" in captured.out
+
+
+def test_lang_without_stoplist_is_evaluated_as_build_cleans_it(cleaneval_dir):
+    """`eval --lang zh` was refused ("no stoplist") though build cleans such pages without a list."""
+    code, text = run_cli(["eval", "--gold", str(cleaneval_dir), "--extractor", "justext", "--lang", "zh", "-q",
+                          "--bootstrap", "0"])
+    assert code == 0 and "lang: zh" in text

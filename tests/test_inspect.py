@@ -153,3 +153,27 @@ def test_lang_auto_and_lists_are_accepted_as_build_accepts_them(tmp_path, capsys
     assert main(["inspect", str(src), "--lang", "auto,de", "-o", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "auto cannot be combined" in err[0]
+
+
+CHINESE = ("这是一个关于城市历史的长篇文章。这座小城建于十二世纪，当时一群农民从南方来到这里定居。他们在河边建造了"
+           "房屋和磨坊，并开始与邻近的村庄进行贸易。几百年来，这座城市不断发展壮大，成为该地区最重要的市场之一。")
+
+
+@pytest.mark.parametrize("lang", ["zh", "zh,en", "auto"])
+def test_inspect_a_language_without_stoplist_as_build_cleans_it(tmp_path, lang):
+    """`inspect --lang zh` was refused ("no stoplist") though build cleans such pages without a list."""
+    html = ("<html><body><ul><li><a href='/'>首页</a></li><li><a href='/n'>新闻</a></li></ul><h1>城市的历史</h1>"
+            + "".join(f"<p>{CHINESE}</p>" for _ in range(3)) + "</body></html>")
+    ins = inspect_page(html.encode("utf-8"), language=lang)
+    assert (ins.language, ins.language_source) == ("zh", "language-independent")
+    good = [p.text for p in ins.paragraphs if p.is_good]
+    assert CHINESE in good and "首页" not in good
+    page = tmp_path / "zh.html"
+    page.write_text(html, encoding="utf-8")
+    assert main(["inspect", str(page), "--lang", lang, "-o", str(tmp_path / "r.html")]) == 0
+
+
+def test_inspect_shows_a_page_build_would_drop_with_the_wanted_stoplist():
+    html = "<html><body>" + "".join(f"<p>{CHINESE}</p>" for _ in range(3)) + "</body></html>"
+    ins = inspect_page(html.encode("utf-8"), language="de,cs")
+    assert ins.language in ("de", "cs") and ins.language_source == "fallback; build drops it as unwanted-language"

@@ -184,3 +184,181 @@ def test_without_buttons_removes_each_button_and_only_buttons():
     assert structure.without_buttons("<p>a</p>") is None
     assert structure.without_buttons('<button x="1"><div>Menu</button><p>a</p><BUTTON>b</BUTTON>') \
         == "<p>a</p>"
+
+
+# -- product pages: reviews and the declared description (session 9) --------------------------
+
+DESCRIPTION = ("This lightweight rain jacket keeps you dry on long walks in the hills. The seams are taped, "
+               "the hood folds into the collar and the whole jacket packs into its own chest pocket.")
+SPECS = "Weight: 240 g. Fabric: recycled nylon with a waterproof membrane."
+REVIEWS = [
+    "I wore this jacket on a three day walk across the moors and it kept me completely dry even when the "
+    "rain came sideways in the afternoon, which is more than I can say for my old one from another shop.",
+    "The fit is generous, so I would order one size smaller than usual, but apart from that it is the best "
+    "rain jacket I have owned in twenty years of walking in all kinds of weather around the country.",
+    "After six months of daily use on my bicycle the zip still runs smoothly and the hood has not torn, "
+    "although the colour has faded a little where the straps of my backpack rub against the shoulders.",
+    "It packs down really small and fits in the side pocket of my rucksack, so I take it with me on every "
+    "trip now, and my wife liked it so much that she has ordered the same model in blue for herself.",
+    "Good value for the price. The sleeves are a bit long for me and I had to roll them up, but the "
+    "material feels strong and the jacket has survived a week of camping in Scotland without a scratch.",
+]
+PRODUCT_LD = ('<script type="application/ld+json">{"@context": "https://schema.org", "@graph": [{"@type": '
+              '"Organization", "name": "Hill Shop", "description": "Outdoor clothing since 1980"}, {"@type": '
+              '"Product", "name": "Rain jacket", "description": "<p>' + DESCRIPTION.replace(". ", ".</p><p>", 1)
+              + '</p>", "offers": {"@type": "Offer", "price": "89.00"}}]}</script>')
+
+
+def product(head: str = PRODUCT_LD, review_class: str = "reviews", hidden_description: bool = False) -> str:
+    style = ' style="display:none"' if hidden_description else ""
+    reviews = "".join(f'<div class="review-item"><div class="meta">Walker{i}, 5 stars</div><p>{t}</p></div>'
+                      for i, t in enumerate(REVIEWS))
+    return (f"<html><head><title>Rain jacket | Hill Shop</title>{head}</head><body>{NAV}"
+            f"<main><h1>Rain jacket</h1><div class=\"price\">89.00 EUR</div>"
+            f"<div class=\"tab\"{style}><p>{DESCRIPTION}</p><p>{SPECS}</p></div>"
+            f"<section class=\"{review_class}\"><h2>What our customers say</h2>{reviews}</section>"
+            f"</main></body></html>")
+
+
+def test_declared_product_types():
+    assert structure.declared_types(PRODUCT_LD) == {"Product", "Offer"}
+    assert structure.declared_types('<div itemscope itemtype="https://schema.org/Product">') == {"Product"}
+    assert structure.declared_types('<a href="/products">Products</a>') == frozenset()
+    assert structure.is_product(structure.declared_types(PRODUCT_LD))
+    # a Product without an offer (a service's rating), a list of offered products (a category page)
+    assert not structure.is_product(frozenset({"Product"}))
+    assert not structure.is_product(frozenset({"Product", "Offer", "ItemList"}))
+
+
+def test_a_product_page_keeps_its_description_not_its_reviews():
+    text = kept(run(product()))
+    assert DESCRIPTION in text and SPECS in text
+    for review in REVIEWS:
+        assert review not in text
+
+
+def test_reviews_are_kept_without_the_reviews_rule(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", structure.RULES - {"reviews"})
+    text = kept(run(product()))
+    assert REVIEWS[0] in text
+
+
+def test_review_blocks_are_text_on_pages_that_declare_no_product():
+    # a service's testimonials, a review article: the same markup without a Product on offer is content
+    for head in ("", PRODUCT_LD.replace('"Offer"', '"Rating"')):
+        text = kept(run(product(head=head)))
+        assert REVIEWS[0] in text and REVIEWS[3] in text
+
+
+def test_a_review_article_that_declares_its_product_keeps_its_text():
+    html = product().replace('<section class="reviews">', '<article class="review">').replace("</section>", "</article>")
+    text = kept(run(html))
+    assert REVIEWS[0] in text
+
+
+def test_declared_descriptions_read_from_json_ld():
+    assert structure.declared_descriptions(PRODUCT_LD) == [" " + " ".join(structure._WORD.findall(DESCRIPTION.lower())) + " "]
+    assert structure.declared_descriptions('<script type="application/ld+json">{"@type": "Product", '
+                                           '"description": "Broken JSON</script>') == []
+    # nested beyond the JSON parser's recursion limit: no declaration, no crash
+    deep = "[" * 100000 + "]" * 100000
+    assert structure.declared_descriptions('<script type="application/ld+json">{"@type": "Product", "description": '
+                                           f'"Deep down here", "x": {deep}}}</script>') == []
+    # only a product's description: the site's own is no product text
+    assert structure.declared_descriptions(PRODUCT_LD.replace('"Product"', '"Thing"')) == []
+
+
+def test_a_description_hidden_in_a_tab_is_kept_as_declared():
+    text = kept(run(product(hidden_description=True)))
+    assert DESCRIPTION in text
+    assert SPECS not in text     # (not in the declaration: the hidden tab stays hidden)
+
+
+def test_without_the_description_rule_the_hidden_tab_is_lost(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", structure.RULES - {"description"})
+    text = kept(run(product(hidden_description=True)))
+    assert DESCRIPTION not in text
+
+
+def test_every_decide_path_sees_the_product_rules():
+    ex = JustextPlusExtractor()
+    from corpustool.language.stoplists import stoplist
+    stop = stoplist("en")
+    for html in (product(), product(hidden_description=True)):
+        fast = ex.extract(Page(html, url="https://shop.example.org/p/1", stoplist=stop))
+        slow = ex.extract_py(Page(html, url="https://shop.example.org/p/1", stoplist=stop))
+        assert [(p.text, p.cls, p.reason) for p in fast] == [(p.text, p.cls, p.reason) for p in slow]
+
+
+# -- text written twice (session 9) --------------------------------------------------------
+
+STORY = [
+    "The council met on Tuesday evening to discuss the plans for the new bridge across the river, which "
+    "has been closed to heavy traffic since the floods of last winter damaged two of its pillars.",
+    "Engineers told the members that a repair would cost almost as much as a new bridge and would only "
+    "give the old structure another ten years, so the council voted to start the planning at once.",
+    "Work is expected to begin next spring and to last about two years, during which a ferry will carry "
+    "cyclists and pedestrians across the river between the old harbour and the railway station.",
+]
+
+
+def twice(second_copy: bool = True) -> str:
+    body = "".join(f"<p>{t}</p>" for t in STORY)
+    copy = f'<div class="layout-mobile">{body}</div>' if second_copy else ""
+    return (f"<html><head><title>New bridge</title></head><body>{NAV}<main><h1>New bridge</h1>"
+            f'<div class="layout-desktop">{body}</div>{copy}</main></body></html>')
+
+
+def test_a_block_written_twice_is_kept_once():
+    text = kept(run(twice()))
+    for t in STORY:
+        assert text.count(t) == 1
+
+
+def test_without_the_repeats_rule_the_copy_is_kept(monkeypatch):
+    monkeypatch.setattr(structure, "RULES", structure.RULES - {"repeats"})
+    text = kept(run(twice()))
+    assert text.count(STORY[0]) == 2
+
+
+def test_a_line_that_recurs_among_other_text_is_kept_each_time():
+    steps = ["Open the File menu and choose the Export command.", "Press Enter to confirm the name of the file.",
+             "Open the Edit menu and choose the Select All command.", "Press Enter to confirm the name of the file.",
+             "Close the window when the progress bar has reached the end."]
+    html = (f"<html><head><title>Export</title></head><body>{NAV}<main><h1>Export</h1><ol>"
+            + "".join(f"<li>{s}</li>" for s in steps) + "</ol></main></body></html>")
+    text = kept(run(html))
+    assert text.count(steps[1]) == 2
+
+
+DETAILS = ["Outer fabric: recycled nylon with a membrane", "Lining: soft polyester mesh throughout",
+           "Hood: adjustable and folds into the collar", "Pockets: two hand pockets and one chest pocket",
+           "Care: machine wash at thirty degrees"]
+
+
+def details_twice(head: str) -> str:
+    items = "<ul>" + "".join(f"<li>{d}</li>" for d in DETAILS) + "</ul>"
+    return (f"<html><head><title>Rain jacket | Hill Shop</title>{head}</head><body>{NAV}<main><h1>Rain jacket</h1>"
+            f"<p>{DESCRIPTION}</p><div class=\"details-desktop\">{items}</div><div class=\"details-mobile\">{items}"
+            f"</div><p>{REVIEWS[2]}</p></main></body></html>")
+
+
+def test_a_product_pages_details_written_twice_are_kept_once():
+    text = kept(run(details_twice(PRODUCT_LD)))
+    assert text.count(DETAILS[0]) == 1 and text.count(DETAILS[4]) == 1
+
+
+def test_list_items_written_twice_stay_in_a_text():
+    # a tutorial's steps under a tab per platform, a reference's parameters: lists repeat in texts
+    text = kept(run(details_twice("")))
+    assert text.count(DETAILS[0]) == 2
+
+
+def test_code_written_twice_stays():
+    code = "".join(f"<pre>{line}</pre>" for line in ("client = Client(account, token)",
+                                                        "message = client.messages.create(to=number)"))
+    html = (f"<html><head><title>Send a message</title></head><body>{NAV}<main><h1>Send a message</h1>"
+            f"<p>{STORY[0]}</p><div class=\"tab\">{code}</div><p>{STORY[1]}</p><div class=\"tab\">{code}</div>"
+            f"</main></body></html>")
+    text = kept(run(html))
+    assert text.count("client = Client(account, token)") == 2

@@ -262,6 +262,38 @@ def test_page_in_a_language_without_stoplist_dropped_on_request():
     assert stage.stats.drops["unwanted-language"] == 1
 
 
+def test_wanted_language_without_stoplist_is_cleaned_language_independently():
+    """`--lang th` (or `th,de`) is what the README promises: no stoplist, so length and link density
+    decide; it was refused ("give one with --stoplist"), and refused with --stoplist too."""
+    thai = page([SAMPLES["th"] * 3, SAMPLES["th"] * 2], lang="th", nav="หน้าแรก")
+    for langs in (["th"], ["Thai"], ["th", "de"]):
+        stage = Clean(languages=langs)
+        out = list(stage.run([Document(id="th", raw=thai.encode("utf-8")),
+                              Document(id="de", raw=page(GERMAN_ARTICLE).encode("utf-8"))]))
+        th = out[0]
+        assert th.id == "th" and th.lang == "th" and th.stoplist_lang is None, langs
+        assert SAMPLES["th"] in th.clean_text() and "หน้าแรก" not in th.clean_text(), langs
+        # one language: every page is cleaned as one in it (the language filter drops the others)
+        assert stage.stats.extra["language-independent"] == (1 if len(langs) == 2 else 2), langs
+        if len(langs) == 2:     # the German page still gets the German stoplist
+            assert [d.stoplist_lang for d in out[1:]] == ["de"] and "Stadtverwaltung" in out[1].clean_text()
+    # two wanted languages without stoplists: a page in neither is not wanted
+    stage = Clean(languages=["th", "ja"])
+    assert [d.id for d in stage.run([Document(id="th", raw=thai.encode("utf-8")),
+                                     Document(id="de", raw=page(GERMAN_ARTICLE).encode("utf-8"))])] == ["th"]
+    assert stage.stats.drops["unwanted-language"] == 1
+
+
+def test_wanted_language_without_stoplist_with_the_users_stoplist(tmp_path):
+    words = sorted(set(SAMPLES["th"].split()))
+    (tmp_path / "th.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    stage = Clean(languages=["th"], stoplist_file=str(tmp_path / "th.txt"))
+    assert stage.languages == ["th"]
+    # refused only when neither a list nor the language-independent mode may clean it
+    with pytest.raises(OptionError, match="no stoplist for language 'th'"):
+        Clean(languages=["th"], no_stoplist="drop")
+
+
 def test_japanese_page_cleaned_by_length_and_link_density():
     # language-independent mode judges by length and link density: a long
     # Japanese paragraph is kept, a short menu line is not

@@ -187,6 +187,9 @@ def test_verify_detects_changed_inputs_and_outputs(tmp_path, crawl, capsys):
     assert main(["release", "verify", str(rel / "manifest.json")]) == 1
     err = capsys.readouterr().err
     assert "page1.html: changed" in err and "rejects.jsonl: changed" in err
+    # the release's directory names its manifest (a user's first guess; was "Is a directory")
+    assert main(["release", "verify", str(rel)]) == 1
+    assert "page1.html: changed" in capsys.readouterr().err
 
 
 def test_init_records_every_build_option_and_refuses_bad_ones(tmp_path, crawl, capsys):

@@ -101,11 +101,8 @@ def test_site_bench_evidence_removes_template_not_articles(site_bench, extractor
         after = kept(after_doc)
         if title in kept(doc):
             assert title in after, f"{method} removed the title of {doc.url}: {title!r}"
-        if extractor == "justext-plus":
-            # (with plain jusText, a one-sentence first paragraph that jusText keeps as the
-            # teaser under the links of other pages counts as repeated text for urltree)
-            lost = (kept(doc) & body) - after
-            assert not lost, f"{method} removed body paragraphs of {doc.url}: {sorted(lost)}"
+        lost = (kept(doc) & body) - after
+        assert not lost, f"{method} removed body paragraphs of {doc.url}: {sorted(lost)}"
         if after_doc is not None:
             template_removed += sum(1 for p in after_doc.paragraphs
                                     if p.reason == "template" and norm(p.text) not in gold[doc_id])

@@ -111,3 +111,35 @@ def test_invalid_options_are_refused():
         get_extractor("urltree", heuristic="loose")
     with pytest.raises(OptionError):
         get_extractor("urltree", bogus=1)
+
+
+def site_with_teasers(n=6):
+    """Articles whose title and first sentence recur, as kept text, in the related box of other pages."""
+    titles = [f"Story about {WORDS[i]} and {WORDS[(i + 4) % len(WORDS)]}" for i in range(n)]
+    firsts = [f"The {WORDS[i]} met the {WORDS[(i + 2) % len(WORDS)]} yesterday, people said." for i in range(n)]
+    about = "Example Media is an independent publication run by volunteers."
+    docs = []
+    for i in range(n):
+        link = lambda t: Paragraph(text=t, features={"link_density": 1.0})
+        text = lambda t, heading=False: Paragraph(text=t, heading=heading, features={"link_density": 0.0})
+        paras = [link("Example Media"), text(about),              # the site's name and a template line
+                 text(titles[i], heading=True), text(firsts[i]),
+                 text(f"Body of story {i}: {WORDS[(i + 5) % len(WORDS)]} and {WORDS[(i + 7) % len(WORDS)]}."),
+                 text("Example Media", heading=True)]             # the site's name, kept as a heading
+        for j in (i + 1, i + 2, i + 3):                           # teasers: the linked title, its first sentence
+            paras += [link(titles[j % n]), text(firsts[j % n])]
+        docs.append(Document(id=f"s-{i}", url=f"http://www.site.com/news/article-{i}.html", title=titles[i],
+                             paragraphs=paras))
+    return docs, titles, firsts, about
+
+
+def test_evidence_keeps_the_first_sentence_other_pages_quote_as_a_teaser():
+    docs, titles, firsts, about = site_with_teasers()
+    out = list(UrlTreeStage(UrlTreeParams(n_min=3, c_max=1), reason="template", evidence=True).run(docs))
+    for i, doc in enumerate(out):
+        kept = {p.text for p in doc.paragraphs if p.is_good}
+        assert titles[i] in kept and firsts[i] in kept, doc.id      # the page's own title and first sentence
+        if i >= 3:
+            assert about not in kept, doc.id                          # template next to the site's name link
+            # another article's first sentence, quoted under its link here, is repeated text here
+            assert not {firsts[(i + k) % len(firsts)] for k in (1, 2, 3)} & kept, doc.id

@@ -20,6 +20,17 @@ class _Parser(argparse.ArgumentParser):
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(2)
 
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        # argparse reports a subcommand's unknown options under the top-level name
+        # ("corpustool: error"); name the command, as every other refusal does
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            prog = f"{self.prog} {command}" if command else self.prog
+            print(f"{prog}: error: unrecognized arguments: {' '.join(extras)}", file=sys.stderr)
+            raise SystemExit(2)
+        return parsed
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="corpustool",

@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "as 'timeout' or 'crashed'")
     g.add_argument("--engine", choices=("local", "spark"), default="local",
                    help="run on this machine (default) or on Apache Spark (needs pyspark)")
-    g.add_argument("--master", default=None, help="Spark master URL (default: local[WORKERS])")
+    g.add_argument("--master", default=None, help="Spark master URL, with --engine spark (default: local[WORKERS]); a cluster "
+                        "master is refused when it cannot be reached or does not take the application")
     g.add_argument("--report", metavar="FILE", help="also write an HTML report with plots of the statistics")
     g.add_argument("--resume", action="store_true",
                    help="checkpoint after each INPUT; run again with the same arguments to continue an "
@@ -70,6 +71,8 @@ def options_from_args(args: argparse.Namespace):
     doc_timeout = check_doc_timeout(args.doc_timeout)
     if not isinstance(args.workers, int) or args.workers < 1:
         raise OptionError("--workers must be at least 1")
+    if args.master is not None and args.engine != "spark":
+        raise OptionError("--master needs --engine spark")
     return PipelineOptions(
         languages=languages, extractor=extractor, stoplist_file=kw.pop("stoplist_file"),
         max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), no_stoplist=kw.pop("no_stoplist"),

@@ -107,7 +107,8 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("cleaning")
     g.add_argument("--lang", default="auto",
                    help="language(s) of the corpus: ISO 639-1 codes or names, comma-separated, or 'auto' "
-                        "(guess each page's language among all stoplists); default auto")
+                        "(guess each page's language among all stoplists); default auto. A language "
+                        "without a stoplist (zh, ja, th ...) is cleaned as --no-stoplist says")
     g.add_argument("--extractor", default=None, help="extraction method (see 'corpustool extractors')")
     g.add_argument("--preset", default=None,
                    help="jusText parameter preset: justext (package defaults, lengths in characters) "
@@ -163,11 +164,11 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def split_langs(value: str | None) -> list[str]:
-    if not value:
+    if value is None:
         return ["auto"]
     langs = [v.strip() for v in value.split(",") if v.strip()]
-    if not langs:
-        raise OptionError("--lang needs at least one language")
+    if not langs:     # --lang "" is a mistake (an unset shell variable), not "every language"
+        raise OptionError("--lang needs at least one language or 'auto'")
     return langs
 
 

@@ -95,16 +95,11 @@ def run(args: argparse.Namespace) -> int:
     if args.folds is not None and (args.folds < 0 or args.folds == 1):
         raise OptionError("--folds must be 0 (none) or at least 2")
     configs = expand_sweep(build_configs(args), parse_sweep(args.sweep))
-    pages = read_gold(args.gold, min_agreement=args.min_agreement)
-    if args.limit:
-        pages = pages[:args.limit]
-    if not pages:
-        raise OptionError(f"gold {args.gold!r} has no usable page")
-
-    def skip(msg: str) -> None:
-        print(f"corpustool eval: {msg}", file=sys.stderr)
-
-    ev = Evaluation(pages, configs, lang=args.lang, keep_output=bool(args.html), on_skip=skip)
+    # every option is checked before the gold is read, so that an invalid one is refused
+    # in one line (reading the gold may print notes); notes on skipped configurations
+    # are printed once there is something to evaluate
+    skipped: list[str] = []
+    ev = Evaluation([], configs, lang=args.lang, keep_output=bool(args.html), on_skip=skipped.append)
     flt = None
     if args.filter:
         names = [c.alias for c in ev.configs]
@@ -116,6 +111,14 @@ def run(args: argparse.Namespace) -> int:
         flt = Filter(args.filter, aliases, set(METRIC_NAMES))
     if not ev.configs:
         raise OptionError("nothing to evaluate: " + "; ".join(f"{l} {why}" for l, why in ev.skipped))
+    for msg in skipped:
+        print(f"corpustool eval: {msg}", file=sys.stderr)
+    pages = read_gold(args.gold, min_agreement=args.min_agreement)
+    if args.limit:
+        pages = pages[:args.limit]
+    if not pages:
+        raise OptionError(f"gold {args.gold!r} has no usable page")
+    ev.pages = pages
 
     bar = None
     if not args.quiet and sys.stderr.isatty():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..extractors.base import OptionError
@@ -31,11 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_init)
 
     q = rs.add_parser("build", help="run 'corpustool build' with the options of a release config")
-    q.add_argument("config", metavar="CONFIG", help="the release's release.json")
+    q.add_argument("config", metavar="CONFIG", type=_in_release("release.json"),
+                   help="the release's release.json (or its directory)")
     q.set_defaults(func=run_build)
 
     q = rs.add_parser("manifest", help="write manifest.json of a built release")
-    q.add_argument("config", metavar="CONFIG", help="the release's release.json")
+    q.add_argument("config", metavar="CONFIG", type=_in_release("release.json"),
+                   help="the release's release.json (or its directory)")
     q.add_argument("-o", "--output", help="manifest file (default: manifest.json next to CONFIG)")
     q.set_defaults(func=run_manifest)
 
@@ -43,13 +46,22 @@ def register(sub: argparse._SubParsersAction) -> None:
                       description="Write the path, size and modification time of every input file of a "
                                   "release to FILE, leaving FILE untouched when nothing changed; the "
                                   "release's Makefile rebuilds the corpus when FILE changes.")
-    q.add_argument("config", metavar="CONFIG", help="the release's release.json")
+    q.add_argument("config", metavar="CONFIG", type=_in_release("release.json"),
+                   help="the release's release.json (or its directory)")
     q.add_argument("-o", "--output", required=True, metavar="FILE")
     q.set_defaults(func=run_inputs)
 
     q = rs.add_parser("verify", help="check inputs and outputs against a manifest.json")
-    q.add_argument("manifest", metavar="MANIFEST")
+    q.add_argument("manifest", metavar="MANIFEST", type=_in_release("manifest.json"),
+                   help="the release's manifest.json (or its directory)")
     q.set_defaults(func=run_verify)
+
+
+def _in_release(name: str):
+    """A file argument that may also be given as the release's directory (``release verify my-release``)."""
+    def convert(path: str) -> str:
+        return os.path.join(path, name) if os.path.isdir(path) else path
+    return convert
 
 
 def _missing_subcommand(p: argparse.ArgumentParser) -> int:

@@ -594,10 +594,6 @@ class NearDuplicates(StreamStage):
             self._clusters_fh.close()
             self._clusters_fh = None
 
-    def memory_bytes(self) -> int:
-        """Bytes held per the stream-mode structures (sketch store and index runs), for reports."""
-        return self.index.nbytes()
-
 
 class _SortedRuns:
     """(uint64 key, uint32 value) entries in memory up to a budget, then sorted runs on disk.

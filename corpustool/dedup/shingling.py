@@ -254,10 +254,6 @@ def shingle_hashes_batch(token_lists: Sequence[Sequence[str]], n: int = DEFAULT_
     return out, offsets
 
 
-def document_shingles(doc: Document, n: int = DEFAULT_NGRAM) -> np.ndarray:
-    return shingle_hashes(document_tokens(doc), n)
-
-
 def resemblance(a: Iterable[int], b: Iterable[int]) -> float:
     """Exact resemblance |A ∩ B| / |A ∪ B| of two shingle collections (seed 003, Sect. 3.2.1)."""
     sa, sb = set(a.tolist() if isinstance(a, np.ndarray) else a), set(b.tolist() if isinstance(b, np.ndarray) else b)

@@ -26,9 +26,6 @@ from typing import Sequence
 
 from .metrics import Confusion
 
-IGNORED = "ignored"
-
-
 def matched_mask(output: Sequence[str], reference: Sequence[str]) -> tuple[list[bool], list[bool]]:
     """(output word aligned?, reference word aligned?) for the diff alignment of two word lists."""
     out_mask = [False] * len(output)

@@ -309,10 +309,11 @@ class Evaluation:
     def _parse_lang(lang: str) -> tuple[str, list[str]]:
         from ..language.stoplists import resolve_language
 
-        value = (lang or "auto").strip()
+        value = "auto" if lang is None else lang.strip()
         if value in ("auto", "html"):
             return value, []
-        langs = [resolve_language(v) for v in value.split(",") if v.strip()]
+        # a language without a stoplist is cleaned as build cleans it (the clean stage decides)
+        langs = [resolve_language(v, require_stoplist=False) for v in value.split(",") if v.strip()]
         if not langs:
             raise OptionError("--lang needs a language, 'auto' or 'html'")
         return "list", langs

@@ -49,10 +49,13 @@ import os
 import pickle
 import re
 import shutil
+import socket
 import sys
 import tempfile
+import threading
 from functools import partial
 from typing import Any, Iterable, Iterator
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -387,6 +390,102 @@ def check_master(master: str) -> None:
                           f"k8s://URL or mesos://HOST:PORT")
 
 
+# how long to try each host of a cluster master before refusing it (seconds)
+MASTER_CONNECT_TIMEOUT = 5.0
+
+
+def master_endpoints(master: str) -> list[tuple[str, int]]:
+    """(host, port) of each master a cluster URL names; [] for local, yarn (found through its config)."""
+    if master.startswith(("spark://", "mesos://")):
+        hosts = master.split("://", 1)[1].split(",")
+        return [(h.rsplit(":", 1)[0], int(h.rsplit(":", 1)[1])) for h in hosts]
+    if master.startswith("k8s://"):
+        url = urlsplit(master[len("k8s://"):] if "://" in master[len("k8s://"):] else "https://" + master[6:])
+        try:
+            port = url.port
+        except ValueError:
+            port = None
+        return [(url.hostname, port or (80 if url.scheme == "http" else 443))] if url.hostname else []
+    return []
+
+
+def check_master_reachable(master: str, timeout: float = MASTER_CONNECT_TIMEOUT) -> None:
+    """Refuse a cluster master no host of which accepts a connection, before the JVM starts.
+
+    Spark itself retries an unreachable master for a minute and a half, printing
+    Java's log and stack traces, then fails on a null pointer (issue 22).
+    """
+    from ..extractors.base import OptionError
+
+    endpoints = master_endpoints(master)
+    errors = []
+    for host, port in endpoints:
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+            return
+        except socket.gaierror as exc:
+            errors.append(f"{host}: unknown host ({exc.strerror})")
+        except socket.timeout:
+            errors.append(f"{host}:{port}: no answer within {timeout:g} s")
+        except OSError as exc:
+            errors.append(f"{host}:{port}: {exc.strerror or exc}")
+    if errors:
+        raise OptionError(f"cannot reach the Spark master {master}: {'; '.join(errors)}")
+
+
+# seconds a cluster master has to take the application (the JVM's start included): Spark
+# itself waits 60 s for an unresponsive one, then goes on and fails later on a null pointer
+MASTER_REGISTER_TIMEOUT = 45.0
+
+# the driver's log: errors only (Spark's default prints every warning of the JVM's start,
+# before setLogLevel can act; Spark prints "Setting default log level" unless the level
+# configured for org.apache.spark equals the root's); used unless the user gives driver Java options
+_QUIET_LOG4J2 = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.spark.name = org.apache.spark
+logger.spark.level = error
+logger.hadoop.name = org.apache.hadoop
+logger.hadoop.level = error
+logger.netty.name = io.netty
+logger.netty.level = error
+"""
+
+
+def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
+    """A SparkContext; with a cluster master, refused when the master does not take the
+    application within ``timeout`` seconds (a port that answers but is no Spark master)."""
+    from pyspark import SparkContext
+
+    from ..extractors.base import OptionError
+
+    if timeout is None:
+        return SparkContext(conf=conf)
+    box: dict[str, Any] = {}
+
+    def start() -> None:
+        try:
+            box["sc"] = SparkContext(conf=conf)
+        except BaseException as exc:      # handed to the caller
+            box["error"] = exc
+
+    # a daemon thread: on refusal the process may exit while Spark still waits (its JVM
+    # ends with the process)
+    thread = threading.Thread(target=start, name="spark-context", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise OptionError(f"the Spark master {master} did not take the application within {timeout:g} s "
+                          f"(is it a Spark master, with workers?)")
+    if "error" in box:
+        raise box["error"]
+    return box["sc"]
+
+
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
                  workdir: str | None = None, conf: dict[str, str] | None = None,
@@ -403,6 +502,8 @@ class SparkExecutor:
         reason = spark_available()
         if reason:
             raise OptionError(f"the Spark engine is unavailable: {reason}")
+        if master is not None:
+            check_master_reachable(master)
         self.master = master or f"local[{workers}]"
         self.chunk_size = chunk_size
         self.workdir = workdir
@@ -484,7 +585,18 @@ class SparkExecutor:
                 .set("spark.pyspark.driver.python", sys.executable))
         for key, value in self.conf.items():
             conf.set(key, value)
-        sc = SparkContext(conf=conf)
+        log_config = None
+        if "spark.driver.extraJavaOptions" not in self.conf:
+            fd, log_config = tempfile.mkstemp(prefix="corpustool-log4j2-", suffix=".properties")
+            with os.fdopen(fd, "w") as fh:
+                fh.write(_QUIET_LOG4J2)
+            conf.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log_config}")
+        try:
+            sc = _start_context(conf, self.master,
+                                MASTER_REGISTER_TIMEOUT if master_endpoints(self.master) else None)
+        finally:
+            if log_config is not None:
+                os.unlink(log_config)      # read once, at the JVM's start
         sc.setLogLevel("ERROR")
         return sc, True
 

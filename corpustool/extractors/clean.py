@@ -34,10 +34,12 @@ class Clean(DocumentStage):
                  min_bytes: int = 0, keep_html: bool = False, no_stoplist: str = "independent",
                  **extractor_options: Any) -> None:
         super().__init__()
-        from ..language.stoplists import load_stoplist_file, resolve_language
+        from ..language.stoplists import has_stoplist, load_stoplist_file, resolve_language
 
         if max_bytes <= 0:
             raise OptionError("max_bytes must be positive")
+        if not 0 <= min_bytes <= max_bytes:
+            raise OptionError(f"min_bytes must be from 0 to max_bytes ({max_bytes}), not {min_bytes}")
         if no_stoplist not in NO_STOPLIST_MODES:
             raise OptionError(f"no_stoplist must be one of {', '.join(NO_STOPLIST_MODES)}, not {no_stoplist!r}")
         # a page in a language without a stoplist: cleaned in jusText's
@@ -47,9 +49,13 @@ class Clean(DocumentStage):
         self.extractor_name = extractor
         langs = [l for l in (languages or []) if l]
         auto = not langs or langs == ["auto"]
-        self.languages = [] if auto else [resolve_language(l) for l in langs if l != "auto"]
         if "auto" in langs and len(langs) > 1:
             raise OptionError("--lang auto cannot be combined with other languages")
+        # a wanted language without a stoplist (zh, ja, th ...) is cleaned with the user's
+        # stoplist or in jusText's language-independent mode; refused only when neither applies
+        require_stoplist = not (stoplist_file or self.language_independent)
+        self.languages = [] if auto else [resolve_language(l, require_stoplist=require_stoplist) for l in langs]
+        self.unlisted = frozenset(l for l in self.languages if not has_stoplist(l))
         self.user_stoplist = load_stoplist_file(stoplist_file) if stoplist_file else None
         self.max_bytes = max_bytes
         # wall seconds spent in the extractor (its own parse and extract), summed over the
@@ -84,7 +90,8 @@ class Clean(DocumentStage):
         return True
 
     def choose_stoplist(self, doc: Document, page: Page) -> bool:
-        from ..language.identify import PageWords, guess_stoplist_language, no_stoplist_reason, page_text
+        from ..language.identify import (UNDETERMINED, PageWords, guess_stoplist_language, identify,
+                                         no_stoplist_reason, page_text)
         from ..language.sample import language_sample
         from ..language.stoplists import stoplist
 
@@ -94,33 +101,52 @@ class Clean(DocumentStage):
             return True
         if len(self.languages) == 1:
             code = self.languages[0]
+            if code in self.unlisted:
+                return self._language_independent(doc, page, code)
         else:
             # text without scripts and style sheets: JavaScript votes for random languages;
             # its words are found once for all the questions below
             text = page.own_parse.page_text() if page.own_parse is not None else page_text(page.tree)
             text = PageWords(language_sample(text))     # bounded memory on a huge page
-            code, density = guess_stoplist_language(text, self.languages or None)
+            if self.unlisted:
+                # wanted languages without a stoplist: a page written in one of them is cleaned
+                # without a list; the others choose among the wanted languages that have one
+                lang = identify(text).lang
+                if lang in self.unlisted:
+                    return self._language_independent(doc, page, lang)
+                listed = [l for l in self.languages if l not in self.unlisted]
+                if not listed:
+                    doc.lang = lang if lang != UNDETERMINED else None
+                    doc.drop("unwanted-language" if lang != UNDETERMINED else "unknown-language")
+                    return False
+            else:
+                listed = self.languages
+            code, density = guess_stoplist_language(text, listed or None)
             if self.languages and self._clearly_unwanted(doc, text, density):
                 return False
             if code is None:
                 # say why: no stoplist for its language (Thai ...), not a wanted one, or unknown
                 reason, doc.lang = no_stoplist_reason(text, self.languages or None)
                 if reason == "no-stoplist" and self.language_independent:
-                    # a language we know but have no list for: jusText's language-independent
-                    # mode judges its paragraphs by length and link density alone
-                    page.stoplist = frozenset()
-                    page.language = doc.lang
-                    page.meta["language_independent"] = True
-                    doc.stoplist_lang = None
-                    doc.meta["stoplist"] = "none (language-independent)"
-                    self.stats.extra["language-independent"] += 1
-                    return True
+                    return self._language_independent(doc, page, doc.lang)
                 doc.drop(reason)
                 return False
             doc.meta["stoplist_density"] = round(density, 4)
         page.stoplist = stoplist(code)
         page.language = code
         doc.stoplist_lang = code
+        return True
+
+    def _language_independent(self, doc: Document, page: Page, lang: str | None) -> bool:
+        """A language we know but have no list for: jusText's language-independent mode
+        judges its paragraphs by length and link density alone."""
+        page.stoplist = frozenset()
+        page.language = lang
+        page.meta["language_independent"] = True
+        doc.lang = lang
+        doc.stoplist_lang = None
+        doc.meta["stoplist"] = "none (language-independent)"
+        self.stats.extra["language-independent"] += 1
         return True
 
     def _clearly_unwanted(self, doc: Document, text: Any, wanted_density: float) -> bool:

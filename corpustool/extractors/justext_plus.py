@@ -123,6 +123,9 @@ TOKENS = {
     **dict.fromkeys(("comment", "comments", "commentlist", "commentform", "respond", "reply", "replies",
                      "disqus", "discussion", "discuss", "pingback", "trackback", "trackbacks",
                      "guestbook", "kommentare", "commentaires", "comentarios"), "comment"),
+    # customers' reviews and testimonials: no boilerplate but on a product page, where they
+    # are no description of the product (justext_plus_structure, rule `reviews`)
+    **dict.fromkeys(("review", "reviews", "testimonial", "testimonials"), "review"),
     **dict.fromkeys(("search", "searchform", "login", "signin", "signup", "newsletter", "subscribe",
                      "subscription", "register", "contactform"), "form"),
     **dict.fromkeys(("ad", "ads", "advert", "adverts", "advertisement", "advertising", "sponsor",
@@ -202,7 +205,7 @@ def most_specific(kinds: frozenset[str]) -> str | None:
     """One element, several names: the most specific kind."""
     if not kinds:
         return None
-    for k in ("cookie", "comment", "share", "ad", "nav", "footer", "aside", "form", "header", "meta"):
+    for k in ("cookie", "comment", "share", "ad", "nav", "footer", "aside", "form", "header", "meta", "review"):
         if k in kinds:
             return k
     return None
@@ -499,13 +502,13 @@ class JustextPlusExtractor(Extractor):
         return paras
 
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Page) -> None:
-        types = structure.before_decide(page.html, tree.kinds)
+        types = structure.before_decide(page.html, tree.kinds, paras, tree.chains)
         if compiled_decide is not None and type(tree) is PageTree:
             # the same decisions in C arrays over the tree's node ids
             compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
         else:
             self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
-        structure.after_decide(paras, types, tree.kinds, tree.chains)
+        structure.after_decide(paras, types, tree.kinds, tree.chains, page.html)
 
     def _extract_sax(self, page: Page) -> list[Paragraph] | None:
         """:meth:`extract` of an unparsed page through the SAX parse (the same paragraphs and
@@ -547,10 +550,10 @@ class JustextPlusExtractor(Extractor):
         if not paras:
             return paras
         kinds, hints, why = self.regions(root)
-        types = structure.before_decide(page.html, kinds)
         tree = XPathTree(paras, kinds, hints, why)
+        types = structure.before_decide(page.html, kinds, paras, tree.chains)
         self.decide(paras, kinds, hints, self.title(page) if page._tree_done else _title_of(root), why, tree)
-        structure.after_decide(paras, types, kinds, tree.chains)
+        structure.after_decide(paras, types, kinds, tree.chains, page.html)
         return paras
 
     def decide(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],

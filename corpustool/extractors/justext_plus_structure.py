@@ -11,7 +11,11 @@ structure rather than by more word lists:
   microdata ``itemtype``): ``DiscussionForumPosting``, ``QAPage``, ...;
 * repetition: sibling blocks of the same tag under one parent, each holding
   text and alike in shape, are the records of a list (a listing's items, a
-  collection's products).
+  collection's products);
+* what a product page declares (a schema.org Product with an Offer): its
+  description in JSON-LD, and that its reviews are no description of it;
+* copies: text the page writes twice (two layouts, cloned slides, quoted posts)
+  is its text once.
 
 No rule names a site. Each rule has a name in :data:`RULES`; taking a name out
 of it turns the rule off (for measuring what each one does, as
@@ -19,28 +23,57 @@ docs/best_extractor.md reports).
 """
 from __future__ import annotations
 
+import html as entities
+import json
 import re
 from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
 
-RULES = {"discussion", "items", "fallback", "buttons"}
+RULES = {"discussion", "items", "fallback", "buttons", "reviews", "description", "repeats"}
 
 # schema.org types by what they make of the page; JSON-LD ("@type": "X" or ["X", ...])
 # and microdata (itemtype="https://schema.org/X")
 DISCUSSION_TYPES = frozenset({"DiscussionForumPosting", "QAPage"})
-_SCHEMA_TYPE = re.compile(r"""(?:"@type"\s*:\s*\[?\s*"|schema\.org/)(DiscussionForumPosting|QAPage)\b""")
+PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel"})
+OFFER_TYPES = frozenset({"Offer", "AggregateOffer"})
+LIST_TYPES = frozenset({"ItemList"})
+_WANTED_TYPES = DISCUSSION_TYPES | PRODUCT_TYPES | OFFER_TYPES | LIST_TYPES
+_TYPE_NAME = re.compile(r'(?:"@type"\s*:\s*\[?\s*"|schema\.org/)([A-Za-z]+)')
+_TYPE_MARKS = ('"@type"', "schema.org/")
+MAX_TYPE_MARKS = 512       # declarations read per page (a page lists a few; a product grid hundreds)
 
 
 def declared_types(html: str | None) -> frozenset[str]:
-    """The schema.org types of :data:`DISCUSSION_TYPES` the markup declares."""
-    if not html or not any(t in html for t in DISCUSSION_TYPES):
-        return frozenset()     # (the substring test: the regex alone costs ~1 ms on a large page)
-    return frozenset(_SCHEMA_TYPE.findall(html))
+    """The schema.org types of :data:`DISCUSSION_TYPES`, :data:`PRODUCT_TYPES`,
+    :data:`OFFER_TYPES` and :data:`LIST_TYPES` the markup declares. (Each ``"@type"`` and ``schema.org/`` is found by ``str.find`` and the name
+    read there: one regex search over a large page costs ~1 ms.)"""
+    if not html:
+        return frozenset()
+    found = set()
+    wanted = _WANTED_TYPES
+    for mark in _TYPE_MARKS:
+        at = html.find(mark)
+        seen = 0
+        while at != -1 and seen < MAX_TYPE_MARKS:
+            m = _TYPE_NAME.match(html, at)
+            if m is not None and m.group(1) in wanted:
+                found.add(m.group(1))
+            at = html.find(mark, at + len(mark))
+            seen += 1
+    return frozenset(found)
 
 
 def is_discussion(types: frozenset[str]) -> bool:
     return not DISCUSSION_TYPES.isdisjoint(types)
+
+
+def is_product(types: frozenset[str]) -> bool:
+    """A page about one product for sale: it declares a Product and its Offer, and no
+    ItemList (a category page, a "best of" article, a shop's grid declare lists of them;
+    a service or a review may declare a Product but offers nothing)."""
+    return (not PRODUCT_TYPES.isdisjoint(types) and not OFFER_TYPES.isdisjoint(types)
+            and LIST_TYPES.isdisjoint(types))
 
 
 def drop_comment_regions(kinds: dict[str, str]) -> None:
@@ -50,11 +83,125 @@ def drop_comment_regions(kinds: dict[str, str]) -> None:
         del kinds[x]
 
 
-def before_decide(html: str | None, kinds: dict[str, str]) -> frozenset[str]:
+# -- a product page's reviews ---------------------------------------------------------
+
+REVIEW = "review"
+# a review region that is or holds one of these is an article (a review article declares the
+# Product it reviews): it stays text
+_TEXT_ELEMENTS = ("article[", "main[")
+
+
+def silence_reviews(paras: Sequence[Paragraph], kinds: dict[str, str],
+                    chains: Sequence[Sequence[str]]) -> int:
+    """On a page that declares a schema.org Product, the blocks named reviews or testimonials
+    are the customers' words about it, not its description (the page's main text): they stay
+    boilerplate regions, and their paragraphs do not count as content-like text (which would
+    overrule the name: the reviews of a popular product outweigh its description, and the main
+    region would be chosen among them). Returns the number of paragraphs silenced."""
+    regions = {x for x, k in kinds.items() if k == REVIEW}
+    texts = [y for y in {y for chain in chains for y in chain if y not in kinds}     # the hints
+             if y[y.rfind("/") + 1:].startswith(_TEXT_ELEMENTS)]
+    articles = [x for x in regions if x[x.rfind("/") + 1:].startswith(_TEXT_ELEMENTS)
+                or any(y.startswith(x + "/") for y in texts)]
+    for x in list(regions):
+        # (the blocks inside such an article, each review's paragraphs, are its text too)
+        if any(x == y or x.startswith(y + "/") for y in articles):
+            regions.discard(x)
+            del kinds[x]
+    n = 0
+    if regions:
+        for p, chain in zip(paras, chains):
+            if chain and not regions.isdisjoint(chain):
+                p.cls, p.cf_class = BAD, "bad"     # (decide() reads both for content-like text)
+                p.features[REVIEW] = True
+                n += 1
+    return n
+
+
+def drop_review_regions(kinds: dict[str, str]) -> None:
+    """Elsewhere review and testimonial blocks are no boilerplate region (a review is an
+    article's text, a service page's testimonials its content)."""
+    for x in [x for x, k in kinds.items() if k == REVIEW]:
+        del kinds[x]
+
+
+# -- a product page's declared description --------------------------------------------
+
+_LD_SCRIPT = re.compile(r"<script[^>]+application/ld\+json[^>]*>(.*?)</script", re.DOTALL | re.IGNORECASE)
+_TAG = re.compile(r"<[^>]*>")
+_WORD = re.compile(r"\w+")
+MAX_LD_CHARS = 1 << 20     # JSON-LD read per page
+MIN_DESCRIPTION_WORDS = 3  # a shorter line ("Details") matches any description
+
+
+def declared_descriptions(html: str) -> list[str]:
+    """The ``description`` texts of the schema.org products the page's JSON-LD declares
+    (tags stripped, entities decoded), each as its lower-cased words joined by spaces, with a
+    space before and after."""
+    out: list[str] = []
+    budget = MAX_LD_CHARS
+    for m in _LD_SCRIPT.finditer(html):
+        body = m.group(1)
+        budget -= len(body)
+        if budget < 0:
+            break
+        if "description" not in body or not any(t in body for t in PRODUCT_TYPES):
+            continue
+        try:
+            data = json.loads(body.strip().rstrip(";"))
+        except (ValueError, RecursionError):    # (broken or absurdly nested JSON: no declaration)
+            continue
+        stack = [data]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, list):
+                stack.extend(node)
+            elif isinstance(node, dict):
+                kind = node.get("@type")
+                kinds = kind if isinstance(kind, list) else [kind]
+                text = node.get("description")
+                if isinstance(text, str) and any(k in PRODUCT_TYPES for k in kinds if isinstance(k, str)):
+                    words = _WORD.findall(entities.unescape(_TAG.sub(" ", text)).lower())
+                    if len(words) >= MIN_DESCRIPTION_WORDS:
+                        out.append(" " + " ".join(words) + " ")     # (spaces: whole words match)
+                stack.extend(v for v in node.values() if isinstance(v, (list, dict)))
+    return out
+
+
+def restore_description(paras: Sequence[Paragraph], html: str | None) -> int:
+    """A product page's description as its JSON-LD declares it: the paragraphs whose words
+    are a run of the declared description's words are the product's description, kept
+    wherever they stand (a tab hidden until clicked, a block named as a promotion, the
+    add-to-cart form). Returns the number of paragraphs restored."""
+    descriptions = declared_descriptions(html) if html else []
+    if not descriptions:
+        return 0
+    n = 0
+    for p in paras:
+        if p.cls == GOOD or p.features.get("region") == "cookie":
+            continue
+        words = _WORD.findall(p.text.lower())
+        if len(words) < MIN_DESCRIPTION_WORDS:
+            continue
+        line = " " + " ".join(words) + " "
+        if any(line in d for d in descriptions):
+            p.cls, p.reason = GOOD, None
+            p.features["description"] = True
+            n += 1
+    return n
+
+
+def before_decide(html: str | None, kinds: dict[str, str], paras: Sequence[Paragraph] | None = None,
+                  chains: Sequence[Sequence[str]] | None = None) -> frozenset[str]:
     """The evidence changes made before the decision; returns the declared types."""
     types = declared_types(html)
     if "discussion" in RULES and is_discussion(types):
         drop_comment_regions(kinds)
+    if REVIEW in kinds.values():
+        if "reviews" in RULES and is_product(types) and paras is not None and chains is not None:
+            silence_reviews(paras, kinds, chains)
+        else:
+            drop_review_regions(kinds)
     return types
 
 
@@ -63,7 +210,8 @@ def before_decide(html: str | None, kinds: dict[str, str]) -> frozenset[str]:
 # regions that stay boilerplate inside a list of records: the site's menus, header and
 # footer, sidebars, forms, cookie notices, advertising and share buttons are never a
 # list's items (a blog's sidebar lists outweigh a short post)
-_NEVER_ITEMS = frozenset({"nav", "header", "footer", "form", "cookie", "ad", "share", "form-element", "aside"})
+_NEVER_ITEMS = frozenset({"nav", "header", "footer", "form", "cookie", "ad", "share", "form-element", "aside",
+                          "review"})
 _COMMENT = frozenset({"comment"})
 MIN_RECORDS = 4            # a list has at least this many records with text
 MIN_RECORD_WORDS = 4       # mean words per record: menus have one or two
@@ -197,13 +345,65 @@ def _restore(paras: list[Paragraph], members: Sequence[int], reasons: frozenset[
 
 
 def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str, str],
-                 chains: Sequence[Sequence[str]]) -> None:
+                 chains: Sequence[Sequence[str]], html: str | None = None) -> None:
     """The evidence of structure applied to the decided paragraphs (``kinds`` and ``chains``:
     the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``)."""
+    if "description" in RULES and is_product(types):
+        restore_description(paras, html)
     if "items" in RULES:
         restore_items(paras, kinds, chains)
     if "fallback" in RULES:
         fall_back_to_justext(paras)
+    if "repeats" in RULES:
+        drop_repeats(paras, lists=is_product(types))
+
+
+# -- text the page repeats ------------------------------------------------------------
+
+
+MIN_REPEAT_RUN = 2         # paragraphs: a single line may recur in a text
+MIN_REPEAT_WORDS = 4       # words in the run ("Yes" / "No" twice is no copied block)
+LONG_REPEAT_RUN = 4        # a product page's list items: a run this long is a copied block
+_CODE = re.compile(r"/(?:pre|code)\[")
+_LISTED = re.compile(r"/(?:li|td|th|dd)\[")
+
+
+def drop_repeats(paras: Sequence[Paragraph], lists: bool = False) -> int:
+    """Text the page writes twice (a block for two screen sizes, a slider's cloned slides, a
+    post quoted in the reply below it) is kept once: a run of at least :data:`MIN_REPEAT_RUN`
+    kept paragraphs, one after another, each word for word the text of a kept paragraph
+    before it, is removed. A single line that recurs among other text (a tutorial's step
+    "Press Enter", the same caption under two pictures) is the text's own, and so is code
+    (the same lines under each tab of a code sample). Items of lists and tables repeat in a
+    text too (a tutorial's steps under a tab per language, a parameter described alike in
+    two sections of a reference): they stay, except with ``lists`` (a product page: its
+    details and specifications written twice, for two layouts or two variants) in a run of
+    at least :data:`LONG_REPEAT_RUN` (a whole block copied). Returns the number of
+    paragraphs removed."""
+    seen: set[str] = set()
+    kept = [p for p in paras if p.cls == GOOD]
+    again = []
+    for p in kept:
+        key = p.text        # (the engine's text, its whitespace already normalised)
+        again.append(key in seen and not (p.xpath and _CODE.search(p.xpath)))
+        seen.add(key)
+    n = 0
+    j = 0
+    while j < len(kept):
+        if not again[j]:
+            j += 1
+            continue
+        end = j
+        while end < len(kept) and again[end]:
+            end += 1
+        run = kept[j:end]
+        if len(run) >= MIN_REPEAT_RUN and sum(p.features.get("words", 0) for p in run) >= MIN_REPEAT_WORDS:
+            for p in run:
+                if (lists and len(run) >= LONG_REPEAT_RUN) or not (p.xpath and _LISTED.search(p.xpath)):
+                    p.cls, p.reason = BAD, "boilerplate:repeat"
+                    n += 1
+        j = end
+    return n
 
 
 FALLBACK_WORDS = 5

@@ -23,7 +23,7 @@ dropped, their tail text is kept. Nothing here depends on the jusText engine.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from ..document import BAD, GOOD, Paragraph
 
@@ -326,16 +326,3 @@ def make_paragraph(seg: Segmentation, piece: Piece, good: bool, features: dict[s
         reason=None if good else "boilerplate",
         features=features,
     )
-
-
-def subtree_membership(seg: Segmentation, roots: Sequence[int]) -> list[int]:
-    """For every node, the index of the root in ``roots`` whose subtree holds it, or -1.
-
-    ``roots`` may nest; the innermost root wins. Linear in the number of nodes.
-    """
-    owner = [-1] * len(seg.nodes)
-    for r in sorted(set(roots)):            # outer roots come first in document order
-        node = seg.nodes[r]
-        for i in range(node.index, node.end + 1):
-            owner[i] = r
-    return owner

@@ -61,7 +61,6 @@ ISO_TO_JUSTEXT: dict[str, str] = {
     "wa": "Walloon", "war": "Waray_Waray", "cy": "Welsh", "fy": "West_Frisian",
     "pnb": "Western_Panjabi", "yo": "Yoruba",
 }
-JUSTEXT_TO_ISO = {v: k for k, v in ISO_TO_JUSTEXT.items()}
 # Languages identified by script (identify.py) that the justext package has no list for.
 OTHER_LANGUAGES: dict[str, str] = {
     "zh": "Chinese", "ja": "Japanese", "th": "Thai", "lo": "Lao", "km": "Khmer", "my": "Burmese",

@@ -32,7 +32,7 @@ from collections import Counter
 
 import numpy as np
 from dataclasses import dataclass, field
-from typing import IO, Callable, Iterable, Iterator, Union
+from typing import Callable, Iterable, Iterator, Union
 
 TAG = re.compile(r"<(/?)([A-Za-z_][\w.:-]*)(?:\s[^>]*)?(/?)>\Z")
 DEFAULT_MAX_DOC_TOKENS = 5_000_000
@@ -98,7 +98,6 @@ class VerticalReader:
         self.max_doc_tokens = max_doc_tokens
         self.warn_fn = warn if warn is not None else _print_warning
         self.problems: Counter = Counter()
-        self.lines_read = 0
         self.documents = 0
 
     def warn(self, kind: str, lineno: int, message: str) -> None:
@@ -196,7 +195,6 @@ class VerticalReader:
                     yield from self._tag(line, m, base + t + 1)
                 pos = t + 1
             base += n
-        self.lines_read = base
         doc = self._doc
         if doc is not None:
             if doc.header is not None or doc.part:
@@ -339,7 +337,3 @@ class VerticalReader:
 
 def _print_warning(message: str) -> None:
     print(f"corpustool: {message}", file=sys.stderr)
-
-
-def read_vertical(stream: IO[str], **kwargs) -> Iterator[VerticalItem]:
-    return iter(VerticalReader(stream, **kwargs))

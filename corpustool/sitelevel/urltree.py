@@ -26,6 +26,14 @@ the related-links boxes of the site's other pages, and a one-sentence first
 paragraph with it, since it recurs as the teaser under those links (issue 22).
 Those occurrences are counted under a second key (the hash with
 :data:`TEXT_SALT`) in the same tree.
+
+A page-level extractor that keeps teasers (classic jusText keeps the first
+sentence under a related link as text) makes a teaser a text occurrence too.
+So an occurrence of a text next to a link is also counted under a key of the
+pair (text, link text), and on a page those occurrences whose link carries
+one of the page's own titles (its ``<title>``, a heading it keeps, its first
+kept paragraph) are subtracted: a quote of this page under a link to it says
+nothing about this page's template.
 """
 from __future__ import annotations
 
@@ -49,6 +57,8 @@ _SECOND_LEVEL = {"co", "com", "org", "net", "ac", "gov", "edu", "or", "ne", "go"
 
 # marks the key under which a block's occurrences as (non-link) text are counted
 TEXT_SALT = 0x5DEECE66D5DEECE6
+# marks the key under which a page's <title> is counted
+TITLE_SALT = 0x2545F4914F6CDD1D
 # a paragraph with at most this share of its characters in links is text, not a link
 MAX_TEXT_LINK_DENSITY = 0.5
 
@@ -56,6 +66,30 @@ MAX_TEXT_LINK_DENSITY = 0.5
 def is_link_text(p: Paragraph) -> bool:
     """Mostly link text on its page (a menu item, a related-links entry)."""
     return p.features.get("link_density", 0.0) > MAX_TEXT_LINK_DENSITY
+
+
+def teaser_key(text_hash: int, link_hash: int) -> int:
+    """Key of a text occurring next to a link with the given text (a teaser under a related link)."""
+    return xxhash.xxh3_64_intdigest(text_hash.to_bytes(8, "little") + link_hash.to_bytes(8, "little"))
+
+
+def own_titles(doc: Document, hashes: list[int], text_keys: list[int | None], counts: dict[int, int],
+               c_max: int) -> set[int]:
+    """Hashes of the texts a link to this page would carry: its title, kept headings, first kept text.
+
+    A candidate repeated as title or kept text on other pages (the site's name
+    in a sidebar heading) is the site's, not this page's.
+    """
+    candidates = []
+    if doc.title:
+        h = block_hash(doc.title)
+        candidates.append((h ^ TITLE_SALT, h))
+    first = True
+    for p, h, tk in zip(doc.paragraphs, hashes, text_keys):
+        if tk is not None and (p.heading or first):
+            candidates.append((tk, h))
+            first = False
+    return {h for key, h in candidates if counts.get(key, 0) <= c_max}
 
 
 def block_hash(text: str) -> int:
@@ -249,6 +283,14 @@ class UrlTreeStage(StreamStage):
         # the page fingerprint stays over the plain blocks; text keys are added after it
         text_keys = [h ^ TEXT_SALT if self.evidence and p.is_good and not is_link_text(p) else None
                      for p, h in zip(doc.paragraphs, hashes)]
+        # the page's <title>, and each text occurrence next to a link with that link's text
+        links = [h if is_link_text(p) else None for p, h in zip(doc.paragraphs, hashes)]
+        extra_keys: set[int] = {block_hash(doc.title) ^ TITLE_SALT} if self.evidence and doc.title else set()
+        for i, tk in enumerate(text_keys):
+            if tk is not None:
+                for j in (i - 1, i + 1):
+                    if 0 <= j < len(links) and links[j] is not None:
+                        extra_keys.add(teaser_key(hashes[i], links[j]))
         # a page seen before (same URL key, or the very same blocks) must not be
         # counted twice, or its content would look like boilerplate (Sect. 3)
         fingerprint = xxhash.xxh3_64_intdigest(" ".join(map(str, sorted(blocks))).encode())
@@ -259,12 +301,17 @@ class UrlTreeStage(StreamStage):
         else:
             self.seen_keys.add(key)
             self.seen_content.add(fingerprint)
-            branch = self.tree.insert(path, depth, blocks | {k for k in text_keys if k is not None},
+            branch = self.tree.insert(path, depth, blocks | {k for k in text_keys if k is not None} | extra_keys,
                                       _timestamp(doc))
         node, c_max = self.tree.select(branch, depth)
+        counts = node.counts
+        titles = own_titles(doc, hashes, text_keys, counts, c_max) if self.evidence else set()
         removed = 0
         for p, h, tk in zip(doc.paragraphs, hashes, text_keys):
-            count = node.counts.get(h if tk is None else tk, 0)
+            count = counts.get(h if tk is None else tk, 0)
+            if tk is not None and count > c_max:
+                # quotes of this page under links to it (teasers) are not template
+                count -= sum(counts.get(teaser_key(h, t), 0) for t in titles)
             p.features["urltree_count"] = count
             p.features["urltree_support"] = node.n
             if p.cls == GOOD and count > c_max:
