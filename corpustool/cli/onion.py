@@ -12,9 +12,9 @@ document counted as whole paragraphs, no stub rule, the context rule);
 ``--onion-compat`` gives onion's behaviour. ``dupngrams`` writes the ``-f`` file (pass 1 of the
 two-pass form; it replaces onion's ``hashgen | hashdup``).
 
-Two extensions run on the same engine: ``--whole-paragraphs`` (a repeated
-paragraph shorter than n is found) and ``--within-document paragraphs|none``.
-The options ``--skip-punct``, ``--skip-stopwords``, ``--document-level`` (or
+Three extensions run on the same engine: ``--whole-paragraphs`` (a repeated
+paragraph shorter than n is found), ``--within-document paragraphs|none`` and
+``--skip-punct``. The options ``--skip-stopwords``, ``--document-level`` (or
 ``-p ''``) and ``--reorder`` select the extended engine of
 :mod:`corpustool.dedup.onion` (numpy; text read as UTF-8).
 """
@@ -64,7 +64,7 @@ def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> Non
                             "explicitly still apply; docs/onion.md says what each default changes and why)")
         p.add_argument("--engine", choices=("onion", "extended"), default=None,
                        help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
-                            "numpy engine of dedup-para (chosen anyway by --skip-punct, --skip-stopwords, "
+                            "numpy engine of dedup-para (chosen anyway by --skip-stopwords, "
                             "--document-level, --reorder)")
         p.add_argument("-d", "--doc-tag", default="doc", help="document tag (default doc)")
         p.add_argument("-p", "--par-tag", default="p",
