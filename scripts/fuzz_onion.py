@@ -38,7 +38,10 @@ rng = random.Random(int(sys.argv[4]))
 OPTIONS = [{}, {"strip": True}, {"n": 1}, {"n": 2, "threshold": 0.0}, {"n": 5, "threshold": 1.0},
            {"smoothing": False}, {"stub_rule": "inner", "max_stub": 3}, {"hash_bits": 16},
            {"max_stub": 0}, {"doc_tag": "d", "par_tag": ""}, {"n": 100}, {"whole_paragraphs": True},
-           {"whole_paragraphs": True, "within": "paragraphs", "stub_rule": "inner"}, {"within": "none"}]
+           {"whole_paragraphs": True, "within": "paragraphs", "stub_rule": "inner"}, {"within": "none"},
+           {"near": 0.1}, {"near": 0.0, "smoothing": False, "whole_paragraphs": True, "within": "paragraphs"},
+           {"skip_punct": True}, {"skip_punct": True, "n": 2, "whole_paragraphs": True, "within": "paragraphs",
+                                  "near": 0.1, "smoothing": False}]
 def run(make, chunk, mode=0, **kw):
     e = make(mode=mode, **kw)
     out = [e.feed(data[i:i + chunk]) for i in range(0, len(data), chunk)]
@@ -69,21 +72,38 @@ with tempfile.TemporaryDirectory() as d:
 """
 
 
-def build(tmp: str) -> str:
+def build(tmp: str, coverage: bool = False) -> str:
     inc = sysconfig.get_paths()["include"]
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
     out = os.path.join(tmp, "_onion" + suffix)
+    # --coverage: every child process adds its counts to the .gcda file next to the build at exit
+    # (the children run one after another, so the counts merge without a race).
+    cov = ["--coverage"] if coverage else []
     subprocess.run(["gcc", "-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
-                    "-fno-sanitize-recover=all", "-fPIC", "-shared", f"-I{inc}", str(SOURCE), "-o", out],
-                   check=True)
+                    "-fno-sanitize-recover=all", "-fPIC", "-shared", *cov, f"-I{inc}", str(SOURCE),
+                    "-o", out], check=True)
     return out
+
+
+def coverage_report(tmp: str) -> str:
+    """gcov's line and branch coverage of _onion.c over every input run so far."""
+    notes = [f for f in os.listdir(tmp) if f.endswith(".gcno")]
+    if not notes:
+        return "coverage: no gcov notes file"
+    res = subprocess.run(["gcov", "-b", "-n", *notes], cwd=tmp, capture_output=True, text=True)
+    lines = res.stdout.splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith("File") and "_onion.c" in line:
+            return "coverage of _onion.c: " + "; ".join(x.strip() for x in lines[k + 1:k + 5] if x.strip())
+    return "coverage: " + (res.stdout.strip() or res.stderr.strip())[-500:]
 
 
 def libasan() -> str:
     return subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
 
 
-VOCAB = [b"w", b"x\r", b"", b"\xff\xfe", b"caf\xc3\xa9", b"a\x00b", b"<", b"<g/>", b" ", b"\t", b"y" * 300]
+VOCAB = [b"w", b"x\r", b"", b"\xff\xfe", b"caf\xc3\xa9", b"a\x00b", b"<", b"<g/>", b" ", b"\t", b"y" * 300,
+         b",", b"\xe2\x80\x93", b"\xe2\x80", b"\xf0\x9f\x98\x80", b"\xc2\xa9.", b"\xef\xbc"]
 TAGS = [b"<doc>", b'<doc id="1">', b"</doc>", b"<p>", b"</p>", b"<p x>", b"<doc", b"</doc>x", b"<s>",
         b"<d>", b"</d>", b"<>", b"</>"]
 
@@ -111,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seed-file", help="a vertical file whose mutated slices are inputs too")
     ap.add_argument("--keep-dir", default="fuzz-onion-failures", help="where failing inputs are saved")
+    ap.add_argument("--coverage", action="store_true",
+                    help="build with gcov counters and print line/branch coverage of _onion.c at the end")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
     seed_data = Path(args.seed_file).read_bytes()[:5_000_000] if args.seed_file else None
@@ -119,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     failures = 0
     t0 = time.time()
     with tempfile.TemporaryDirectory(prefix="fuzz-onion-") as tmp:
-        build(tmp)
+        build(tmp, args.coverage)
         path = os.path.join(tmp, "input.vert")
         i = 0
         while (time.time() - t0 < args.seconds) if args.seconds else (i < args.runs):
@@ -137,8 +159,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"FAILURE on input {i} (saved as {keep}), status {res.returncode}:\n"
                       f"{res.stdout[-2000:]}{res.stderr[-4000:]}", file=sys.stderr)
             i += 1
+        cov = coverage_report(tmp) if args.coverage else ""
     print(f"fuzz_onion: {i} inputs, each in a fresh process under ASan+UBSan, {failures} failures, "
           f"{time.time() - t0:.0f} s")
+    if cov:
+        print(cov)
     return 1 if failures else 0
 
 

@@ -439,7 +439,12 @@ def test_onion_options_like_the_c_tool(tmp_path, capsys):
     text = vert_doc("1", [A]) + vert_doc("2", [A[:8] + words("new", 12)])
     # 8 of 20 tokens: a duplicate at -t 0.3 but not at the default 0.5 (-l 5: onion's stub rule
     # would remove these 20-token documents as a whole)
-    rc, marked = onion(tmp_path, text, "-q", "-n", "5", "-l", "5")
+    rc, marked = onion(tmp_path, text, "-q", "--onion-compat", "-n", "5", "-l", "5")
+    assert all(m[0] == "0" for m in marked)
+    # by default the context rule removes it: partly duplicate, and nothing unique around it
+    rc, marked = onion(tmp_path, text, "-q", "-n", "5")
+    assert marked[-2] == "1\t</p>"
+    rc, marked = onion(tmp_path, text, "-q", "-n", "5", "--near-threshold", "-1")
     assert all(m[0] == "0" for m in marked)
     rc, marked = onion(tmp_path, text, "-q", "-n", "5", "-t", "0.3")
     assert marked[-2] == "1\t</p>"

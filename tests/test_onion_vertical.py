@@ -86,8 +86,54 @@ def test_onion_rules(tmp_path):
     assert all(line.startswith(b"0\t") for line in kept.split(b"\n")[:-1])
 
 
+def test_context_rule_removes_a_near_duplicate_only_between_duplicates():
+    """Seed 003 Sect. 3.5.2: a paragraph partly duplicate (here 10 of 30 tokens, under -t 0.5) goes
+    when the paragraphs around it are duplicates (a rewritten copy of a document), stays when a
+    unique paragraph is next to it (a new page quoting a phrase)."""
+    A, B, C, D = words("a", 30), words("b", 30), words("c", 30), words("d", 30)
+    edited = B[:10] + words("x", 20)                   # a third of it duplicate
+    edited2 = B[:10] + words("y", 20)
+    text = (doc("1", [A, B, C]) + doc("copy", [A, edited, C]) + doc("new", [D, edited2, words("e", 30)]))
+
+    def marks(**options):
+        out, _ = run(engine, text.encode(), 1 << 20, smoothing=False, **options)
+        got = {}
+        for line in out.decode().split("\n")[:-1]:
+            m, _, tok = line.partition("\t")
+            got.setdefault(tok[:1], set()).add(m)
+        return got
+
+    without = marks()
+    assert without["x"] == {"0"} and without["y"] == {"0"}        # onion keeps both
+    got = marks(near=0.2)
+    assert got["x"] == {"1"}                                       # between two duplicates: removed
+    assert got["y"] == {"0"} and got["d"] == {"0"} and got["e"] == {"0"}   # unique neighbours: kept
+    assert marks(near=0.4)["x"] == {"0"}                           # a third is not above 0.4
+    with pytest.raises(ValueError):
+        engine(near=0.6, threshold=0.5)
+
+
+def test_skip_punct_finds_a_copy_with_other_punctuation():
+    """Punctuation left out of n-grams (seed 003 Table 3.4's "excl. punct"): a copy whose commas and
+    dashes differ is found; the punctuation tokens still count for the stub rule and statistics."""
+    from corpustool.dedup.onion_vertical import is_word_token
+
+    assert [is_word_token(t.encode()) for t in ["word", "9", "_", "ä", "日本", ",", "–", "“", "€", "...", "",
+                                                  "😀", "©"]] == [True] * 5 + [False] * 8
+    assert is_word_token(b"\xff") and is_word_token(b"\xc3") and not is_word_token(b"\xe2\x80\x93-")
+    A = words("a", 30)
+    with_commas = [t for w in A for t in (w, ",")]
+    with_dashes = [t for w in A for t in (w, "\u2013")]
+    text = doc("1", [with_commas]) + doc("2", [with_dashes])
+    plain, st = run(PyEngine, text.encode(), 1 << 20)
+    assert b"1\t" not in plain                       # onion: every 7-gram holds a comma or a dash
+    out, st = run(PyEngine, text.encode(), 1 << 20, skip_punct=True)
+    assert out.count(b"1\ta") == 30 and st["tokens"] == 120 and st["ngrams"] == 2 * (30 - 6)
+
+
 def random_vertical(rng: random.Random) -> bytes:
-    vocab = [b"w%d" % i for i in range(rng.choice([3, 20, 200]))] + [b"", b"<g/>", b"x\r", b"\xff", b"<", b"<p"]
+    vocab = [b"w%d" % i for i in range(rng.choice([3, 20, 200]))] + [b"", b"<g/>", b"x\r", b"\xff", b"<", b"<p",
+                                                                     b",", b"\xe2\x80\x93", b"\xc3", b"--"]
     tags = [b"<doc>", b'<doc id="x">', b"</doc>", b"<p>", b"</p>", b"<p x>", b"<doc", b"</doc>x", b"<s>"]
     lines = []
     for _ in range(rng.randrange(0, 400)):
@@ -108,7 +154,12 @@ def test_compiled_engine_equals_the_python_reference(seed):
     options = rng.choice([{}, {"strip": True}, {"n": 1}, {"n": 3, "threshold": 0.25}, {"smoothing": False},
                           {"stub_rule": "inner", "max_stub": 5}, {"hash_bits": 16}, {"max_stub": 0},
                           {"whole_paragraphs": True}, {"whole_paragraphs": True, "within": "paragraphs", "n": 3},
-                          {"within": "none"}, {"whole_paragraphs": True, "within": "none", "strip": True}])
+                          {"within": "none"}, {"whole_paragraphs": True, "within": "none", "strip": True},
+                          {"near": 0.1}, {"near": 0.0, "n": 3, "smoothing": False},
+                          {"near": 0.2, "n": 2, "whole_paragraphs": True, "within": "paragraphs",
+                           "stub_rule": "inner", "max_stub": 3},
+                          {"skip_punct": True, "n": 2}, {"skip_punct": True, "n": 3, "whole_paragraphs": True,
+                                                         "within": "paragraphs", "near": 0.1, "smoothing": False}])
     a, sa = run(Engine, data, rng.choice([1, 7, 64, 1 << 20]), **options)
     b, sb = run(PyEngine, data, 1 << 20, **options)
     assert a == b and sa == sb
@@ -132,18 +183,26 @@ def test_two_pass_equals_single_pass_and_dupngrams_file(tmp_path):
     assert cli_main(["onion", "-q", "--two-pass", "-o", str(out3), str(src)]) == 0
     assert out1.read_bytes() == out2.read_bytes() == out3.read_bytes()
     assert out1.read_bytes().count(b"1\t") > 100
+    # the same with onion's behaviour, and --onion-compat's marks are the engine's onion defaults
+    c1, c2 = tmp_path / "c1", tmp_path / "c2"
+    assert cli_main(["onion", "-q", "--onion-compat", "-o", str(c1), str(src)]) == 0
+    assert cli_main(["dupngrams", "-q", "--onion-compat", "-o", str(dup), str(src)]) == 0
+    assert cli_main(["onion", "-q", "--onion-compat", "-f", str(dup), "-o", str(c2), str(src)]) == 0
+    assert c1.read_bytes() == c2.read_bytes() == run(PyEngine, src.read_bytes(), 1 << 20)[0]
+    # a -f file made with other whole-paragraph settings is refused
+    assert cli_main(["onion", "-q", "-f", str(dup), "-o", str(c2), str(src)]) == 2
     # spilled to disk (pass 1's buffers full) gives the same file
     big = tmp_path / "big.vert"
     big.write_text(text * 40)
     d1, d2 = tmp_path / "d1", tmp_path / "d2"
     assert cli_main(["dupngrams", "-q", "-o", str(d1), str(big)]) == 0
-    e = PyEngine(mode=1)
+    e = PyEngine(mode=1, whole_paragraphs=True, skip_punct=True)
     e.feed(big.read_bytes())
     e.finish()
     with open(d2, "wb") as fh:
         from corpustool.dedup.onion_vertical import write_dup_header
-        write_dup_header(fh, {"n": 7, "skip_punct": False, "skip_stopwords": False, "stoplist": None,
-                              "hash_bits": 64, "whole_paragraphs": False, "hash": "onion-vertical-v1"})
+        write_dup_header(fh, {"n": 7, "skip_punct": True, "skip_stopwords": False, "stoplist": None,
+                              "hash_bits": 64, "whole_paragraphs": True, "hash": "onion-vertical-v1"})
         e.write_duplicates(fh)
     assert d1.read_bytes() == d2.read_bytes()
 

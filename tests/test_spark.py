@@ -241,24 +241,3 @@ def test_keep_first_follows_stream_mode_on_chains():
     dropped, absorbing = _keep_first(verified)
     assert dropped == {1: ("A", 210), 7: ("A", 230)}     # E: most similar kept one, ties -> earliest (A < C)
     assert absorbing == {0}
-
-
-def test_pass_two_with_distributed_g2_equals_streaming(bench_lines):
-    """Onion pass 2 driven by G2+ (as the Spark engine runs it) decides exactly as the streaming stage."""
-    from corpustool.dedup.onion import (DocumentUnit, Onion, OnionEngine, StreamingOutputFromG2,
-                                        find_duplicate_ngrams)
-    from corpustool.document import Document
-
-    def docs():
-        return [Document.from_dict(json.loads(line)) for line in bench_lines]
-
-    streaming = Onion()
-    expected = [json.dumps(d.to_dict(), sort_keys=True) for d in streaming.run(docs())]
-    two_pass = Onion()
-    g2 = find_duplicate_ngrams((DocumentUnit(d) for d in docs()), two_pass.opts)
-    two_pass.engine = OnionEngine(two_pass.opts, out_set=StreamingOutputFromG2(g2))
-    got = [json.dumps(d.to_dict(), sort_keys=True) for d in two_pass.run(docs())]
-    assert got == expected
-    assert two_pass.stats.to_dict() == streaming.stats.to_dict()     # stored_hashes too
-    assert two_pass.stats.extra["paragraphs_removed"] > 0
-    assert two_pass.engine.out.nbytes() < 16 * len(streaming.engine.out)

@@ -3,15 +3,18 @@
 ``onion`` is a drop-in for the onion program (corpus.tools): it reads a
 vertical file and writes it with every line prefixed ``0<TAB>`` (kept) or
 ``1<TAB>`` (duplicate), or only the kept lines with ``-s``. Its short options
-and defaults are onion's: ``-n 7 -t 0.5 -d doc -p p -l 20``, ``-m`` no
-smoothing, ``-f`` precomputed duplicate n-grams, ``-q``; so is its algorithm
+are onion's: ``-n 7 -t 0.5 -d doc -p p -l 20``, ``-m`` no smoothing, ``-f``
+precomputed duplicate n-grams, ``-q``; so is its algorithm
 (:mod:`corpustool.dedup.onion_vertical`, compiled), and lines are read and
-written as bytes, exactly. ``dupngrams`` writes the ``-f`` file (pass 1 of the
+written as bytes, exactly. Four defaults differ from onion's, each for a
+measured reason (docs/onion.md: whole paragraphs matched, repeats inside a
+document counted as whole paragraphs, no stub rule, the context rule);
+``--onion-compat`` gives onion's behaviour. ``dupngrams`` writes the ``-f`` file (pass 1 of the
 two-pass form; it replaces onion's ``hashgen | hashdup``).
 
-Two extensions run on the same engine: ``--whole-paragraphs`` (a repeated
-paragraph shorter than n is found) and ``--within-document paragraphs|none``.
-The options ``--skip-punct``, ``--skip-stopwords``, ``--document-level`` (or
+Three extensions run on the same engine: ``--whole-paragraphs`` (a repeated
+paragraph shorter than n is found), ``--within-document paragraphs|none`` and
+``--skip-punct``. The options ``--skip-stopwords``, ``--document-level`` (or
 ``-p ''``) and ``--reorder`` select the extended engine of
 :mod:`corpustool.dedup.onion` (numpy; text read as UTF-8).
 """
@@ -39,21 +42,29 @@ def _size(value: str) -> int:
 
 def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> None:
     p.add_argument("-n", "--ngram", type=int, default=7, metavar="N", help="n-gram length (default 7)")
-    p.add_argument("--skip-punct", action="store_true", help="leave punctuation out of n-grams")
+    p.add_argument("--skip-punct", action="store_true", default=None if vertical else False,
+                   help="leave punctuation out of n-grams and of a paragraph's duplicate share (vertical input: "
+                        "the default, off with --onion-compat or --no-skip-punct)")
     p.add_argument("--skip-stopwords", action="store_true",
                    help="leave stop words out of n-grams (stoplist from --stoplist, else the document's language)")
     p.add_argument("--stoplist", metavar="LANG|FILE", help="stoplist for --skip-stopwords: language or file")
     p.add_argument("--hash-bits", type=int, default=64, help="keep this many bits of each n-gram hash (16-64)")
     p.add_argument("--no-whole-paragraphs", action="store_true",
-                   help="JSON Lines input: do not also match each paragraph as a whole (then paragraphs "
-                        "shorter than n are never duplicates on their own)")
+                   help="do not also match each paragraph as a whole (then paragraphs shorter than n are "
+                        "never duplicates on their own; onion has no whole-paragraph matching)")
     if vertical:
-        p.add_argument("--whole-paragraphs", action="store_true",
-                       help="vertical input: also match every paragraph as a whole, so that repeated "
-                            "paragraphs shorter than n are found")
+        p.add_argument("--whole-paragraphs", action="store_true", default=None,
+                       help="also match every paragraph as a whole, so that repeated paragraphs shorter than "
+                            "n are found (the default; off with --onion-compat)")
+        p.add_argument("--no-skip-punct", action="store_true",
+                       help="punctuation tokens take part in n-grams, as in onion")
+        p.add_argument("--onion-compat", action="store_true",
+                       help="onion 1.2's behaviour: punctuation in n-grams, no whole-paragraph matching, every "
+                            "n-gram repeated inside a document counted, onion's stub rule with -l 20, no context rule (options given "
+                            "explicitly still apply; docs/onion.md says what each default changes and why)")
         p.add_argument("--engine", choices=("onion", "extended"), default=None,
                        help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
-                            "numpy engine of dedup-para (chosen anyway by --skip-punct, --skip-stopwords, "
+                            "numpy engine of dedup-para (chosen anyway by --skip-stopwords, "
                             "--document-level, --reorder)")
         p.add_argument("-d", "--doc-tag", default="doc", help="document tag (default doc)")
         p.add_argument("-p", "--par-tag", default="p",
@@ -71,6 +82,43 @@ def _onion_options(args: argparse.Namespace, **extra):
     return OnionOptions(n=args.ngram, skip_punct=args.skip_punct, skip_stopwords=args.skip_stopwords,
                         stoplist=args.stoplist, hash_bits=args.hash_bits,
                         whole_paragraphs=_whole(args), **_within(args), **extra).validate()
+
+
+DEFAULT_NEAR = 0.1     # the context rule's default near-duplicate share (docs/onion.md, measured)
+
+
+def resolve_vertical_defaults(args: argparse.Namespace) -> None:
+    """Fill the options left unset on vertical input: corpustool's defaults, or onion's with --onion-compat.
+
+    Measured on the planted-duplicate benchmark (docs/onion.md): whole-paragraph matching finds the
+    repeated paragraphs shorter than n that onion misses, within-document repeats of whole paragraphs
+    only (not of n-grams) stop the loss of unique paragraphs that repeat a page's own phrases, no stub
+    rule keeps the unique titles onion's rule removes next to duplicates, and the context rule removes
+    rewritten copies' partly duplicate paragraphs.
+    """
+    if getattr(args, "jsonl", False) or getattr(args, "par_tag", None) is None:
+        args.skip_punct = bool(args.skip_punct)      # JSON Lines: opt-in, as dedup-para
+        return
+    compat = bool(getattr(args, "onion_compat", False))
+    if args.no_whole_paragraphs and args.whole_paragraphs:
+        raise OptionError("--whole-paragraphs and --no-whole-paragraphs exclude each other")
+    args.whole_paragraphs = False if args.no_whole_paragraphs else bool(args.whole_paragraphs or not compat)
+    if args.no_skip_punct and args.skip_punct:
+        raise OptionError("--skip-punct and --no-skip-punct exclude each other")
+    args.skip_punct = False if args.no_skip_punct else bool(args.skip_punct or not compat)
+    if getattr(args, "within_document", None) is None:
+        args.within_document = "paragraphs" if args.whole_paragraphs and not compat else "ngrams"
+    if not hasattr(args, "threshold"):           # dupngrams: nothing more to decide
+        return
+    if args.stub_rule is None:
+        args.stub_rule = "onion" if compat else "none"
+    if args.near_threshold is None:
+        args.near_threshold = -1.0 if compat else DEFAULT_NEAR
+    if args.near_threshold != args.near_threshold or args.near_threshold > args.threshold:
+        raise OptionError(f"--near-threshold must be at most -t ({args.threshold}), or negative (off), "
+                          f"not {args.near_threshold}")
+    if args.no_smoothing:
+        args.stub_rule, args.near_threshold = "none", -1.0
 
 
 def _vertical(args: argparse.Namespace) -> bool:
@@ -109,13 +157,20 @@ def register_vertical(sub: argparse._SubParsersAction) -> None:
                    help="a paragraph is a duplicate when more than this share of its tokens is covered by "
                         "duplicate n-grams (default 0.5)")
     p.add_argument("-s", "--strip", action="store_true", help="write only the kept lines, unmarked")
-    p.add_argument("-m", "--no-smoothing", action="store_true", help="do not remove stubs between duplicates")
+    p.add_argument("-m", "--no-smoothing", action="store_true",
+                   help="no smoothing: neither the stub rule nor the context rule")
     p.add_argument("-l", "--max-stub-length", type=int, default=20,
-                   help="smoothing: remove the non-duplicate paragraphs between two duplicates (or a duplicate "
+                   help="stub rule: remove the non-duplicate paragraphs between two duplicates (or a duplicate "
                         "and the document's edge) when they have at most this many tokens (default 20, as onion)")
-    p.add_argument("--stub-rule", choices=("onion", "inner"), default="onion",
+    p.add_argument("--stub-rule", choices=("onion", "inner", "none"), default=None,
                    help="onion: a run of paragraphs between duplicates or a document edge, at most -l tokens "
-                        "in all (default); inner: only between two duplicates, each paragraph at most -l tokens")
+                        "in all (onion's; the default with --onion-compat); inner: only between two "
+                        "duplicates, each paragraph at most -l tokens; none: no stubs removed (the default: "
+                        "onion's rule removes unique titles next to duplicates, docs/onion.md)")
+    p.add_argument("--near-threshold", type=float, default=None, metavar="T",
+                   help="context rule (seed 003 Sect. 3.5.2): a paragraph more than T but at most -t "
+                        "duplicate is removed when the nearest other paragraphs on both sides are duplicates "
+                        "(or document edges); default 0.1, a negative value switches it off (as onion)")
 
     p.add_argument("-f", "--dup-ngrams", metavar="FILE",
                    help="duplicate n-gram hashes from 'corpustool dupngrams' (two-pass mode, pass 2)")
@@ -286,6 +341,7 @@ def write_item(out: IO[str], unit, strip: bool, counts) -> None:
 
 
 def run_onion(args: argparse.Namespace) -> int:
+    resolve_vertical_defaults(args)
     if not _extended(args):
         return run_onion_fast(args)
     from ..dedup.onion import (DEFAULT_BATCH_TOKENS, FlaggedHashSet, OnionEngine, batches,
@@ -294,7 +350,7 @@ def run_onion(args: argparse.Namespace) -> int:
 
     document_level = args.document_level or args.par_tag == ""
     opts = _onion_options(args, threshold=args.threshold, document_level=document_level,
-                          smoothing=not args.no_smoothing, max_stub_length=args.max_stub_length)
+                          smoothing=args.stub_rule != "none", max_stub_length=args.max_stub_length)
     if not args.doc_tag:
         raise OptionError("the document tag (-d) must not be empty")
     if args.two_pass and args.input == "-":
@@ -389,6 +445,7 @@ def run_onion(args: argparse.Namespace) -> int:
 
 
 def run_dupngrams(args: argparse.Namespace) -> int:
+    resolve_vertical_defaults(args)
     if not args.jsonl and not _extended(args):
         return run_dupngrams_fast(args)
     from ..dedup.onion import DocumentUnit, DuplicateNgramFinder, batches, write_dup_ngrams
@@ -455,8 +512,6 @@ _CHUNK = 1 << 20
 def _extended(args: argparse.Namespace) -> list[str]:
     """The options that need the extended (numpy) engine; empty: onion's own algorithm."""
     used = ["--engine extended"] if getattr(args, "engine", None) == "extended" else []
-    if args.skip_punct:
-        used.append("--skip-punct")
     if args.skip_stopwords:
         used.append("--skip-stopwords")
     if getattr(args, "document_level", False) or args.par_tag == "":
@@ -514,7 +569,7 @@ def _feed_file(engine, path: str, out) -> None:
 
 
 def _fast_params(args: argparse.Namespace) -> dict:
-    return {"n": args.ngram, "skip_punct": False, "skip_stopwords": False, "stoplist": None,
+    return {"n": args.ngram, "skip_punct": bool(args.skip_punct), "skip_stopwords": False, "stoplist": None,
             "hash_bits": args.hash_bits, "whole_paragraphs": bool(args.whole_paragraphs),
             "hash": "onion-vertical-v1"}
 
@@ -544,10 +599,14 @@ def _fast_engine(args: argparse.Namespace, mode: int, spill_dir: str | None = No
             raise OptionError(f"threshold must be a number in [0, 1], not {args.threshold}")
         if args.max_stub_length < 0:
             raise OptionError("max stub length must be a non-negative integer")
-        kw = dict(threshold=args.threshold, max_stub=args.max_stub_length, smoothing=not args.no_smoothing,
-                  stub_rule=args.stub_rule, strip=args.strip)
+        if not 0.0 <= args.threshold <= 1.0 or args.near_threshold > args.threshold:
+            raise OptionError("--near-threshold must be at most -t, or negative (off)")
+        kw = dict(threshold=args.threshold, max_stub=args.max_stub_length, smoothing=args.stub_rule != "none",
+                  stub_rule="onion" if args.stub_rule == "none" else args.stub_rule, strip=args.strip,
+                  near=args.near_threshold)
     return engine(n=args.ngram, doc_tag=args.doc_tag, par_tag=args.par_tag, hash_bits=args.hash_bits,
-                  mode=mode, spill_dir=spill_dir, whole_paragraphs=bool(args.whole_paragraphs), within=within, **kw)
+                  mode=mode, spill_dir=spill_dir, whole_paragraphs=bool(args.whole_paragraphs), within=within,
+                  skip_punct=bool(args.skip_punct), **kw)
 
 
 def _collect_duplicates(args: argparse.Namespace, out_path: str, tmpdir: str | None) -> dict:

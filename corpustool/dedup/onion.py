@@ -1060,45 +1060,6 @@ def deduplicate_two_pass(open_units: Callable[[], Iterable[Unit]], opts: OnionOp
         yield u
 
 
-class StreamingOutputFromG2:
-    """G_out of the *streaming* form, held as G2+ flags (used by the Spark engine, whose pass 1 is a shuffle).
-
-    Pass 2 with a plain :class:`FlaggedHashSet` skips every n-gram outside G2+
-    (``relevant``); this set does not, so :meth:`OnionEngine.process` runs
-    exactly the streaming code path: an n-gram is "in G_out" iff it is in G2+
-    and was kept earlier, which is the streaming answer, since an n-gram kept
-    earlier and seen again occurs twice. Memory is that of G2+ (8 bytes + a
-    flag per duplicate n-gram); n-grams outside G2+ are only counted, so
-    ``len()`` equals the streaming set's size (the ``stored_hashes`` counter):
-    they occur once in the whole input, hence are distinct.
-    """
-
-    def __init__(self, duplicates: np.ndarray, bits: int = 64) -> None:
-        self.flags = FlaggedHashSet(duplicates, bits)
-        self.singles = 0
-
-    def __len__(self) -> int:
-        return self.flags.n_out + self.singles
-
-    def nbytes(self) -> int:
-        return self.flags.nbytes()
-
-    def query(self, hashes: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
-        return self.flags.query(hashes)
-
-    def relevant(self, handle: tuple[np.ndarray, np.ndarray]) -> None:
-        return None
-
-    def restrict(self, handle: tuple[np.ndarray, np.ndarray], keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.flags.restrict(handle, keep)
-
-    def add_queried(self, hashes: np.ndarray, handle: tuple[np.ndarray, np.ndarray], select: np.ndarray) -> int:
-        found = handle[1]
-        singles = int(np.count_nonzero(select & ~found))
-        self.singles += singles
-        return singles + self.flags.add_queried(hashes, handle, select)
-
-
 def deduplicate_streaming(units: Iterable[Unit], opts: OnionOptions,
                           batch_tokens: int = DEFAULT_BATCH_TOKENS) -> Iterator[Unit]:
     """Single-pass Algorithm 3.1: G_out holds every n-gram of the kept output."""

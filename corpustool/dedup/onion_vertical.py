@@ -60,6 +60,43 @@ def token_hash(b: bytes) -> int:
     return h ^ (h >> 29)
 
 
+def _symbol(cp: int) -> bool:
+    return ((0x80 <= cp <= 0xBF and cp not in (0xAA, 0xB2, 0xB3, 0xB5, 0xB9, 0xBA) and not 0xBC <= cp <= 0xBE)
+            or cp in (0xD7, 0xF7) or 0x2000 <= cp <= 0x2BFF or 0x3000 <= cp <= 0x3004 or 0x3008 <= cp <= 0x303F
+            or 0xFE00 <= cp <= 0xFE0F or 0xFE30 <= cp <= 0xFE4F or 0xFF00 <= cp <= 0xFF0F
+            or 0xFF1A <= cp <= 0xFF20 or 0xFF3B <= cp <= 0xFF40 or 0xFF5B <= cp <= 0xFF65
+            or 0x1F000 <= cp <= 0x1FAFF)
+
+
+def is_word_token(b: bytes) -> bool:
+    """Does a token hold a letter or digit (the compiled engine's is_word_token, for skip_punct)?
+
+    ASCII letters, digits and '_' do; so does a non-ASCII character outside the punctuation and
+    symbol blocks of _symbol, and a byte that does not start a well-formed UTF-8 sequence.
+    """
+    i, n = 0, len(b)
+    while i < n:
+        c = b[i]
+        if c < 0x80:
+            if 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 95:
+                return True
+            i += 1
+            continue
+        k = 1 if 0xC2 <= c <= 0xDF else 2 if 0xE0 <= c <= 0xEF else 3 if 0xF0 <= c <= 0xF4 else 0
+        if k == 0 or i + k >= n:
+            return True
+        cp = c & (0x1F if k == 1 else 0x0F if k == 2 else 0x07)
+        for j in range(1, k + 1):
+            x = b[i + j]
+            if x & 0xC0 != 0x80:
+                return True
+            cp = (cp << 6) | (x & 0x3F)
+        if not _symbol(cp):
+            return True
+        i += k + 1
+    return False
+
+
 def _starts(line: bytes, tag: bytes) -> bool:
     return len(line) > len(tag) and line.startswith(tag) and line[len(tag)] in b" >"
 
@@ -68,12 +105,14 @@ class PyEngine:
     def __init__(self, n: int = 7, threshold: float = 0.5, max_stub: int = 20, smoothing: bool = True,
                  stub_rule: str = "onion", strip: bool = False, doc_tag: str = "doc", par_tag: str = "p",
                  hash_bits: int = 64, mode: int = MODE_MARK, spill_dir: str | None = None,
-                 whole_paragraphs: bool = False, within: str = "ngrams") -> None:
+                 whole_paragraphs: bool = False, within: str = "ngrams", near: float = -1.0,
+                 skip_punct: bool = False) -> None:
         import struct
 
         if within not in ("ngrams", "paragraphs", "none") or (within == "paragraphs" and not whole_paragraphs):
             raise ValueError("within must be ngrams, paragraphs (with whole_paragraphs) or none")
         self.whole, self.within = whole_paragraphs, within
+        self.skip_punct = bool(skip_punct)
         if not 1 <= n <= 100 or not 16 <= hash_bits <= 64 or max_stub < 0 or mode not in (0, 1):
             raise ValueError("bad engine options")
         if stub_rule not in ("onion", "inner"):
@@ -82,6 +121,9 @@ class PyEngine:
             raise ValueError("document and paragraph tags must be 1..60 bytes")
         self.n, self.max_stub, self.smoothing, self.stub_rule = n, max_stub, smoothing, stub_rule
         self.threshold = struct.unpack("f", struct.pack("f", threshold))[0]   # onion's float
+        if not (near < 0 or near <= threshold):
+            raise ValueError("near must be < 0 (off) or at most the threshold")
+        self.near = -1.0 if near < 0 else struct.unpack("f", struct.pack("f", near))[0]
         self.strip, self.mode = strip, mode
         self.hmask = _M64 if hash_bits == 64 else (1 << hash_bits) - 1
         self.doc_tag, self.doc_end = b"<" + doc_tag.encode(), b"</" + doc_tag.encode() + b">"
@@ -152,11 +194,12 @@ class PyEngine:
         def close() -> None:
             nonlocal badtok
             wk = None
+            total_all = len(par_ring)      # the paragraph's tokens, punctuation included
             if self.whole and total > 0:
                 wh = 0
                 for th in par_ring:
                     wh = (wh * _POLY + th) & _M64
-                mixed = _mix64(wh ^ ((total * 0xD6E8FEB86659FD93) & _M64))
+                mixed = _mix64(wh ^ ((total_all * 0xD6E8FEB86659FD93) & _M64))
                 wk = self._file_key(mixed)
                 if self.mode == MODE_COLLECT:
                     self.collected[wk] = self.collected.get(wk, 0) + 1
@@ -172,8 +215,10 @@ class PyEngine:
                         badtok = total
             whole_keys.append(wk)
             par_ring.clear()
-            plen.append(total)
-            bad.append(total > 0 and badtok / total > self.threshold)
+            plen.append(total_all)
+            ratio = badtok / total if total > 0 else 0.0
+            bad.append(total > 0 and (True if ratio > self.threshold
+                                      else "near" if 0 <= self.near < ratio else False))
 
         for li, raw in enumerate(lines):
             s = raw[:-1] if raw.endswith(b"\n") else raw
@@ -190,8 +235,12 @@ class PyEngine:
             par_of.append(len(plen))
             if s[:1] == b"<":
                 continue
-            ring.append(token_hash(s))
-            par_ring.append(ring[-1])
+            th = token_hash(s)
+            par_ring.append(th)
+            if self.skip_punct and not is_word_token(s):
+                keys.append(None)
+                continue
+            ring.append(th)
             total += 1
             prev_bad = max(prev_bad - 1, 0)
             if len(ring) < n:
@@ -222,6 +271,20 @@ class PyEngine:
         if self.mode == MODE_COLLECT:
             self.st["tokens"] += sum(plen)
             return
+        if self.near >= 0:
+            # context rule (seed 003 Sect. 3.5.2): a near-duplicate is a duplicate when the nearest
+            # paragraphs with tokens that are not near-duplicates, on both sides, are duplicates
+            # (a document edge counts as one)
+            decided = list(bad)
+            for p in range(P):
+                if bad[p] != "near":
+                    continue
+                sides = []
+                for rng in (range(p - 1, -1, -1), range(p + 1, P)):
+                    q = next((q for q in rng if plen[q] > 0 and bad[q] != "near"), None)
+                    sides.append(q is None or bad[q] is True)
+                decided[p] = all(sides)
+            bad = decided
         if self.smoothing and self.stub_rule == "onion":
             last_bad, stub = -1, 0
             for p in range(P + 1):

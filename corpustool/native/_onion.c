@@ -15,6 +15,14 @@
  *  - smoothing ("onion" rule): a run of non-duplicate paragraphs between duplicates (or a document
  *    edge) with at most max_stub tokens in total is removed; the "inner" rule removes only runs
  *    between two duplicates whose paragraphs each have at most max_stub tokens;
+ *  - skip_punct (seed 003 Table 3.4's "excl. punct", not in onion): tokens without a letter or digit
+ *    (is_word_token) take no part in n-grams or in a paragraph's duplicate share; they still count
+ *    for the stub rule, the statistics and whole-paragraph matching;
+ *  - context (seed 003 Sect. 3.5.2, jusText's context-sensitive classification with duplicates as
+ *    bad blocks; off unless near >= 0): a "near-duplicate" paragraph, more than `near` but not more
+ *    than `threshold` of it duplicate, is a duplicate when the nearest paragraphs with tokens that are
+ *    not near-duplicates on both sides are duplicates (a document edge counts as one), as jusText's
+ *    near-good blocks between bad ones; this runs before the stub rule;
  *  - the <doc> and </doc> lines are removed when no paragraph with tokens is kept;
  *  - the n-grams ending in kept paragraphs join the global set.
  * Differences from the C program: lines are kept byte for byte (NUL bytes included, a last line
@@ -228,6 +236,40 @@ static size_t segset_bytes(const SegSet *s) {
 
 /* An n-gram hash as written to a duplicate n-gram file: trimmed to hash_bits, bit 0 cleared (it is
  * the flag in the tables; onion also compares 63 bits), never 0 (0 marks an empty slot). */
+/* Does a token hold a letter or digit? ASCII letters, digits and '_' do; so does any non-ASCII
+ * character outside the punctuation and symbol blocks below, and any byte that does not start a
+ * well-formed UTF-8 sequence (not text we can judge: kept as a word). Reads only p[0..n). The
+ * Python reference (onion_vertical.is_word_token) is the same rule. */
+static int is_word_token(const unsigned char *p, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        if (c < 0x80) {
+            if ((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_') return 1;
+            i++;
+            continue;
+        }
+        size_t k = c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : 0;
+        if (k == 0 || i + k >= n) return 1;     /* no lead byte, or the sequence is cut */
+        uint32_t cp = c & (k == 1 ? 0x1F : k == 2 ? 0x0F : 0x07);
+        for (size_t j = 1; j <= k; j++) {
+            unsigned b = p[i + j];
+            if ((b & 0xC0) != 0x80) return 1;
+            cp = (cp << 6) | (b & 0x3F);
+        }
+        int symbol = (cp >= 0x80 && cp <= 0xBF && cp != 0xAA && cp != 0xB2 && cp != 0xB3 && cp != 0xB5 &&
+                      cp != 0xB9 && cp != 0xBA && !(cp >= 0xBC && cp <= 0xBE)) ||
+                     cp == 0xD7 || cp == 0xF7 || (cp >= 0x2000 && cp <= 0x2BFF) || (cp >= 0x3000 && cp <= 0x3004) ||
+                     (cp >= 0x3008 && cp <= 0x303F) || (cp >= 0xFE00 && cp <= 0xFE0F) ||
+                     (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF0F) ||
+                     (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) ||
+                     (cp >= 0xFF5B && cp <= 0xFF65) || (cp >= 0x1F000 && cp <= 0x1FAFF);
+        if (!symbol) return 1;
+        i += k + 1;
+    }
+    return 0;
+}
+
 static inline uint64_t file_key(uint64_t h, uint64_t hmask) {
     uint64_t k = h & hmask & ~1ULL;
     return k ? k : 2;
@@ -262,6 +304,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
 enum { MODE_MARK = 0, MODE_COLLECT = 1 };
 enum { STUB_ONION = 0, STUB_INNER = 1 };
 enum { WITHIN_NGRAMS = 0, WITHIN_PARAGRAPHS = 1, WITHIN_NONE = 2 };
+enum { NEAR = 4, NEAR_AFTER_DUP = 5 };    /* bad[] while the context rule decides */
 #define WHOLE_TAG 0xD6E8FEB86659FD93ULL   /* keeps whole-paragraph keys apart from n-gram keys */
 
 typedef struct {
@@ -269,6 +312,8 @@ typedef struct {
     /* options */
     int n;
     double threshold;
+    int skip_punct;        /* tokens without letters or digits left out of n-grams and shares */
+    double near;           /* context rule: near-duplicate above this share (< 0: no context rule) */
     int max_stub;
     int smoothing;
     int stub_rule;
@@ -355,8 +400,9 @@ static inline int collect(Engine *e, uint64_t key) {
 /* Whole-paragraph matching (an extension: onion cannot see a repeated paragraph shorter than n):
  * a paragraph whose whole token sequence was kept earlier (or, unless within is none, seen earlier
  * in the document) counts as duplicate in full. */
-static int whole_check(Engine *e, uint64_t wh, int64_t total, int64_t *badtok, uint64_t *wkey) {
-    uint64_t mixed = mix64(wh ^ ((uint64_t)total * WHOLE_TAG));
+static int whole_check(Engine *e, uint64_t wh, int64_t total_all, int64_t total, int64_t *badtok,
+                       uint64_t *wkey) {
+    uint64_t mixed = mix64(wh ^ ((uint64_t)total_all * WHOLE_TAG));
     uint64_t fk = file_key(mixed, e->hmask);
     *wkey = store_key(fk, e->shift);
     if (e->mode == MODE_COLLECT) return collect(e, fk);
@@ -408,6 +454,8 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
     uint64_t g = 0, wh = 0;
     size_t t = 0;                    /* token index in the document */
     int64_t total = 0, badtok = 0, prev_bad = n;
+    int64_t total_all = 0;           /* the paragraph's tokens, punctuation included */
+    size_t u = 0;                    /* index of the next token that takes part in n-grams */
     size_t off = ds;
     size_t line_no = 0;
     if (grow((void **)&e->par_off, &e->par_off_cap, 2, sizeof(size_t)) < 0) return -1;
@@ -418,11 +466,13 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
             grow((void **)&e->par_whole, &e->par_whole_cap, npar, sizeof(uint64_t)) < 0 || \
             grow((void **)&e->bad, &e->bad_cap, npar + 1, 1) < 0) return -1; \
         e->par_whole[npar - 1] = 0; \
-        if (e->whole && total > 0 && whole_check(e, wh, total, &badtok, &e->par_whole[npar - 1]) < 0) return -1; \
+        if (e->whole && total > 0 && whole_check(e, wh, total_all, total, &badtok, &e->par_whole[npar - 1]) < 0) \
+            return -1; \
         wh = 0; \
-        e->par_len[npar - 1] = total; \
-        e->bad[npar - 1] = (unsigned char)(total > 0 && (double)badtok / (double)total > e->threshold); \
-        total = 0; badtok = 0; prev_bad = n; } while (0)
+        e->par_len[npar - 1] = total_all; \
+        e->bad[npar - 1] = (unsigned char)(total <= 0 ? 0 : (double)badtok / (double)total > e->threshold ? 1 \
+                                           : (e->near >= 0 && (double)badtok / (double)total > e->near) ? NEAR : 0); \
+        total = 0; total_all = 0; badtok = 0; prev_bad = n; } while (0)
     while (off < de) {
         const char *s = in + off;
         const char *nl = memchr(s, '\n', de - off);
@@ -443,15 +493,18 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
         line_no++;
         if (len == 0 || s[0] != '<') {
             uint64_t th = token_hash((const unsigned char *)s, len);
-            size_t slot = t % (size_t)n;
+            wh = wh * POLY + th;
+            total_all++;
+            e->tok_g[t] = 0;             /* no n-gram ends here (0 is never a stored key) */
+            if (e->skip_punct && !is_word_token((const unsigned char *)s, len)) { t++; off = le + 1; continue; }
+            size_t slot = u % (size_t)n;
             uint64_t old = e->ring[slot];
             e->ring[slot] = th;
             g = g * POLY + th;
-            if (t >= (size_t)n) g -= old * e->pow_n;
-            wh = wh * POLY + th;
+            if (u >= (size_t)n) g -= old * e->pow_n;
             total++;
             if (--prev_bad < 0) prev_bad = 0;
-            if (t + 1 >= (size_t)n) {
+            if (u + 1 >= (size_t)n) {
                 uint64_t fk = file_key(mix64(g), e->hmask);
                 uint64_t key = store_key(fk, e->shift);
                 e->tok_g[t] = key;
@@ -474,21 +527,38 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
                     }
                 }
             }
+            u++;
             t++;
         }
         off = le + 1;
     }
     CLOSE_PAR();
 #undef CLOSE_PAR
-    e->st_ngrams += t + 1 >= (size_t)n ? t + 1 - (size_t)n : 0;
+    e->st_ngrams += u + 1 >= (size_t)n ? u + 1 - (size_t)n : 0;
     if (e->mode == MODE_COLLECT) {
         e->st_docs++;
         e->st_tokens += t;
         return 0;
     }
-    /* smoothing */
     unsigned char *bad = e->bad;
     int64_t *plen = e->par_len;
+    if (e->near >= 0) {
+        /* context rule in two sweeps: forward, does the nearest non-near paragraph before a near one
+         * (or the edge) say duplicate; backward, and the one after */
+        unsigned char last = 1;
+        for (size_t p = 0; p < npar; p++) {
+            if (plen[p] <= 0) continue;
+            if (bad[p] == NEAR) { if (last) bad[p] = NEAR_AFTER_DUP; }
+            else last = bad[p];
+        }
+        last = 1;
+        for (size_t p = npar; p-- > 0;) {
+            if (plen[p] <= 0) continue;
+            if (bad[p] >= NEAR) bad[p] = (unsigned char)(bad[p] == NEAR_AFTER_DUP && last);
+            else last = bad[p];
+        }
+    }
+    /* smoothing */
     if (e->smoothing && e->stub_rule == STUB_ONION) {
         long last_bad = -1;
         int64_t stub = 0;
@@ -559,7 +629,7 @@ static int process_doc(Engine *e, size_t ds, size_t de) {
             e->out_len += with_nl;
         }
         if (len == 0 || s[0] != '<') {
-            if (t + 1 >= (size_t)n && !bad[p]) {
+            if (e->tok_g[t] != 0 && !bad[p]) {
                 uint64_t key = e->tok_g[t];
                 if (e->flagged) {
                     int flag = 0;
@@ -662,14 +732,15 @@ static int set_tag(char *dst, size_t *dlen, const char *pre, const char *tag, co
 
 static int Engine_init(Engine *e, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"n", "threshold", "max_stub", "smoothing", "stub_rule", "strip", "doc_tag",
-                             "par_tag", "hash_bits", "mode", "spill_dir", "whole_paragraphs", "within", NULL};
+                             "par_tag", "hash_bits", "mode", "spill_dir", "whole_paragraphs", "within", "near",
+                             "skip_punct", NULL};
     int n = 7, max_stub = 20, smoothing = 1, strip = 0, hash_bits = 64, mode = MODE_MARK;
-    double threshold = 0.5;
+    double threshold = 0.5, near = -1.0;
     const char *stub_rule = "onion", *doc_tag = "doc", *par_tag = "p", *spill_dir = NULL, *within = "ngrams";
-    int whole = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|idipspssiizps", kwlist, &n, &threshold, &max_stub, &smoothing,
+    int whole = 0, skip_punct = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|idipspssiizpsdp", kwlist, &n, &threshold, &max_stub, &smoothing,
                                      &stub_rule, &strip, &doc_tag, &par_tag, &hash_bits, &mode, &spill_dir,
-                                     &whole, &within))
+                                     &whole, &within, &near, &skip_punct))
         return -1;
     if (strcmp(within, "ngrams") == 0) e->within = WITHIN_NGRAMS;
     else if (strcmp(within, "paragraphs") == 0 && whole) e->within = WITHIN_PARAGRAPHS;
@@ -694,6 +765,11 @@ static int Engine_init(Engine *e, PyObject *args, PyObject *kw) {
     e->n = n;
     /* onion keeps the threshold in a float and compares in double */
     e->threshold = (double)(float)threshold;
+    if (!(near < 0 || near <= threshold)) {    /* NaN refused too */
+        PyErr_SetString(PyExc_ValueError, "near must be < 0 (off) or at most the threshold"); return -1;
+    }
+    e->near = near < 0 ? -1.0 : (double)(float)near;
+    e->skip_punct = skip_punct;
     e->max_stub = max_stub;
     e->smoothing = smoothing;
     e->strip = strip;
