@@ -34,10 +34,24 @@ TOPICS = ["Apples", "Rivers", "Engines", "Bridges", "Forests", "Glaciers", "Harb
           "Journals", "Kettles", "Lanterns", "Meadows"]
 
 
+_COMMON = ("the of and to in is it that was for on are with as they be at one have this from by but what "
+           "some we can out other were all there when up use your how said an each she which do their time "
+           "if will way about many then them would write like so these her long make thing see him two has "
+           "look more day could go come did number sound no most people my over know water than call first "
+           "who may down side been now find any new work part take get place made live where after back little "
+           "only round man year came show every good me give our under name very through just form sentence "
+           "great think say help low line differ turn cause much mean before move right boy old too same tell").split()
+
+
 def article(title: str, extra: str = "") -> bytes:
-    body = (f"<p>{title} are the subject of this paragraph, and it is written in plain English so that "
-            f"the classifier has enough of the common words to keep it as part of the main text about "
-            f"{title.lower()}.</p>") * 4
+    # four different paragraphs (a paragraph written four times would be kept once: justext-plus's
+    # `repeats` rule), each with a sentence of common words drawn for this title, so that the pages
+    # are no near-duplicates of each other
+    rng = random.Random(title)
+    body = "".join(
+        f"<p>{title} are the subject of the {nth} paragraph. "
+        f"{' '.join(rng.choice(_COMMON) for _ in range(40)).capitalize()}.</p>"
+        for nth in ("first", "second", "third", "fourth"))
     return (f"<html><head><title>{title}</title></head><body><nav><a href='/'>Home</a> "
             f"<a href='/n'>News</a></nav><h1>{title}</h1>{body}{extra}"
             f"<footer>Copyright 2024, all rights reserved.</footer></body></html>").encode()
