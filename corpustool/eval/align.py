@@ -26,6 +26,7 @@ from typing import Sequence
 
 from .metrics import Confusion
 
+
 def matched_mask(output: Sequence[str], reference: Sequence[str]) -> tuple[list[bool], list[bool]]:
     """(output word aligned?, reference word aligned?) for the diff alignment of two word lists."""
     out_mask = [False] * len(output)
@@ -44,15 +45,8 @@ def text_confusion(output: Sequence[str], gold: Sequence[str], page_words: int,
                    page_chars: int) -> tuple[Confusion, Confusion]:
     """(word counts, character counts) of output against a text gold."""
     out_mask, _ = matched_mask(output, gold)
-    tp = sum(out_mask)
     tp_c = sum(len(w) for w, m in zip(output, out_mask) if m)
-    out_c = sum(len(w) for w in output)
-    gold_c = sum(len(w) for w in gold)
-    words = Confusion(tp, len(output) - tp, len(gold) - tp)
-    chars = Confusion(tp_c, out_c - tp_c, gold_c - tp_c)
-    words.tn = max(0, page_words - words.tp - words.fp - words.fn)
-    chars.tn = max(0, page_chars - chars.tp - chars.fp - chars.fn)
-    return words, chars
+    return _confusions(output, gold, sum(out_mask), tp_c, page_words, page_chars)
 
 
 def bag_confusion(output: Sequence[str], gold: Sequence[str], page_words: int,
@@ -62,8 +56,13 @@ def bag_confusion(output: Sequence[str], gold: Sequence[str], page_words: int,
     the alignment and what that benchmark publishes its figures with."""
     out_bag, gold_bag = Counter(output), Counter(gold)
     common = out_bag & gold_bag
-    tp = sum(common.values())
     tp_c = sum(len(w) * n for w, n in common.items())
+    return _confusions(output, gold, sum(common.values()), tp_c, page_words, page_chars)
+
+
+def _confusions(output: Sequence[str], gold: Sequence[str], tp: int, tp_c: int, page_words: int,
+                page_chars: int) -> tuple[Confusion, Confusion]:
+    """(word counts, character counts) from the matched words (``tp``) and their characters."""
     out_c = sum(len(w) for w in output)
     gold_c = sum(len(w) for w in gold)
     words = Confusion(tp, len(output) - tp, len(gold) - tp)
