@@ -6,9 +6,10 @@ vertical file and writes it with every line prefixed ``0<TAB>`` (kept) or
 are onion's: ``-n 7 -t 0.5 -d doc -p p -l 20``, ``-m`` no smoothing, ``-f``
 precomputed duplicate n-grams, ``-q``; so is its algorithm
 (:mod:`corpustool.dedup.onion_vertical`, compiled), and lines are read and
-written as bytes, exactly. Four defaults differ from onion's, each for a
-measured reason (docs/onion.md: whole paragraphs matched, repeats inside a
-document counted as whole paragraphs, no stub rule, the context rule);
+written as bytes, exactly. Five defaults differ from onion's, each for a
+measured reason (docs/onion.md: punctuation left out of n-grams, whole
+paragraphs matched, repeats inside a document counted as whole paragraphs,
+no stub rule, the context rule);
 ``--onion-compat`` gives onion's behaviour. ``dupngrams`` writes the ``-f`` file (pass 1 of the
 two-pass form; it replaces onion's ``hashgen | hashdup``).
 
