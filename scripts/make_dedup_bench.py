@@ -3,10 +3,15 @@
 
 Texts: the clean text (good paragraphs, jusText with the stoplist of the page's
 ``<html lang>``) of the pages in ../shared/data/snippets, or generated text when
-that directory is absent (or with --generated). Originals are made genuinely
-unique first: a paragraph sharing any 10-gram of words (or, if shorter than ten
-words, its whole text) with an earlier one is removed, and so is a document
-sharing any 10-gram across paragraph boundaries.
+that directory is absent (or with --generated). The unique text is unique by the
+measure the benchmarks count duplicates with: 10-grams of all tokens as the
+vertical tokenizer gives them (punctuation included). A paragraph is removed when
+it shares any 10-gram with earlier text, or repeats one inside itself, or, if
+shorter than ten tokens, repeats an earlier paragraph's whole token sequence;
+10-grams run across paragraph boundaries within a document. The originals are
+made unique among themselves first, and every document's unique text is checked
+again when it is emitted, against all text emitted before it (variants and
+copies included), with the copies in it left out (see UniqueText).
 
 Planted, for near-duplicate documents (issue 5), variants of an original with a
 target resemblance drawn from [0.3, 1.0] (the edit amount is bisected until the
@@ -64,6 +69,7 @@ sys.path.insert(0, str(REPO))
 
 from corpustool.dedup.shingling import DEFAULT_NGRAM, shingle_hashes, word_tokens  # noqa: E402
 from corpustool.document import Document, Paragraph  # noqa: E402
+from corpustool.text.tokenizer import tokenize  # noqa: E402
 
 SNIPPETS = REPO.parent / "shared" / "data" / "snippets"
 DEFAULT_OUT = REPO / "build" / "dedup-bench"
@@ -159,31 +165,84 @@ def jaccard(a: list[str], b: list[str], n: int) -> float:
     return len(sa & sb) / len(sa | sb)
 
 
-class UniqueFilter:
-    """Keeps only text whose 10-grams (or short whole text) were never seen."""
+class UniqueText:
+    """Text unique by the measure the benchmarks count: 10-grams of all tokens.
 
-    def __init__(self) -> None:
-        self.seen: set = set()
+    Tokens are those of the vertical tokenizer (corpustool.text.tokenizer, punctuation included),
+    which bench_onion counts duplicate 10-grams of. A paragraph's keys are the 10-grams ending in
+    it, starting in the paragraphs before it in its document too (10-grams run across paragraph
+    boundaries, as the metric's do), and, when it has fewer than 10 tokens, its whole token
+    sequence (a short paragraph is unique as a whole). A paragraph is new when none of its keys
+    was seen, in the document before it included, and none repeats inside it.
 
-    def paragraph_ok(self, text: str) -> bool:
-        w = words_of([text])
-        if not w:
-            return False
-        keys = ngrams(w, UNIQUE_N) if len(w) >= UNIQUE_N else {("short",) + tuple(w)}
-        if keys & self.seen:
-            return False
-        self.seen |= keys
-        return True
+    Keys are Python hashes of tuples of token ids: deterministic (ints hash alike in every
+    process), and a collision only rejects a paragraph that was new.
+    """
 
-    def document_ok(self, paras: list[str]) -> bool:
-        """The 10-grams across paragraph boundaries (those inside were checked already)."""
-        keys = ngrams(words_of(paras), UNIQUE_N)
+    def __init__(self, ids: dict[str, int] | None = None) -> None:
+        self.ids: dict[str, int] = {} if ids is None else ids
+        self.seen: set[int] = set()
+        self.left_out = 0                 # candidates admit() left out
+
+    def token_ids(self, text: str) -> tuple[int, ...]:
+        ids = self.ids
+        return tuple([ids.setdefault(t, len(ids)) for t in tokenize(text)[0]])
+
+    @staticmethod
+    def keys(tail: tuple[int, ...], toks: tuple[int, ...]) -> list[int]:
+        """Keys of a paragraph after ``tail``, the last (at most UNIQUE_N - 1) tokens before it."""
+        s = tail + toks
+        out = [hash(s[i:i + UNIQUE_N]) for i in range(len(s) - UNIQUE_N + 1)]
+        if len(toks) < UNIQUE_N:
+            out.append(hash((-1,) + toks))
+        return out
+
+    def is_new(self, keys: list[int], local: set[int]) -> bool:
+        seen = self.seen
+        return len(set(keys)) == len(keys) and not any(k in seen or k in local for k in keys)
+
+    def check_document(self, paras: list[str]) -> tuple[list[str], set[int]]:
+        """The paragraphs that are new, in order (the others are left out), and their keys (not yet seen)."""
+        tail: tuple[int, ...] = ()
+        local: set[int] = set()
+        kept = []
         for p in paras:
-            keys -= ngrams(words_of([p]), UNIQUE_N)
-        if keys & self.seen:
-            return False
-        self.seen |= keys
-        return True
+            toks = self.token_ids(p)
+            keys = self.keys(tail, toks)
+            if not toks or not self.is_new(keys, local):
+                continue
+            local.update(keys)
+            tail = (tail + toks)[-(UNIQUE_N - 1):]
+            kept.append(p)
+        return kept, local
+
+    def admit(self, paras: list[str], candidates: list[bool]) -> list[bool]:
+        """Which paragraphs of an emitted document stay, and everything it shows becomes seen.
+
+        Candidates (its unique text) stay when new by the keys of the document's unique text alone
+        (the other paragraphs left out, as a perfect de-duplicator would leave the document);
+        the others (copies) always stay. Every kept paragraph's keys over the whole document are
+        seen afterwards, so later unique text cannot repeat a copy's or a variant's text either.
+        """
+        tail: tuple[int, ...] = ()        # last tokens of the unique text
+        tail_all: tuple[int, ...] = ()    # last tokens of all kept text
+        local: set[int] = set()
+        stays = []
+        for p, cand in zip(paras, candidates):
+            toks = self.token_ids(p)
+            if cand:
+                keys = self.keys(tail, toks)
+                if not toks or not self.is_new(keys, local):
+                    self.left_out += 1
+                    stays.append(False)
+                    continue
+                local.update(keys)
+                tail = (tail + toks)[-(UNIQUE_N - 1):]
+            local.update(self.keys(tail_all, toks))
+            tail_all = (tail_all + toks)[-(UNIQUE_N - 1):]
+            stays.append(True)
+        self.seen |= local
+        return stays
 
 
 def substitute(words: list[str], rate: float, rng_seed: int, vocab: list[str]) -> list[str]:
@@ -226,7 +285,7 @@ def split_like(words: list[str], template: list[str]) -> list[str]:
     return out or [" ".join(words)]
 
 
-def furniture_for(site: int, rng: random.Random, vocab: list[str], uniq: UniqueFilter) -> list[str]:
+def furniture_for(site: int, rng: random.Random, vocab: list[str], uniq: UniqueText) -> list[str]:
     """Two or three site boilerplate paragraphs, unique to the site."""
     while True:
         name = " ".join(rng.choice(vocab).capitalize() for _ in range(2))
@@ -238,7 +297,9 @@ def furniture_for(site: int, rng: random.Random, vocab: list[str], uniq: UniqueF
             f"Home | {rng.choice(vocab).capitalize()} | {rng.choice(vocab).capitalize()} | "
             f"About {name} | Contact {rng.choice(vocab)} | Privacy {rng.choice(vocab)}",
         ][:rng.randint(2, 3)]
-        if all(uniq.paragraph_ok(l) for l in lines):
+        kept, keys = uniq.check_document(lines)
+        if kept == lines:
+            uniq.seen |= keys
             return lines
 
 
@@ -247,13 +308,17 @@ def furniture_for(site: int, rng: random.Random, vocab: list[str], uniq: UniqueF
 def build(texts: list[tuple[str, list[str]]], seed: int, ngram: int, variant_share: float,
           carrier_share: float, quiet: bool) -> tuple[list[dict], dict]:
     rng = random.Random(seed)
-    uniq = UniqueFilter()
+    # the originals' text made unique among itself first (roles, vocabulary and filler come from
+    # it); the text shown is checked again as it is emitted (see emit)
+    uniq = UniqueText()
     originals: list[tuple[str, list[str]]] = []
     for url, paras in texts:
-        kept = [p for p in paras if uniq.paragraph_ok(p)]
-        if len(words_of(kept)) < MIN_WORDS or not uniq.document_ok(kept):
+        kept, keys = uniq.check_document(paras)
+        if len(words_of(kept)) < MIN_WORDS:
             continue
+        uniq.seen |= keys
         originals.append((url, kept))
+    shown = UniqueText(uniq.ids)          # all text emitted so far
     vocab = sorted({w for _, paras in originals for w in words_of(paras) if w.isalpha() and len(w) > 2})
     if len(vocab) < 100:
         raise SystemExit("make_dedup_bench: too little text to build a benchmark")
@@ -279,6 +344,7 @@ def build(texts: list[tuple[str, list[str]]], seed: int, ngram: int, variant_sha
     variants_of: dict[str, list[tuple[str, list[str]]]] = {}
     text_of: dict[str, list[str]] = {}
     site_pages: dict[int, list[str]] = {}
+    furniture_first: dict[str, str] = {}  # a furniture line -> the document that shows it first
     filler_i = 0
     counter = 0
 
@@ -288,6 +354,25 @@ def build(texts: list[tuple[str, list[str]]], seed: int, ngram: int, variant_sha
         return f"bench-{counter:05d}"
 
     def emit(doc: dict) -> None:
+        """Emit a document, its unique text ("original" paragraphs) checked against all text emitted.
+
+        Unique text that repeats earlier text (a variant's or a copy's included) or itself, by
+        UniqueText's measure, is left out. A site's furniture line is unique text on the first
+        page that shows it and a copy (planted, in a page of the site; "copy" in a variant) after.
+        """
+        labels = doc["labels"]
+        furniture = [isinstance(lab, tuple) and lab[0] == "furniture" for lab in labels]
+        for i, lab in enumerate(labels):
+            if furniture[i]:
+                first = furniture_first.get(doc["paras"][i])
+                labels[i] = ("original" if first is None else
+                             ("planted", "furniture", first, None, 0.0) if lab[1] == "planted" else "copy")
+        stays = shown.admit(doc["paras"], [lab == "original" for lab in labels])
+        doc["paras"] = [p for p, k in zip(doc["paras"], stays) if k]
+        doc["labels"] = [lab for lab, k in zip(labels, stays) if k]
+        for p, lab, f in zip(doc["paras"], doc["labels"], [f for f, k in zip(furniture, stays) if k]):
+            if f and lab == "original":
+                furniture_first[p] = doc["id"]
         corpus.append(doc)
         text_of[doc["id"]] = doc["paras"]
         for i, lab in enumerate(doc["labels"]):
@@ -308,17 +393,14 @@ def build(texts: list[tuple[str, list[str]]], seed: int, ngram: int, variant_sha
 
     def get_site(site: int) -> dict:
         if site not in sites:
-            sites[site] = {"lines": furniture_for(site, random.Random(seed * 1000 + site), vocab, uniq),
-                           "first": None}
+            sites[site] = {"lines": furniture_for(site, random.Random(seed * 1000 + site), vocab, uniq)}
         return sites[site]
 
     def add_furniture(doc: dict, site_no: int) -> None:
         s = get_site(site_no)
         for line in s["lines"]:
             doc["paras"].append(line)
-            doc["labels"].append("original" if s["first"] is None else ("planted", "furniture", s["first"], None, 0.0))
-        if s["first"] is None:
-            s["first"] = doc["id"]
+            doc["labels"].append(("furniture", "planted"))     # resolved by emit
         site_pages.setdefault(site_no, []).append(doc["id"])
 
     def make_variant(paras: list[str], pure: list[str] | None, kind: str, target: float,
@@ -370,7 +452,7 @@ def build(texts: list[tuple[str, list[str]]], seed: int, ngram: int, variant_sha
                 return list(pure), ["copy"] * len(pure)
             site = get_site(100 + vseed % 20)     # a print version / syndication with another site's furniture
             lines = site["lines"]
-            return list(paras) + lines, ["copy"] * len(paras) + ["original"] * len(lines)
+            return list(paras) + lines, ["copy"] * len(paras) + [("furniture", "copy")] * len(lines)
         raise ValueError(kind)
 
     emitted_originals = 0
@@ -415,9 +497,12 @@ def build(texts: list[tuple[str, list[str]]], seed: int, ngram: int, variant_sha
             if r == "source" and rng.random() < 0.3:      # this page shows its site's furniture
                 site = rng.randrange(12)
                 doc["url"] = f"https://site{site}.example/{doc_id}"
-                pure = list(paras)
                 add_furniture(doc, site)
-            emit(doc)
+                emit(doc)
+                lines = set(get_site(site)["lines"])
+                pure = [p for p in doc["paras"] if p not in lines]
+            else:
+                emit(doc)
             documents.append({"id": doc_id, "role": "original"})
         emitted_originals += 1
         if r == "source":
@@ -438,9 +523,9 @@ def build(texts: list[tuple[str, list[str]]], seed: int, ngram: int, variant_sha
         due = [p for p in pending if p[0] <= emitted_originals]
         pending = [p for p in pending if p[0] > emitted_originals]
         for _, v in due:
-            emit_variant(v, new_id, emit, documents, sites, variants_of)
+            emit_variant(v, new_id, emit, documents, variants_of)
     for _, v in sorted(pending, key=lambda p: p[0]):
-        emit_variant(v, new_id, emit, documents, sites, variants_of)
+        emit_variant(v, new_id, emit, documents, variants_of)
 
     # planted paragraph records with final indices
     for doc in corpus:
@@ -487,6 +572,7 @@ def build(texts: list[tuple[str, list[str]]], seed: int, ngram: int, variant_sha
             "near_pairs": len(near_pairs),
             "planted_paragraphs": len(planted),
             "original_paragraphs": len(original_paras),
+            "unique_left_out_on_emission": shown.left_out,
         },
     }
     if not quiet:
@@ -494,17 +580,9 @@ def build(texts: list[tuple[str, list[str]]], seed: int, ngram: int, variant_sha
     return docs_out, truth
 
 
-def emit_variant(v: dict, new_id, emit, documents: list, sites: dict, variants_of: dict) -> None:
+def emit_variant(v: dict, new_id, emit, documents: list, variants_of: dict) -> None:
     v["id"] = new_id()
-    if v["kind"] == "furniture" and "original" in v["labels"]:
-        # added furniture: original text only on the first page that shows it
-        site = next((s for s in sites.values() if v["paras"][-1] in s["lines"]), None)
-        if site is not None:
-            if site["first"] is None:
-                site["first"] = v["id"]
-            else:
-                v["labels"] = ["copy" if lab == "original" else lab for lab in v["labels"]]
-    emit(v)
+    emit(v)      # added furniture: unique text only on the first page that shows it
     fill = [i for i, lab in enumerate(v["labels"]) if lab == "original"]
     documents.append({"id": v["id"], "role": "variant", "source_doc": v["source"], "kind": v["kind"],
                       "filler_paragraphs": fill})

@@ -491,3 +491,71 @@ def test_stream_and_batch_agree_on_the_benchmark_corpus(quick_bench, threshold):
     high = [p for p in truth["near_pairs"] if p["resemblance"] >= threshold + 0.05]
     assert high and all(p["b"] in gone for p in high)
     assert stage_s.stats.drops["near-duplicate"] == len(gone) > 0
+
+
+def _repeats_in_unique_text(docs: list[Document], truth: dict) -> tuple[list, list]:
+    """What a perfect paragraph de-duplicator could not remove from the benchmark's unique text.
+
+    (10-grams of all tokens, as the vertical tokenizer gives them, repeated in the unique text: each
+    document's unique paragraphs in order, 10-grams across their boundaries; unique paragraphs that
+    repeat, token for token, any earlier paragraph of the corpus, copies included.)
+    """
+    from collections import Counter
+
+    from corpustool.text.tokenizer import tokenize
+
+    unique: dict[str, set[int]] = {}
+    for doc_id, idx in truth["original_paragraphs"]:
+        unique.setdefault(doc_id, set()).add(idx)
+    grams: Counter = Counter()
+    seen: set = set()
+    repeated_paragraphs = []
+    for d in docs:
+        stream: list[str] = []
+        for i, p in enumerate(d.paragraphs):
+            toks = tuple(tokenize(p.text)[0])
+            if i in unique.get(d.id, ()):
+                if toks in seen:
+                    repeated_paragraphs.append((d.id, i, p.text))
+                stream.extend(toks)
+            seen.add(toks)
+        grams.update(tuple(stream[k:k + 10]) for k in range(len(stream) - 9))
+    return [g for g, c in grams.items() if c > 1], repeated_paragraphs
+
+
+def test_the_benchmark_corpus_unique_text_repeats_no_10_gram(quick_bench):
+    # the duplicate 10-grams bench_onion counts are all removable without losing unique text
+    docs, truth = quick_bench
+    assert len(truth["original_paragraphs"]) > 1000 and truth["planted_paragraphs"]
+    assert _repeats_in_unique_text(docs, truth) == ([], [])
+
+
+def test_the_benchmark_generator_keeps_punctuated_phrases_unique():
+    """Texts whose phrases repeat as 10-grams of all tokens but not of words (punctuation),
+    repeat inside a paragraph, or repeat a short paragraph: the unique text still repeats nothing."""
+    from pathlib import Path
+    scripts = Path(__file__).resolve().parent.parent / "scripts"
+    sys.path.insert(0, str(scripts))
+    try:
+        import make_dedup_bench
+    finally:
+        sys.path.remove(str(scripts))
+    rng = random.Random(5)
+    texts = make_dedup_bench.generated_texts(80, rng)
+    for k, (url, paras) in enumerate(texts):
+        paras.insert(1, f"{paras[0].split()[0]} kostet {k} € / l ) ( inkl. MwSt . zzgl. Versand")
+        paras.insert(2, "= = = = = = = = = = = = " + paras[2])                 # repeats inside itself
+        paras.append(["2012", "Impressum", "und"][k % 3])                        # short, repeated
+        paras.append(f"Frage {k} ? Will there be a toilet on the bus ? Ja .")
+    docs_out, truth = make_dedup_bench.build(texts, seed=3, ngram=5, variant_share=0.45, carrier_share=0.3,
+                                             quiet=True)
+    docs = [Document.from_dict(d) for d in docs_out]
+    all_text = "\n".join(p.text for d in docs for p in d.paragraphs)
+    assert "inkl. MwSt . zzgl. Versand" in all_text and "Impressum" in all_text   # kept once at least
+    assert _repeats_in_unique_text(docs, truth) == ([], [])
+    # and the truth stays consistent: every planted paragraph is its source's text (exact copies)
+    by_id = {d.id: d for d in docs}
+    for p in truth["planted_paragraphs"]:
+        if p["kind"] in ("exact", "furniture"):
+            assert (by_id[p["doc"]].paragraphs[p["index"]].text
+                    == by_id[p["source_doc"]].paragraphs[p["source_index"]].text)
