@@ -211,7 +211,8 @@ def choose_n(docs: list[Document], truth: dict, tokens: list[list[str]]) -> None
             edits[rate] = float(np.mean(vals))
         print(f"{n:>3} {rs_arr.max():>17.4f} {np.quantile(rs_arr, 0.999):>8.4f} {int((rs_arr > 0.05).sum()):>13} "
               f"{edits[0.03]:>16.3f} {edits[0.10]:>9.3f}")
-    print(f"({len(orig)} pages, {len(rs)} cross-domain pairs; originals were made unique at 10-grams, so n=10 is 0 by construction)")
+    print(f"({len(orig)} pages, {len(rs)} cross-domain pairs; originals were made unique at 10-grams of all tokens, so n=10 is 0 "
+          "unless ten words repeat with other punctuation)")
 
 
 def main(argv: list[str] | None = None) -> int:
