@@ -117,17 +117,41 @@ def test_record_families_as_defined_on_dev_pages():
     assert pages >= 100
 
 
-# -- the declared types: the compiled search of the page's bytes finds what the string search finds --
+# -- the declared types: the compiled scan of the page's bytes finds what the regex finds --
 
-def test_has_any_bytes_as_python():
+def _regex_type_names(data: bytes, names: tuple, max_marks: int) -> int:
+    """schema_type_names' definition: the bytes regex at each mark, the first max_marks of each."""
+    mask = 0
+    for mark in structure._TYPE_MARKS:
+        at, seen = data.find(mark), 0
+        while at != -1 and seen < max_marks:
+            m = structure._TYPE_NAME.match(data, at)
+            if m is not None and m.group(1) in names:
+                mask |= 1 << names.index(m.group(1))
+            at, seen = data.find(mark, at + len(mark)), seen + 1
+    return mask
+
+
+def test_schema_type_names_as_the_regex():
     scan = pytest.importorskip("corpustool.native.text_scan")
     rng = random.Random(11)
-    alphabet = b"QAPageDiscussion\x00\xff<>"
-    for _ in range(3000):
-        data = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
-        needles = tuple(bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 3)))
-        assert scan.has_any_bytes(data, needles) == any(n in data for n in needles), (data, needles)
-    assert scan.has_any_bytes(bytearray(b"a QAPage b"), (b"QAPage",))
+    names = (b"QAPage", b"Offer", b"Product", b"ItemList")
+    pieces = [b'"@type"', b"schema.org/", b'"@type": ["', b'"@type" :\t"', b"@", b'"', b":", b"[", b" ", b"\n",
+              b"\x0b", b"\xa0", b"\x00", b"\xff", b"QA", b"Page", b"Offer", b"Product", b"ItemList", b"s", b"x",
+              b"schema.org", b"/", b'"@typ', b'e"']
+    for _ in range(5000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        limit = rng.choice([0, 1, 2, 512])
+        assert scan.schema_type_names(data, names, limit) == _regex_type_names(data, names, limit), (data, limit)
+    # the first max_marks marks of each kind, overlapping marks, the end of the input
+    assert scan.schema_type_names(b'"@type":"Offer" "@type":"Product"', names, 1) == 0b10
+    assert scan.schema_type_names(b'"@type""@type":"Offer"', names, 512) == 0b10
+    assert scan.schema_type_names(b'x"@type', names, 512) == 0
+    assert scan.schema_type_names(b"schema.org/Product", names, 512) == 0b100
+    assert scan.schema_type_names(b"schema.org/Products", names, 512) == 0
+    assert scan.schema_type_names(bytearray(b"schema.org/QAPage"), names, 512) == 0b1
+    with pytest.raises(TypeError):
+        scan.schema_type_names(b"x", ("QAPage",), 512)
 
 
 @pytest.mark.parametrize("html", [

@@ -29,7 +29,7 @@ import re
 from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
-from .base import _XML_DECLARATION
+from .base import html_bytes
 
 RULES = {"discussion", "items", "fallback", "buttons", "reviews", "description", "repeats"}
 
@@ -40,51 +40,46 @@ PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "Prod
 OFFER_TYPES = frozenset({"Offer", "AggregateOffer"})
 LIST_TYPES = frozenset({"ItemList"})
 _WANTED_TYPES = DISCUSSION_TYPES | PRODUCT_TYPES | OFFER_TYPES | LIST_TYPES
-_TYPE_NAME = re.compile(r'(?:"@type"\s*:\s*\[?\s*"|schema\.org/)([A-Za-z]+)')
-_TYPE_MARKS = ('"@type"', "schema.org/")
+_WANTED_NAMES = tuple(sorted(t.encode("ascii") for t in _WANTED_TYPES))
+# (on the bytes the parser reads: \s is ASCII whitespace, as JSON's)
+_TYPE_NAME = re.compile(rb'(?:"@type"\s*:\s*\[?\s*"|schema\.org/)([A-Za-z]+)')
+_TYPE_MARKS = (b'"@type"', b"schema.org/")
 MAX_TYPE_MARKS = 512       # declarations read per page (a page lists a few; a product grid hundreds)
-
-
-_TYPE_MARK_BYTES = tuple(m.encode("ascii") for m in _TYPE_MARKS)
 
 
 def declared_types(html: str | None, data: bytes | None = None) -> frozenset[str]:
     """The schema.org types of :data:`DISCUSSION_TYPES`, :data:`PRODUCT_TYPES`,
-    :data:`OFFER_TYPES` and :data:`LIST_TYPES` the markup declares (``data``: the page's bytes as
-    ``html_bytes`` gives them, when the caller has them). (Each ``"@type"`` and ``schema.org/`` is
-    found by ``str.find`` and the name read there: one regex search over a large page costs ~1 ms;
-    a page with neither mark is passed over by the compiled search of its bytes.)"""
-    if not html or not _mentions_marks(html, data):
-        return frozenset()
+    :data:`OFFER_TYPES` and :data:`LIST_TYPES` the markup declares: the name after each
+    ``"@type":`` and ``schema.org/`` (the first :data:`MAX_TYPE_MARKS` of each) in the bytes the
+    parser reads (``html_bytes``: no XML declaration, no NUL; ``data`` when the caller has them).
+    (Read by the compiled scan of the bytes: ``str.find`` and a regex match at each mark cost
+    ~0.15 ms a page.)"""
+    if data is None:
+        if not html or ('"@type"' not in html and "schema.org/" not in html and "\x00" not in html):
+            return frozenset()
+        data = html_bytes(html)
+        if not data:
+            return frozenset()
+    if _schema_type_names is not None:
+        mask = _schema_type_names(data, _WANTED_NAMES, MAX_TYPE_MARKS)
+        return frozenset(name.decode("ascii") for k, name in enumerate(_WANTED_NAMES) if mask >> k & 1)
     found = set()
-    wanted = _WANTED_TYPES
     for mark in _TYPE_MARKS:
-        at = html.find(mark)
+        at = data.find(mark)
         seen = 0
         while at != -1 and seen < MAX_TYPE_MARKS:
-            m = _TYPE_NAME.match(html, at)
-            if m is not None and m.group(1) in wanted:
-                found.add(m.group(1))
-            at = html.find(mark, at + len(mark))
+            m = _TYPE_NAME.match(data, at)
+            if m is not None and m.group(1) in _WANTED_NAMES:
+                found.add(m.group(1).decode("ascii"))
+            at = data.find(mark, at + len(mark))
             seen += 1
     return frozenset(found)
 
 
-def _mentions_marks(html: str, data: bytes | None) -> bool:
-    """Whether a type declaration's mark (``"@type"``, ``schema.org/``) occurs in the markup: in
-    its UTF-8 bytes (the marks are ASCII) by the compiled search, 2.5x Python's, else in the string."""
-    if data is None or _has_any_bytes is None:
-        return any(m in html for m in _TYPE_MARKS)
-    # (html_bytes leaves out the XML declaration: a mark in it is looked for in the string)
-    declaration = _XML_DECLARATION.match(html)
-    return _has_any_bytes(data, _TYPE_MARK_BYTES) or (
-        declaration is not None and any(m in declaration.group() for m in _TYPE_MARKS))
-
-
-try:   # corpustool/native/text_scan.pyx (glibc's memmem)
-    from ..native.text_scan import has_any_bytes as _has_any_bytes
+try:   # corpustool/native/text_scan.pyx (glibc's memmem and a C loop over the bytes)
+    from ..native.text_scan import schema_type_names as _schema_type_names
 except ImportError:
-    _has_any_bytes = None
+    _schema_type_names = None
 
 
 def is_discussion(types: frozenset[str]) -> bool:
@@ -306,6 +301,7 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
             members.append(i)
         if "/" in element and last[:last.find("[")] in SELF_RECORDS:
             members_of(prefix, last, element.count("/") + 1).append(i)
+    del chain_of       # (it calls itself: the closure is a reference cycle, left to the garbage collector)
     out = []
     tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
     for key, records in families.items():
