@@ -117,6 +117,55 @@ def test_record_families_as_defined_on_dev_pages():
     assert pages >= 100
 
 
+def walked(html: str):
+    """(paragraphs, PageTree) of the compiled SAX walk of a page, before any decision."""
+    from corpustool.extractors import justext_engine, justext_plus as jp
+    from corpustool.extractors.base import html_bytes
+
+    extractor = get_extractor("justext-plus")
+    found = justext_engine.extract_evidence_html(
+        html_bytes(html), True, stoplist("en"), extractor.engine.params_for(Page(html)), Paragraph,
+        jp._FAST_PARAGRAPH_INIT, "good", "bad", jp._evidence_rules(), keep_blank_separators=jp.KEEP_BLANK_SEPARATORS)
+    return (found[0], found[1]) if found is not None else (None, None)
+
+
+def test_record_families_on_the_tree_as_defined_on_dev_pages():
+    # the compiled walk's PageTree finds the families over its nodes: the same families, records,
+    # members and order as the definition on the XPath strings
+    pytest.importorskip("corpustool.native.justext_walk")
+    rng = random.Random(5)
+    pages = with_families = 0
+    for html in dev_pages(80):
+        paras, tree = walked(html)
+        if not paras or tree is None:
+            continue
+        for trial in range(3):
+            eligible = [trial == 0 or rng.random() < 0.8 for _ in paras]
+            plain = plain_record_families(paras, eligible)
+            assert tree.record_families([p.features.get("words", 0) for p in paras], eligible,
+                                        structure.SELF_RECORDS, structure.MIN_RECORDS, structure.MIN_RECORD_WORDS,
+                                        structure.MAX_RECORD_WORDS, 0) is not None
+            assert same(structure.record_families(paras, eligible, tree=tree), plain)
+            if plain:
+                cut = plain[len(plain) // 2][0]
+                assert same(structure.record_families(paras, eligible, min_total=cut, tree=tree),
+                            [f for f in plain if f[0] >= cut])
+                with_families += 1
+        pages += 1
+    assert pages >= 100 and with_families >= 20
+
+
+def test_record_families_on_the_tree_refuses_what_it_does_not_cover():
+    pytest.importorskip("corpustool.native.justext_walk")
+    paras, tree = walked("<html><body>" + "<ul>" + "<li>one two three four five</li>" * 6 + "</ul></body></html>")
+    words = [p.features.get("words", 0) for p in paras]
+    args = (structure.SELF_RECORDS, structure.MIN_RECORDS, structure.MIN_RECORD_WORDS, structure.MAX_RECORD_WORDS, 0)
+    assert len(tree.record_families(words, [True] * len(paras), *args)) == 1
+    assert tree.record_families(words[:-1], [True] * len(paras), *args) is None        # one word count short
+    assert tree.record_families([2.5] * len(paras), [True] * len(paras), *args) is None   # not an int
+    assert tree.record_families([1 << 50] * len(paras), [True] * len(paras), *args) is None
+
+
 # -- the declared types: the compiled scan of the page's bytes finds what the regex finds --
 
 def _regex_type_names(data: bytes, names: tuple, max_marks: int) -> int:

@@ -509,7 +509,7 @@ class JustextPlusExtractor(Extractor):
             compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
         else:
             self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
-        structure.after_decide(paras, types, tree.kinds, tree.chains, page.html)
+        structure.after_decide(paras, types, tree.kinds, tree.chains, page.html, tree)
 
     def _extract_sax(self, page: Page) -> list[Paragraph] | None:
         """:meth:`extract` of an unparsed page through the SAX parse (the same paragraphs and

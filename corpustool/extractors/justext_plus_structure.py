@@ -241,7 +241,8 @@ SELF_RECORDS = frozenset({"li", "tr", "dt", "dd", "article"})
 OTHER_LIST_SHARE = 0.25    # other lists at least this share of the largest one's words are items too
 SHAPE_SHARE = 0.5          # records sharing the commonest shape: siblings alike, not a page's layout blocks
 def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
-                    max_words: float = MAX_RECORD_WORDS, min_total: float = 0) -> list[tuple[int, dict[str, list[int]]]]:
+                    max_words: float = MAX_RECORD_WORDS, min_total: float = 0,
+                    tree: Any = None) -> list[tuple[int, dict[str, list[int]]]]:
     """Lists of sibling records among the eligible paragraphs, best first: for each element
     E whose children of one tag hold text (E/li[1], E/li[2], ... or E/div[3], E/div[7], ...),
     (total words, {child index: paragraph indices}). A family counts only when at least
@@ -249,15 +250,48 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
     average (and at most ``max_words``), and most records have the same shape (the tags below
     the record, without indices, of their paragraphs): repetition and sibling similarity,
     the structure of a list whatever its site. Families of fewer than ``min_total`` words are
-    left out (a caller that has no use for them spares their shape test)."""
+    left out (a caller that has no use for them spares their shape test). ``tree``: the compiled
+    walk's PageTree of the paragraphs, which finds the families over its nodes (the same
+    families, tests/test_structure_speed.py; ~8x faster)."""
+    words = [p.features.get("words", 0) for p in paras]
+    found = None
+    if tree is not None and hasattr(tree, "record_families"):
+        found = tree.record_families(words, list(eligible), SELF_RECORDS, MIN_RECORDS, MIN_RECORD_WORDS,
+                                     max_words, min_total)
+    if found is None:
+        found = _sized_families(paras, eligible, words, max_words, min_total)
+    out = []
+    tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
+    for total, records, d in found:
+        n = len(records)
+        shapes: dict[frozenset, int] = {}
+        for members in records.values():
+            shape = set()
+            for i in members:
+                tags = tags_of.get(i)
+                if tags is None:
+                    tags = tags_of[i] = [t.partition("[")[0] for t in paras[i].xpath.strip("/").split("/")]
+                shape.add("/".join(tags[d:]))
+            shape = frozenset(shape)
+            shapes[shape] = shapes.get(shape, 0) + 1
+        if max(shapes.values()) < SHAPE_SHARE * n:
+            continue
+        out.append((total, records))
+    out.sort(key=lambda f: -f[0])
+    return out
+
+
+def _sized_families(paras: Sequence[Paragraph], eligible: Sequence[bool], words: list,
+                    max_words: float, min_total: float) -> list[tuple[int, dict[str, list[int]], int]]:
+    """record_families' families of enough records and words, before the shape test, in the
+    order they were met: (total words, {"[k]": paragraph indices}, the records' step in the
+    paragraphs' XPaths)."""
     # (each element's chain of records is built once, from its parent's, and a paragraph is
     # appended to the records of its parent element's chain: the XPaths are long, the pages
     # that get here are lists of hundreds of paragraphs, and most share their parents)
     families: dict[str, dict[str, list[int]]] = {}
     depth_of: dict[str, int] = {}            # family key -> the record's step in the paragraphs' parts
-    steps_of: dict[int, str] = {}            # paragraph -> its XPath without the outer slashes
     chains: dict[str, tuple[str, list[list[int]]]] = {}   # element -> (family key prefix, its records' member lists)
-    words = [0] * len(paras)
 
     def members_of(prefix: str, step: str, d: int) -> list[int]:
         cut = step.find("[")
@@ -287,12 +321,9 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
         return found
 
     for i, p in enumerate(paras):
-        if not eligible[i]:
+        if not eligible[i] or not words[i] or not p.xpath:
             continue
-        w = words[i] = p.features.get("words", 0)
-        if not w or not p.xpath:
-            continue
-        steps = steps_of[i] = p.xpath.strip("/")
+        steps = p.xpath.strip("/")
         element, _, last = steps.rpartition("/")
         if not element:
             continue
@@ -303,7 +334,6 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
             members_of(prefix, last, element.count("/") + 1).append(i)
     del chain_of       # (it calls itself: the closure is a reference cycle, left to the garbage collector)
     out = []
-    tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
     for key, records in families.items():
         n = len(records)
         if n < MIN_RECORDS:
@@ -313,21 +343,7 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
             total += sum(map(words.__getitem__, members))
         if total < min_total or not MIN_RECORD_WORDS * n <= total <= max_words * n:
             continue
-        d = depth_of[key] + 1
-        shapes: dict[frozenset, int] = {}
-        for members in records.values():
-            shape = set()
-            for i in members:
-                tags = tags_of.get(i)
-                if tags is None:
-                    tags = tags_of[i] = [t.partition("[")[0] for t in steps_of[i].split("/")]
-                shape.add("/".join(tags[d:]))
-            shape = frozenset(shape)
-            shapes[shape] = shapes.get(shape, 0) + 1
-        if max(shapes.values()) < SHAPE_SHARE * n:
-            continue
-        out.append((total, records))
-    out.sort(key=lambda f: -f[0])
+        out.append((total, records, depth_of[key] + 1))
     return out
 
 
@@ -338,7 +354,7 @@ def _under(kinds: dict[str, str], chains: Sequence[Sequence[str]], wanted: froze
 
 
 def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
-                  chains: Sequence[Sequence[str]] | None = None) -> bool:
+                  chains: Sequence[Sequence[str]] | None = None, tree: Any = None) -> bool:
     """A listing's or collection's items: when the page's kept text is less than the text of
     its largest list of alike records, the list is the page's content (course titles and
     descriptions, a grid of products, job offers) and its records' lines are kept, whatever
@@ -366,7 +382,7 @@ def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
         return False
     # (a list of less than a quarter of the kept text is never restored: if the largest
     # list outweighs the kept text, the lists restored with it hold a quarter of it or more)
-    families = record_families(paras, eligible, min_total=OTHER_LIST_SHARE * kept_words)
+    families = record_families(paras, eligible, min_total=OTHER_LIST_SHARE * kept_words, tree=tree)
     if not families:
         return False
     best = families[0][0]
@@ -399,13 +415,14 @@ def _restore(paras: list[Paragraph], members: Sequence[int], reasons: frozenset[
 
 
 def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str, str],
-                 chains: Sequence[Sequence[str]], html: str | None = None) -> None:
+                 chains: Sequence[Sequence[str]], html: str | None = None, tree: Any = None) -> None:
     """The evidence of structure applied to the decided paragraphs (``kinds`` and ``chains``:
-    the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``)."""
+    the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``; ``tree``
+    the PageTree itself, when there is one)."""
     if "description" in RULES and is_product(types):
         restore_description(paras, html)
     if "items" in RULES:
-        restore_items(paras, kinds, chains)
+        restore_items(paras, kinds, chains, tree)
     if "fallback" in RULES:
         fall_back_to_justext(paras)
     if "repeats" in RULES:
