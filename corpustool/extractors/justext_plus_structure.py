@@ -354,21 +354,30 @@ def _under(kinds: dict[str, str], chains: Sequence[Sequence[str]], wanted: froze
 
 
 def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
-                  chains: Sequence[Sequence[str]] | None = None, tree: Any = None) -> bool:
+                  chains: Sequence[Sequence[str]] | None = None, tree: Any = None,
+                  totals: tuple[int, int, dict[str, int]] | None = None) -> bool:
     """A listing's or collection's items: when the page's kept text is less than the text of
     its largest list of alike records, the list is the page's content (course titles and
     descriptions, a grid of products, job offers) and its records' lines are kept, whatever
     jusText thought of their links; the site's menus, header and footer are no items.
     On an article the largest list ("Related articles") has less text than the article, and
-    nothing changes. Returns whether items were restored."""
-    kept_words = candidate_words = 0
-    for p in paras:
-        f = p.features
-        w = f.get("words", 0)
-        if p.cls == GOOD:
-            kept_words += w
-        if f.get("region") not in _NEVER_ITEMS:
-            candidate_words += w
+    nothing changes. Returns whether items were restored. ``totals``: the compiled decide's
+    sums of the paragraphs' words as decided (kept, all, {region kind: words}), when no rule
+    changed a class since."""
+    if totals is not None:
+        kept_words, candidate_words, by_region = totals
+        for region, w in by_region.items():
+            if region in _NEVER_ITEMS:
+                candidate_words -= w
+    else:
+        kept_words = candidate_words = 0
+        for p in paras:
+            f = p.features
+            w = f.get("words", 0)
+            if p.cls == GOOD:
+                kept_words += w
+            if f.get("region") not in _NEVER_ITEMS:
+                candidate_words += w
     # (no list can outweigh the kept text when that is most of the candidates' text: the
     # families are not looked for, which spares most article pages the cost)
     if candidate_words * 2 <= kept_words * 3:
@@ -415,14 +424,16 @@ def _restore(paras: list[Paragraph], members: Sequence[int], reasons: frozenset[
 
 
 def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str, str],
-                 chains: Sequence[Sequence[str]], html: str | None = None, tree: Any = None) -> None:
+                 chains: Sequence[Sequence[str]], html: str | None = None, tree: Any = None,
+                 totals: tuple[int, int, dict[str, int]] | None = None) -> None:
     """The evidence of structure applied to the decided paragraphs (``kinds`` and ``chains``:
     the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``; ``tree``
-    the PageTree itself, when there is one)."""
+    the PageTree itself, when there is one; ``totals`` the compiled decide's word sums)."""
     if "description" in RULES and is_product(types):
-        restore_description(paras, html)
+        if restore_description(paras, html):
+            totals = None
     if "items" in RULES:
-        restore_items(paras, kinds, chains, tree)
+        restore_items(paras, kinds, chains, tree, totals)
     if "fallback" in RULES:
         fall_back_to_justext(paras)
     if "repeats" in RULES:
