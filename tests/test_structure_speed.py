@@ -155,6 +155,51 @@ def test_record_families_on_the_tree_as_defined_on_dev_pages():
     assert pages >= 100 and with_families >= 20
 
 
+def random_list_page(rng: random.Random) -> str:
+    """Authored markup: lists of records, alike or not in shape, nested, among other blocks."""
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda".split()
+
+    def text(k: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(k))
+
+    def record(tag: str) -> str:
+        inner = rng.choice(["<h3>{}</h3><p>{}</p>", "<p>{}</p><p>{}</p>", "<span>{}</span> {}",
+                            "<div><a href='#'>{}</a></div><p>{}</p>", "{} <b>{}</b>"])
+        body = inner.format(text(rng.randint(1, 4)), text(rng.randint(2, 30)))
+        if rng.random() < 0.2:
+            body += "<ul>" + "".join(f"<li>{text(rng.randint(2, 6))}</li>" for _ in range(rng.randint(1, 5))) + "</ul>"
+        return f"<{tag}>{body}</{tag}>"
+
+    blocks = []
+    for _ in range(rng.randint(1, 6)):
+        tag, outer = rng.choice([("li", "ul"), ("div", "section"), ("tr", "table"), ("article", "main"), ("dd", "dl")])
+        records = "".join(record(tag if tag != "tr" else "tr") for _ in range(rng.randint(1, 12)))
+        blocks.append(f"<{outer}>{records}</{outer}>")
+        if rng.random() < 0.5:
+            blocks.append(f"<p>{text(rng.randint(5, 60))}</p>")
+    return "<html><body><div>" + "".join(blocks) + "</div></body></html>"
+
+
+def test_record_families_on_the_tree_as_defined_on_authored_pages():
+    # (the same comparison without ../shared: lists that pass and fail the shape test)
+    pytest.importorskip("corpustool.native.justext_walk")
+    rng = random.Random(17)
+    found = shaped_out = 0
+    for _ in range(300):
+        paras, tree = walked(random_list_page(rng))
+        if not paras or tree is None:
+            continue
+        eligible = [rng.random() < 0.9 for _ in paras]
+        plain = plain_record_families(paras, eligible)
+        assert same(structure.record_families(paras, eligible, tree=tree), plain)
+        words = [p.features.get("words", 0) for p in paras]
+        sized = tree.record_families(words, eligible, structure.SELF_RECORDS, structure.MIN_RECORDS,
+                                     structure.MIN_RECORD_WORDS, structure.MAX_RECORD_WORDS, 0)
+        found += len(plain)
+        shaped_out += len(sized) - len(plain)
+    assert found >= 100 and shaped_out >= 20
+
+
 def test_record_families_on_the_tree_refuses_what_it_does_not_cover():
     pytest.importorskip("corpustool.native.justext_walk")
     paras, tree = walked("<html><body>" + "<ul>" + "<li>one two three four five</li>" * 6 + "</ul></body></html>")

@@ -251,15 +251,17 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
     the record, without indices, of their paragraphs): repetition and sibling similarity,
     the structure of a list whatever its site. Families of fewer than ``min_total`` words are
     left out (a caller that has no use for them spares their shape test). ``tree``: the compiled
-    walk's PageTree of the paragraphs, which finds the families over its nodes (the same
-    families, tests/test_structure_speed.py; ~8x faster)."""
+    walk's PageTree of the paragraphs, which finds the families and tests their shapes over
+    its nodes (the same families, tests/test_structure_speed.py)."""
     words = [p.features.get("words", 0) for p in paras]
-    found = None
     if tree is not None and hasattr(tree, "record_families"):
         found = tree.record_families(words, list(eligible), SELF_RECORDS, MIN_RECORDS, MIN_RECORD_WORDS,
-                                     max_words, min_total)
-    if found is None:
-        found = _sized_families(paras, eligible, words, max_words, min_total)
+                                     max_words, min_total, SHAPE_SHARE)
+        if found is not None:
+            out = [(total, records) for total, records, _ in found]
+            out.sort(key=lambda f: -f[0])
+            return out
+    found = _sized_families(paras, eligible, words, max_words, min_total)
     out = []
     tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
     for total, records, d in found:

@@ -947,6 +947,11 @@ cdef int compare_family(const void* a, const void* b) noexcept nogil:
     return -1 if x.node < y.node else (1 if x.node > y.node else 0)
 
 
+cdef int compare_u64(const void* a, const void* b) noexcept nogil:
+    cdef unsigned long long x = (<const unsigned long long*>a)[0], y = (<const unsigned long long*>b)[0]
+    return -1 if x < y else (1 if x > y else 0)
+
+
 cdef inline bint same_family(const FamilyRec* x, const FamilyRec* y) noexcept nogil:
     return x.parent == y.parent and x.tag_len == y.tag_len and memcmp(x.tag, y.tag, x.tag_len) == 0
 
@@ -1092,14 +1097,18 @@ cdef class PageTree:
         return out
 
     def record_families(self, list words, list eligible, frozenset self_tags, Py_ssize_t min_records,
-                        double min_record_words, double max_words, double min_total):
+                        double min_record_words, double max_words, double min_total, double shape_share=0):
         """``justext_plus_structure.record_families``' lists of sibling records before the shape
         test, over the nodes instead of the XPath strings: [(total words, {"[k]": paragraph
         indices}, the records' depth), ...] in the order the Python code makes them (a record in
         the order its first paragraph meets it, outer before inner), or None for input it does not
         cover (then the caller runs the Python code). A record is an element below ``html/x``
         above an eligible paragraph with words (or the paragraph's own element when its tag is in
-        ``self_tags``); a family is the records of one tag under one parent."""
+        ``self_tags``); a family is the records of one tag under one parent. With ``shape_share``,
+        only the families passing the shape test too (the records whose paragraphs have the
+        commonest set of tag paths below the record are at least that share of them), the tag
+        paths compared by 64-bit hashes of their tags (a collision, ~1e-15 on a page, would make
+        two shapes one)."""
         cdef Py_ssize_t n = self.n_paras, n_nodes = self.n_nodes, i, j, k, node, n_touched = 0, start, f
         cdef long long w
         cdef long long* total = NULL
@@ -1211,8 +1220,10 @@ cdef class PageTree:
             found.sort()
             out = []
             members = []
+            record_nodes = []          # per family, its records' nodes
             for first, k, start, f, fam_total in found:
                 records = {}
+                nodes_of = []
                 for k in sorted(range(start, f), key=lambda r: touched[r].stamp):
                     node = touched[k].node
                     key = self.arena + self.nodes[node].start
@@ -1220,8 +1231,10 @@ cdef class PageTree:
                     m = []
                     slot[node] = len(members)
                     members.append(m)
+                    nodes_of.append(node)
                     records[PyUnicode_DecodeUTF8(key + cut, self.nodes[node].length - cut, NULL)] = m
                 out.append((fam_total, records, touched[start].depth))
+                record_nodes.append(nodes_of)
             for i in range(n):
                 if not ws[i]:
                     continue
@@ -1235,6 +1248,9 @@ cdef class PageTree:
                     if slot[j] >= 0:
                         members[slot[j]].append(i)
                     j = self.nodes[j].parent
+            if shape_share > 0:
+                out = [family for family, nodes_of in zip(out, record_nodes)
+                       if self.shapes_agree(family[1], nodes_of, shape_share)]
             return out
         finally:
             free(ws)
@@ -1243,6 +1259,66 @@ cdef class PageTree:
             free(stamp)
             free(slot)
             free(touched)
+
+    cdef unsigned long long tag_hash(self, Py_ssize_t node) noexcept:
+        """FNV-1a of the tag of node's last step."""
+        cdef const char* key = self.arena + self.nodes[node].start
+        cdef Py_ssize_t n = self.nodes[node].length, k = n - 1, cut
+        cdef unsigned long long h = 14695981039346656037ULL
+        while k >= 0 and key[k] != 47:
+            k -= 1
+        cut = k + 1
+        while cut < n and key[cut] != 91:
+            h = (h ^ <unsigned char>key[cut]) * 1099511628211ULL
+            cut += 1
+        return h
+
+    cdef bint shapes_agree(self, dict records, list nodes_of, double share) except -1:
+        """record_families' shape test of one family: {"[k]": members} of the records ``nodes_of``
+        (each an ancestor-or-self of its members' nodes)."""
+        cdef Py_ssize_t n = len(records), r = 0, m, k, run, best = 0, x, top
+        cdef unsigned long long h
+        cdef unsigned long long* shape = <unsigned long long*>malloc((n + 1) * sizeof(unsigned long long))
+        cdef unsigned long long* paths = NULL
+        cdef Py_ssize_t cap = 0
+        if shape is NULL:
+            raise MemoryError()
+        try:
+            for members, top_value in zip(records.values(), nodes_of):
+                top = top_value
+                m = len(members)
+                if m > cap:
+                    free(paths)
+                    cap = m
+                    paths = <unsigned long long*>malloc(cap * sizeof(unsigned long long))
+                    if paths is NULL:
+                        raise MemoryError()
+                for k in range(m):
+                    # the tags below the record down to the paragraph's element
+                    h = 1469598103934665603ULL
+                    x = self.para_nodes[<Py_ssize_t>members[k]]
+                    while x != top and x >= 0:
+                        h = (h ^ self.tag_hash(x)) * 1099511628211ULL + 0x9E3779B97F4A7C15ULL
+                        x = self.nodes[x].parent
+                    paths[k] = h
+                qsort(paths, m, sizeof(unsigned long long), compare_u64)
+                # the record's set of paths, as one hash
+                h = 7809847782465536322ULL
+                for k in range(m):
+                    if k == 0 or paths[k] != paths[k - 1]:
+                        h = (h ^ paths[k]) * 1099511628211ULL
+                shape[r] = h
+                r += 1
+            qsort(shape, n, sizeof(unsigned long long), compare_u64)
+            run = 0
+            for k in range(n):
+                run = run + 1 if k > 0 and shape[k] == shape[k - 1] else 1
+                if run > best:
+                    best = run
+            return not (best < share * n)
+        finally:
+            free(shape)
+            free(paths)
 
     cdef bint tag_in(self, Py_ssize_t node, frozenset tags) except -1:
         """Whether the tag of node's last step is in ``tags``."""
