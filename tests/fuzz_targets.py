@@ -93,7 +93,7 @@ def text_scans(data: bytes) -> None:
         text_scan.utf8_bytes(text)
         text_scan.first_control(text)
         text_scan.has_control_bytes(data)
-        text_scan.has_any_bytes(data, (data[:7], b"QAPage", data[-3:]))
+        text_scan.schema_type_names(data, (data[:7], b"QAPage", data[-3:]), 512)
     strip_controls(text)
     for line in text.splitlines()[:50]:
         template_lines.GATE.mask(line.lower())

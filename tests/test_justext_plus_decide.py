@@ -62,21 +62,35 @@ def decided(paras, tree, title, extractor, compiled: bool):
     for p in copies:
         p.features = dict(p.features)
     kinds = dict(tree.kinds)
+    totals = None
     if compiled:
         # (and without falling back on the Python decide(): that would compare it with itself)
         extractor.decide = _no_fallback
         try:
-            jp.compiled_decide(extractor, copies, kinds, list(tree.hints), title, tree.why, tree)
+            totals = jp.compiled_decide(extractor, copies, kinds, list(tree.hints), title, tree.why, tree)
         finally:
             del extractor.decide
     else:
         extractor.decide(copies, kinds, list(tree.hints), title, tree.why, tree)
-    return copies, kinds
+    return copies, kinds, totals
+
+
+def word_totals(paras) -> tuple:
+    """(words kept, words of all paragraphs, {region kind: words}), summed in Python."""
+    by_region: dict = {}
+    for p in paras:
+        region = p.features.get("region")
+        if region:
+            by_region[region] = by_region.get(region, 0) + p.features.get("words", 0)
+    return (sum(p.features.get("words", 0) for p in paras if p.cls == "good"),
+            sum(p.features.get("words", 0) for p in paras), {k: w for k, w in by_region.items() if w})
 
 
 def assert_same(paras, tree, title, extractor, where="") -> list[Paragraph]:
-    ref, ref_kinds = decided(paras, tree, title, extractor, compiled=False)
-    got, got_kinds = decided(paras, tree, title, extractor, compiled=True)
+    ref, ref_kinds, _ = decided(paras, tree, title, extractor, compiled=False)
+    got, got_kinds, totals = decided(paras, tree, title, extractor, compiled=True)
+    # the word sums it returns for restore_items are the decided paragraphs' own
+    assert totals == word_totals(ref), where
     assert list(got_kinds.items()) == list(ref_kinds.items()), where
     for a, b in zip(got, ref):
         assert (a.cls, a.reason) == (b.cls, b.reason), (where, a.text[:80])
@@ -282,5 +296,5 @@ def test_evidence_the_tree_does_not_know_falls_back_to_the_python_decide():
     jp.compiled_decide(extractor, copies, dict(tree.kinds), list(tree.hints), title, tree.why, tree)
     assert calls == [1]
     del extractor.decide
-    ref, _ = decided(paras, tree, title, extractor, compiled=False)
+    ref, _, _ = decided(paras, tree, title, extractor, compiled=False)
     assert [(p.cls, p.reason, p.features) for p in copies] == [(p.cls, p.reason, p.features) for p in ref]

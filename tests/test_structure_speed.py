@@ -117,17 +117,135 @@ def test_record_families_as_defined_on_dev_pages():
     assert pages >= 100
 
 
-# -- the declared types: the compiled search of the page's bytes finds what the string search finds --
+def walked(html: str):
+    """(paragraphs, PageTree) of the compiled SAX walk of a page, before any decision."""
+    from corpustool.extractors import justext_engine, justext_plus as jp
+    from corpustool.extractors.base import html_bytes
 
-def test_has_any_bytes_as_python():
+    extractor = get_extractor("justext-plus")
+    found = justext_engine.extract_evidence_html(
+        html_bytes(html), True, stoplist("en"), extractor.engine.params_for(Page(html)), Paragraph,
+        jp._FAST_PARAGRAPH_INIT, "good", "bad", jp._evidence_rules(), keep_blank_separators=jp.KEEP_BLANK_SEPARATORS)
+    return (found[0], found[1]) if found is not None else (None, None)
+
+
+def test_record_families_on_the_tree_as_defined_on_dev_pages():
+    # the compiled walk's PageTree finds the families over its nodes: the same families, records,
+    # members and order as the definition on the XPath strings
+    pytest.importorskip("corpustool.native.justext_walk")
+    rng = random.Random(5)
+    pages = with_families = 0
+    for html in dev_pages(80):
+        paras, tree = walked(html)
+        if not paras or tree is None:
+            continue
+        for trial in range(3):
+            eligible = [trial == 0 or rng.random() < 0.8 for _ in paras]
+            plain = plain_record_families(paras, eligible)
+            assert tree.record_families([p.features.get("words", 0) for p in paras], eligible,
+                                        structure.SELF_RECORDS, structure.MIN_RECORDS, structure.MIN_RECORD_WORDS,
+                                        structure.MAX_RECORD_WORDS, 0) is not None
+            assert same(structure.record_families(paras, eligible, tree=tree), plain)
+            if plain:
+                cut = plain[len(plain) // 2][0]
+                assert same(structure.record_families(paras, eligible, min_total=cut, tree=tree),
+                            [f for f in plain if f[0] >= cut])
+                with_families += 1
+        pages += 1
+    assert pages >= 100 and with_families >= 20
+
+
+def random_list_page(rng: random.Random) -> str:
+    """Authored markup: lists of records, alike or not in shape, nested, among other blocks."""
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda".split()
+
+    def text(k: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(k))
+
+    def record(tag: str) -> str:
+        inner = rng.choice(["<h3>{}</h3><p>{}</p>", "<p>{}</p><p>{}</p>", "<span>{}</span> {}",
+                            "<div><a href='#'>{}</a></div><p>{}</p>", "{} <b>{}</b>"])
+        body = inner.format(text(rng.randint(1, 4)), text(rng.randint(2, 30)))
+        if rng.random() < 0.2:
+            body += "<ul>" + "".join(f"<li>{text(rng.randint(2, 6))}</li>" for _ in range(rng.randint(1, 5))) + "</ul>"
+        return f"<{tag}>{body}</{tag}>"
+
+    blocks = []
+    for _ in range(rng.randint(1, 6)):
+        tag, outer = rng.choice([("li", "ul"), ("div", "section"), ("tr", "table"), ("article", "main"), ("dd", "dl")])
+        records = "".join(record(tag if tag != "tr" else "tr") for _ in range(rng.randint(1, 12)))
+        blocks.append(f"<{outer}>{records}</{outer}>")
+        if rng.random() < 0.5:
+            blocks.append(f"<p>{text(rng.randint(5, 60))}</p>")
+    return "<html><body><div>" + "".join(blocks) + "</div></body></html>"
+
+
+def test_record_families_on_the_tree_as_defined_on_authored_pages():
+    # (the same comparison without ../shared: lists that pass and fail the shape test)
+    pytest.importorskip("corpustool.native.justext_walk")
+    rng = random.Random(17)
+    found = shaped_out = 0
+    for _ in range(300):
+        paras, tree = walked(random_list_page(rng))
+        if not paras or tree is None:
+            continue
+        eligible = [rng.random() < 0.9 for _ in paras]
+        plain = plain_record_families(paras, eligible)
+        assert same(structure.record_families(paras, eligible, tree=tree), plain)
+        words = [p.features.get("words", 0) for p in paras]
+        sized = tree.record_families(words, eligible, structure.SELF_RECORDS, structure.MIN_RECORDS,
+                                     structure.MIN_RECORD_WORDS, structure.MAX_RECORD_WORDS, 0)
+        found += len(plain)
+        shaped_out += len(sized) - len(plain)
+    assert found >= 100 and shaped_out >= 20
+
+
+def test_record_families_on_the_tree_refuses_what_it_does_not_cover():
+    pytest.importorskip("corpustool.native.justext_walk")
+    paras, tree = walked("<html><body>" + "<ul>" + "<li>one two three four five</li>" * 6 + "</ul></body></html>")
+    words = [p.features.get("words", 0) for p in paras]
+    args = (structure.SELF_RECORDS, structure.MIN_RECORDS, structure.MIN_RECORD_WORDS, structure.MAX_RECORD_WORDS, 0)
+    assert len(tree.record_families(words, [True] * len(paras), *args)) == 1
+    assert tree.record_families(words[:-1], [True] * len(paras), *args) is None        # one word count short
+    assert tree.record_families([2.5] * len(paras), [True] * len(paras), *args) is None   # not an int
+    assert tree.record_families([1 << 50] * len(paras), [True] * len(paras), *args) is None
+
+
+# -- the declared types: the compiled scan of the page's bytes finds what the regex finds --
+
+def _regex_type_names(data: bytes, names: tuple, max_marks: int) -> int:
+    """schema_type_names' definition: the bytes regex at each mark, the first max_marks of each."""
+    mask = 0
+    for mark in structure._TYPE_MARKS:
+        at, seen = data.find(mark), 0
+        while at != -1 and seen < max_marks:
+            m = structure._TYPE_NAME.match(data, at)
+            if m is not None and m.group(1) in names:
+                mask |= 1 << names.index(m.group(1))
+            at, seen = data.find(mark, at + len(mark)), seen + 1
+    return mask
+
+
+def test_schema_type_names_as_the_regex():
     scan = pytest.importorskip("corpustool.native.text_scan")
     rng = random.Random(11)
-    alphabet = b"QAPageDiscussion\x00\xff<>"
-    for _ in range(3000):
-        data = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
-        needles = tuple(bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 3)))
-        assert scan.has_any_bytes(data, needles) == any(n in data for n in needles), (data, needles)
-    assert scan.has_any_bytes(bytearray(b"a QAPage b"), (b"QAPage",))
+    names = (b"QAPage", b"Offer", b"Product", b"ItemList")
+    pieces = [b'"@type"', b"schema.org/", b'"@type": ["', b'"@type" :\t"', b"@", b'"', b":", b"[", b" ", b"\n",
+              b"\x0b", b"\xa0", b"\x00", b"\xff", b"QA", b"Page", b"Offer", b"Product", b"ItemList", b"s", b"x",
+              b"schema.org", b"/", b'"@typ', b'e"']
+    for _ in range(5000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        limit = rng.choice([0, 1, 2, 512])
+        assert scan.schema_type_names(data, names, limit) == _regex_type_names(data, names, limit), (data, limit)
+    # the first max_marks marks of each kind, overlapping marks, the end of the input
+    assert scan.schema_type_names(b'"@type":"Offer" "@type":"Product"', names, 1) == 0b10
+    assert scan.schema_type_names(b'"@type""@type":"Offer"', names, 512) == 0b10
+    assert scan.schema_type_names(b'x"@type', names, 512) == 0
+    assert scan.schema_type_names(b"schema.org/Product", names, 512) == 0b100
+    assert scan.schema_type_names(b"schema.org/Products", names, 512) == 0
+    assert scan.schema_type_names(bytearray(b"schema.org/QAPage"), names, 512) == 0b1
+    with pytest.raises(TypeError):
+        scan.schema_type_names(b"x", ("QAPage",), 512)
 
 
 @pytest.mark.parametrize("html", [

@@ -504,12 +504,13 @@ class JustextPlusExtractor(Extractor):
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Page,
                 data: bytes | None = None) -> None:
         types = structure.before_decide(page.html, tree.kinds, paras, tree.chains, data)
+        totals = None
         if compiled_decide is not None and type(tree) is PageTree:
-            # the same decisions in C arrays over the tree's node ids
-            compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
+            # the same decisions in C arrays over the tree's node ids (and the words they keep)
+            totals = compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
         else:
             self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
-        structure.after_decide(paras, types, tree.kinds, tree.chains, page.html)
+        structure.after_decide(paras, types, tree.kinds, tree.chains, page.html, tree, totals)
 
     def _extract_sax(self, page: Page) -> list[Paragraph] | None:
         """:meth:`extract` of an unparsed page through the SAX parse (the same paragraphs and

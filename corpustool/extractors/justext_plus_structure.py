@@ -29,7 +29,7 @@ import re
 from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
-from .base import _XML_DECLARATION
+from .base import html_bytes
 
 RULES = {"discussion", "items", "fallback", "buttons", "reviews", "description", "repeats"}
 
@@ -40,51 +40,46 @@ PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "Prod
 OFFER_TYPES = frozenset({"Offer", "AggregateOffer"})
 LIST_TYPES = frozenset({"ItemList"})
 _WANTED_TYPES = DISCUSSION_TYPES | PRODUCT_TYPES | OFFER_TYPES | LIST_TYPES
-_TYPE_NAME = re.compile(r'(?:"@type"\s*:\s*\[?\s*"|schema\.org/)([A-Za-z]+)')
-_TYPE_MARKS = ('"@type"', "schema.org/")
+_WANTED_NAMES = tuple(sorted(t.encode("ascii") for t in _WANTED_TYPES))
+# (on the bytes the parser reads: \s is ASCII whitespace, as JSON's)
+_TYPE_NAME = re.compile(rb'(?:"@type"\s*:\s*\[?\s*"|schema\.org/)([A-Za-z]+)')
+_TYPE_MARKS = (b'"@type"', b"schema.org/")
 MAX_TYPE_MARKS = 512       # declarations read per page (a page lists a few; a product grid hundreds)
-
-
-_TYPE_MARK_BYTES = tuple(m.encode("ascii") for m in _TYPE_MARKS)
 
 
 def declared_types(html: str | None, data: bytes | None = None) -> frozenset[str]:
     """The schema.org types of :data:`DISCUSSION_TYPES`, :data:`PRODUCT_TYPES`,
-    :data:`OFFER_TYPES` and :data:`LIST_TYPES` the markup declares (``data``: the page's bytes as
-    ``html_bytes`` gives them, when the caller has them). (Each ``"@type"`` and ``schema.org/`` is
-    found by ``str.find`` and the name read there: one regex search over a large page costs ~1 ms;
-    a page with neither mark is passed over by the compiled search of its bytes.)"""
-    if not html or not _mentions_marks(html, data):
-        return frozenset()
+    :data:`OFFER_TYPES` and :data:`LIST_TYPES` the markup declares: the name after each
+    ``"@type":`` and ``schema.org/`` (the first :data:`MAX_TYPE_MARKS` of each) in the bytes the
+    parser reads (``html_bytes``: no XML declaration, no NUL; ``data`` when the caller has them).
+    (Read by the compiled scan of the bytes: ``str.find`` and a regex match at each mark cost
+    ~0.15 ms a page.)"""
+    if data is None:
+        if not html or ('"@type"' not in html and "schema.org/" not in html and "\x00" not in html):
+            return frozenset()
+        data = html_bytes(html)
+        if not data:
+            return frozenset()
+    if _schema_type_names is not None:
+        mask = _schema_type_names(data, _WANTED_NAMES, MAX_TYPE_MARKS)
+        return frozenset(name.decode("ascii") for k, name in enumerate(_WANTED_NAMES) if mask >> k & 1)
     found = set()
-    wanted = _WANTED_TYPES
     for mark in _TYPE_MARKS:
-        at = html.find(mark)
+        at = data.find(mark)
         seen = 0
         while at != -1 and seen < MAX_TYPE_MARKS:
-            m = _TYPE_NAME.match(html, at)
-            if m is not None and m.group(1) in wanted:
-                found.add(m.group(1))
-            at = html.find(mark, at + len(mark))
+            m = _TYPE_NAME.match(data, at)
+            if m is not None and m.group(1) in _WANTED_NAMES:
+                found.add(m.group(1).decode("ascii"))
+            at = data.find(mark, at + len(mark))
             seen += 1
     return frozenset(found)
 
 
-def _mentions_marks(html: str, data: bytes | None) -> bool:
-    """Whether a type declaration's mark (``"@type"``, ``schema.org/``) occurs in the markup: in
-    its UTF-8 bytes (the marks are ASCII) by the compiled search, 2.5x Python's, else in the string."""
-    if data is None or _has_any_bytes is None:
-        return any(m in html for m in _TYPE_MARKS)
-    # (html_bytes leaves out the XML declaration: a mark in it is looked for in the string)
-    declaration = _XML_DECLARATION.match(html)
-    return _has_any_bytes(data, _TYPE_MARK_BYTES) or (
-        declaration is not None and any(m in declaration.group() for m in _TYPE_MARKS))
-
-
-try:   # corpustool/native/text_scan.pyx (glibc's memmem)
-    from ..native.text_scan import has_any_bytes as _has_any_bytes
+try:   # corpustool/native/text_scan.pyx (glibc's memmem and a C loop over the bytes)
+    from ..native.text_scan import schema_type_names as _schema_type_names
 except ImportError:
-    _has_any_bytes = None
+    _schema_type_names = None
 
 
 def is_discussion(types: frozenset[str]) -> bool:
@@ -246,7 +241,8 @@ SELF_RECORDS = frozenset({"li", "tr", "dt", "dd", "article"})
 OTHER_LIST_SHARE = 0.25    # other lists at least this share of the largest one's words are items too
 SHAPE_SHARE = 0.5          # records sharing the commonest shape: siblings alike, not a page's layout blocks
 def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
-                    max_words: float = MAX_RECORD_WORDS, min_total: float = 0) -> list[tuple[int, dict[str, list[int]]]]:
+                    max_words: float = MAX_RECORD_WORDS, min_total: float = 0,
+                    tree: Any = None) -> list[tuple[int, dict[str, list[int]]]]:
     """Lists of sibling records among the eligible paragraphs, best first: for each element
     E whose children of one tag hold text (E/li[1], E/li[2], ... or E/div[3], E/div[7], ...),
     (total words, {child index: paragraph indices}). A family counts only when at least
@@ -254,15 +250,50 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
     average (and at most ``max_words``), and most records have the same shape (the tags below
     the record, without indices, of their paragraphs): repetition and sibling similarity,
     the structure of a list whatever its site. Families of fewer than ``min_total`` words are
-    left out (a caller that has no use for them spares their shape test)."""
+    left out (a caller that has no use for them spares their shape test). ``tree``: the compiled
+    walk's PageTree of the paragraphs, which finds the families and tests their shapes over
+    its nodes (the same families, tests/test_structure_speed.py)."""
+    words = [p.features.get("words", 0) for p in paras]
+    if tree is not None and hasattr(tree, "record_families"):
+        found = tree.record_families(words, list(eligible), SELF_RECORDS, MIN_RECORDS, MIN_RECORD_WORDS,
+                                     max_words, min_total, SHAPE_SHARE)
+        if found is not None:
+            out = [(total, records) for total, records, _ in found]
+            out.sort(key=lambda f: -f[0])
+            return out
+    found = _sized_families(paras, eligible, words, max_words, min_total)
+    out = []
+    tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
+    for total, records, d in found:
+        n = len(records)
+        shapes: dict[frozenset, int] = {}
+        for members in records.values():
+            shape = set()
+            for i in members:
+                tags = tags_of.get(i)
+                if tags is None:
+                    tags = tags_of[i] = [t.partition("[")[0] for t in paras[i].xpath.strip("/").split("/")]
+                shape.add("/".join(tags[d:]))
+            shape = frozenset(shape)
+            shapes[shape] = shapes.get(shape, 0) + 1
+        if max(shapes.values()) < SHAPE_SHARE * n:
+            continue
+        out.append((total, records))
+    out.sort(key=lambda f: -f[0])
+    return out
+
+
+def _sized_families(paras: Sequence[Paragraph], eligible: Sequence[bool], words: list,
+                    max_words: float, min_total: float) -> list[tuple[int, dict[str, list[int]], int]]:
+    """record_families' families of enough records and words, before the shape test, in the
+    order they were met: (total words, {"[k]": paragraph indices}, the records' step in the
+    paragraphs' XPaths)."""
     # (each element's chain of records is built once, from its parent's, and a paragraph is
     # appended to the records of its parent element's chain: the XPaths are long, the pages
     # that get here are lists of hundreds of paragraphs, and most share their parents)
     families: dict[str, dict[str, list[int]]] = {}
     depth_of: dict[str, int] = {}            # family key -> the record's step in the paragraphs' parts
-    steps_of: dict[int, str] = {}            # paragraph -> its XPath without the outer slashes
     chains: dict[str, tuple[str, list[list[int]]]] = {}   # element -> (family key prefix, its records' member lists)
-    words = [0] * len(paras)
 
     def members_of(prefix: str, step: str, d: int) -> list[int]:
         cut = step.find("[")
@@ -292,12 +323,9 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
         return found
 
     for i, p in enumerate(paras):
-        if not eligible[i]:
+        if not eligible[i] or not words[i] or not p.xpath:
             continue
-        w = words[i] = p.features.get("words", 0)
-        if not w or not p.xpath:
-            continue
-        steps = steps_of[i] = p.xpath.strip("/")
+        steps = p.xpath.strip("/")
         element, _, last = steps.rpartition("/")
         if not element:
             continue
@@ -306,8 +334,8 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
             members.append(i)
         if "/" in element and last[:last.find("[")] in SELF_RECORDS:
             members_of(prefix, last, element.count("/") + 1).append(i)
+    del chain_of       # (it calls itself: the closure is a reference cycle, left to the garbage collector)
     out = []
-    tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
     for key, records in families.items():
         n = len(records)
         if n < MIN_RECORDS:
@@ -317,21 +345,7 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
             total += sum(map(words.__getitem__, members))
         if total < min_total or not MIN_RECORD_WORDS * n <= total <= max_words * n:
             continue
-        d = depth_of[key] + 1
-        shapes: dict[frozenset, int] = {}
-        for members in records.values():
-            shape = set()
-            for i in members:
-                tags = tags_of.get(i)
-                if tags is None:
-                    tags = tags_of[i] = [t.partition("[")[0] for t in steps_of[i].split("/")]
-                shape.add("/".join(tags[d:]))
-            shape = frozenset(shape)
-            shapes[shape] = shapes.get(shape, 0) + 1
-        if max(shapes.values()) < SHAPE_SHARE * n:
-            continue
-        out.append((total, records))
-    out.sort(key=lambda f: -f[0])
+        out.append((total, records, depth_of[key] + 1))
     return out
 
 
@@ -342,21 +356,30 @@ def _under(kinds: dict[str, str], chains: Sequence[Sequence[str]], wanted: froze
 
 
 def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
-                  chains: Sequence[Sequence[str]] | None = None) -> bool:
+                  chains: Sequence[Sequence[str]] | None = None, tree: Any = None,
+                  totals: tuple[int, int, dict[str, int]] | None = None) -> bool:
     """A listing's or collection's items: when the page's kept text is less than the text of
     its largest list of alike records, the list is the page's content (course titles and
     descriptions, a grid of products, job offers) and its records' lines are kept, whatever
     jusText thought of their links; the site's menus, header and footer are no items.
     On an article the largest list ("Related articles") has less text than the article, and
-    nothing changes. Returns whether items were restored."""
-    kept_words = candidate_words = 0
-    for p in paras:
-        f = p.features
-        w = f.get("words", 0)
-        if p.cls == GOOD:
-            kept_words += w
-        if f.get("region") not in _NEVER_ITEMS:
-            candidate_words += w
+    nothing changes. Returns whether items were restored. ``totals``: the compiled decide's
+    sums of the paragraphs' words as decided (kept, all, {region kind: words}), when no rule
+    changed a class since."""
+    if totals is not None:
+        kept_words, candidate_words, by_region = totals
+        for region, w in by_region.items():
+            if region in _NEVER_ITEMS:
+                candidate_words -= w
+    else:
+        kept_words = candidate_words = 0
+        for p in paras:
+            f = p.features
+            w = f.get("words", 0)
+            if p.cls == GOOD:
+                kept_words += w
+            if f.get("region") not in _NEVER_ITEMS:
+                candidate_words += w
     # (no list can outweigh the kept text when that is most of the candidates' text: the
     # families are not looked for, which spares most article pages the cost)
     if candidate_words * 2 <= kept_words * 3:
@@ -370,7 +393,7 @@ def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
         return False
     # (a list of less than a quarter of the kept text is never restored: if the largest
     # list outweighs the kept text, the lists restored with it hold a quarter of it or more)
-    families = record_families(paras, eligible, min_total=OTHER_LIST_SHARE * kept_words)
+    families = record_families(paras, eligible, min_total=OTHER_LIST_SHARE * kept_words, tree=tree)
     if not families:
         return False
     best = families[0][0]
@@ -403,13 +426,16 @@ def _restore(paras: list[Paragraph], members: Sequence[int], reasons: frozenset[
 
 
 def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str, str],
-                 chains: Sequence[Sequence[str]], html: str | None = None) -> None:
+                 chains: Sequence[Sequence[str]], html: str | None = None, tree: Any = None,
+                 totals: tuple[int, int, dict[str, int]] | None = None) -> None:
     """The evidence of structure applied to the decided paragraphs (``kinds`` and ``chains``:
-    the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``)."""
+    the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``; ``tree``
+    the PageTree itself, when there is one; ``totals`` the compiled decide's word sums)."""
     if "description" in RULES and is_product(types):
-        restore_description(paras, html)
+        if restore_description(paras, html):
+            totals = None
     if "items" in RULES:
-        restore_items(paras, kinds, chains)
+        restore_items(paras, kinds, chains, tree, totals)
     if "fallback" in RULES:
         fall_back_to_justext(paras)
     if "repeats" in RULES:

@@ -716,6 +716,26 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
 
     # the evidence, for the inspect view and the evaluation's reports
     node_key = tree.node_key
+    cdef Py_ssize_t n_kind_names = len(_KIND_NAMES)
+    cdef long long kept_words = 0, all_words = 0
+    cdef long long* kind_words = <long long*>PyMem_Malloc((n_kind_names + 1) * sizeof(long long))
+    if kind_words is NULL:
+        raise MemoryError()
+    memset(kind_words, 0, (n_kind_names + 1) * sizeof(long long))
+    try:
+        decided(paras, feature_dicts, classes, reason, a, why_d, node_key, kind_words, n_kind_names, &kept_words, &all_words)
+        # (restore_items' first test, without another loop over the paragraphs)
+        return kept_words, all_words, {_KIND_NAMES[k]: kind_words[k] for k in range(1, n_kind_names) if kind_words[k]}
+    finally:
+        PyMem_Free(kind_words)
+
+
+cdef int decided(list paras, list feature_dicts, list classes, list reason, Arrays* a, dict why_d, node_key,
+                 long long* kind_words, Py_ssize_t n_kind_names, long long* kept_words, long long* all_words) except -1:
+    """The decisions and the evidence written to the paragraphs; the words kept, of all
+    paragraphs and per region kind summed on the way."""
+    cdef Py_ssize_t i, x, n = len(paras)
+    cdef int kind
     descriptions = {}     # region node -> its element's description, or None
     for i in range(n):
         p = paras[i]
@@ -723,7 +743,12 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         features["jt_class"] = classes[i]
         features["main"] = True if a.inside[i] else False
         kind = a.kind_of[i]
+        all_words[0] += a.words[i]
+        if a.keep[i]:
+            kept_words[0] += a.words[i]
         if kind:
+            if kind < n_kind_names:
+                kind_words[kind] += a.words[i]
             features["region"] = _KIND_NAMES[kind]
             if why_d:
                 x = a.region_of[i]
@@ -738,6 +763,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         else:
             p.cls = BAD
             p.reason = reason[i] or R_PLAIN
+    return 0
 
 
 cdef set _crowded(Arrays* a, Py_ssize_t n, long long* name_mass, Py_ssize_t* name_seen, long long total,

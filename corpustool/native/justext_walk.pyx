@@ -41,7 +41,7 @@ from cpython.dict cimport PyDict_Copy
 from cpython.object cimport PyObject_SetAttr, PyTypeObject
 from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF, PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcmp, memcpy, strcmp, strlen
 
 
@@ -921,6 +921,41 @@ cdef inline const char* attr_text(xmlAttr* a, bint* plain) noexcept:
     return b""
 
 
+cdef struct FamilyRec:
+    # a record (a node) of a list of sibling records: its family is (parent, tag)
+    Py_ssize_t parent
+    const char* tag
+    Py_ssize_t tag_len
+    Py_ssize_t node
+    Py_ssize_t stamp        # the first paragraph that meets it
+    Py_ssize_t depth
+
+
+cdef int compare_family(const void* a, const void* b) noexcept nogil:
+    cdef const FamilyRec* x = <const FamilyRec*>a
+    cdef const FamilyRec* y = <const FamilyRec*>b
+    cdef Py_ssize_t n
+    cdef int c
+    if x.parent != y.parent:
+        return -1 if x.parent < y.parent else 1
+    n = x.tag_len if x.tag_len < y.tag_len else y.tag_len
+    c = memcmp(x.tag, y.tag, n)
+    if c != 0:
+        return c
+    if x.tag_len != y.tag_len:
+        return -1 if x.tag_len < y.tag_len else 1
+    return -1 if x.node < y.node else (1 if x.node > y.node else 0)
+
+
+cdef int compare_u64(const void* a, const void* b) noexcept nogil:
+    cdef unsigned long long x = (<const unsigned long long*>a)[0], y = (<const unsigned long long*>b)[0]
+    return -1 if x < y else (1 if x > y else 0)
+
+
+cdef inline bint same_family(const FamilyRec* x, const FamilyRec* y) noexcept nogil:
+    return x.parent == y.parent and x.tag_len == y.tag_len and memcmp(x.tag, y.tag, x.tag_len) == 0
+
+
 cdef class PageTree:
     """Where each paragraph sits among justext-plus's evidence, by engine XPath (from the compiled walk).
 
@@ -1060,6 +1095,241 @@ cdef class PageTree:
             for x in reversed(chain):
                 out[x] = out.get(x, 0) + w
         return out
+
+    def record_families(self, list words, list eligible, frozenset self_tags, Py_ssize_t min_records,
+                        double min_record_words, double max_words, double min_total, double shape_share=0):
+        """``justext_plus_structure.record_families``' lists of sibling records before the shape
+        test, over the nodes instead of the XPath strings: [(total words, {"[k]": paragraph
+        indices}, the records' depth), ...] in the order the Python code makes them (a record in
+        the order its first paragraph meets it, outer before inner), or None for input it does not
+        cover (then the caller runs the Python code). A record is an element below ``html/x``
+        above an eligible paragraph with words (or the paragraph's own element when its tag is in
+        ``self_tags``); a family is the records of one tag under one parent. With ``shape_share``,
+        only the families passing the shape test too (the records whose paragraphs have the
+        commonest set of tag paths below the record are at least that share of them), the tag
+        paths compared by 64-bit hashes of their tags (a collision, ~1e-15 on a page, would make
+        two shapes one)."""
+        cdef Py_ssize_t n = self.n_paras, n_nodes = self.n_nodes, i, j, k, node, n_touched = 0, start, f
+        cdef long long w
+        cdef long long* total = NULL
+        cdef Py_ssize_t* depth = NULL
+        cdef Py_ssize_t* stamp = NULL
+        cdef Py_ssize_t* slot = NULL
+        cdef FamilyRec* touched = NULL
+        cdef long long* ws = NULL
+        cdef long long fam_total
+        cdef const char* key
+        cdef Py_ssize_t key_len, cut
+        if len(words) != n or len(eligible) != n:
+            return None
+        ws = <long long*>malloc((n + 1) * sizeof(long long))
+        total = <long long*>malloc((n_nodes + 1) * sizeof(long long))
+        depth = <Py_ssize_t*>malloc((n_nodes + 1) * sizeof(Py_ssize_t))
+        stamp = <Py_ssize_t*>malloc((n_nodes + 1) * sizeof(Py_ssize_t))
+        slot = <Py_ssize_t*>malloc((n_nodes + 1) * sizeof(Py_ssize_t))
+        touched = <FamilyRec*>malloc((n_nodes + 1) * sizeof(FamilyRec))
+        try:
+            if ws is NULL or total is NULL or depth is NULL or stamp is NULL or slot is NULL or touched is NULL:
+                raise MemoryError()
+            for i in range(n):
+                x = words[i]
+                if not eligible[i] or not x:
+                    ws[i] = 0
+                    continue
+                if type(x) is not int or not (0 < x < (1 << 40)):
+                    return None
+                ws[i] = x
+                if self.para_nodes[i] < 0 or self.para_nodes[i] >= n_nodes:
+                    return None
+            # a node's depth is its XPath's number of steps (its parent's plus one: a node's XPath
+            # is its parent's plus "/tag[k]"); each node's record: its tag and "[k]" in the arena
+            for j in range(n_nodes):
+                total[j] = 0
+                stamp[j] = -1
+                slot[j] = -1
+                k = self.nodes[j].parent
+                if k >= j:
+                    return None          # (a parent is made before its children)
+                if k >= 0:
+                    depth[j] = depth[k] + 1
+                else:
+                    key = self.arena + self.nodes[j].start
+                    depth[j] = 0
+                    for i in range(self.nodes[j].length):
+                        depth[j] += key[i] == 47            # '/'
+                    if self.nodes[j].length == 1:
+                        depth[j] = 0                          # the path "/"
+            # what each record holds: the words of its paragraphs, and the first paragraph met
+            for i in range(n):
+                w = ws[i]
+                if not w:
+                    continue
+                node = self.para_nodes[i]
+                if depth[node] < 2:
+                    continue
+                if depth[node] >= 3 and self.tag_in(node, self_tags):
+                    total[node] += w
+                    if stamp[node] < 0:
+                        stamp[node] = i
+                j = self.nodes[node].parent
+                while j >= 0 and depth[j] >= 3:
+                    total[j] += w
+                    if stamp[j] < 0:
+                        stamp[j] = i
+                    j = self.nodes[j].parent
+            # the records grouped by family (parent, tag), families in the order they were met
+            for j in range(n_nodes):
+                if stamp[j] < 0:
+                    continue
+                key = self.arena + self.nodes[j].start
+                key_len = self.nodes[j].length
+                k = key_len - 1
+                while k >= 0 and key[k] != 47:
+                    k -= 1
+                cut = k + 1
+                while cut < key_len and key[cut] != 91:     # '['
+                    cut += 1
+                if k < 0 or cut >= key_len:
+                    return None          # (a step without "[k]": the Python code decides)
+                touched[n_touched].parent = self.nodes[j].parent
+                touched[n_touched].tag = key + k + 1
+                touched[n_touched].tag_len = cut - k - 1
+                touched[n_touched].node = j
+                touched[n_touched].stamp = stamp[j]
+                touched[n_touched].depth = depth[j]
+                n_touched += 1
+            qsort(touched, n_touched, sizeof(FamilyRec), compare_family)
+            found = []
+            start = 0
+            while start < n_touched:
+                f = start + 1
+                while f < n_touched and same_family(&touched[start], &touched[f]):
+                    f += 1
+                fam_total = 0
+                for k in range(start, f):
+                    fam_total += total[touched[k].node]
+                if (f - start >= min_records and fam_total >= min_total
+                        and min_record_words * (f - start) <= fam_total <= max_words * (f - start)):
+                    first = min(touched[k].stamp for k in range(start, f))
+                    # (families met by the same paragraph first: the outer one first)
+                    found.append((first, touched[start].depth, start, f, fam_total))
+                start = f
+            if not found:
+                return []
+            # each kept family's records in the order met, and their paragraphs
+            found.sort()
+            out = []
+            members = []
+            record_nodes = []          # per family, its records' nodes
+            for first, k, start, f, fam_total in found:
+                records = {}
+                nodes_of = []
+                for k in sorted(range(start, f), key=lambda r: touched[r].stamp):
+                    node = touched[k].node
+                    key = self.arena + self.nodes[node].start
+                    cut = touched[k].tag - key + touched[k].tag_len
+                    m = []
+                    slot[node] = len(members)
+                    members.append(m)
+                    nodes_of.append(node)
+                    records[PyUnicode_DecodeUTF8(key + cut, self.nodes[node].length - cut, NULL)] = m
+                out.append((fam_total, records, touched[start].depth))
+                record_nodes.append(nodes_of)
+            for i in range(n):
+                if not ws[i]:
+                    continue
+                node = self.para_nodes[i]
+                if depth[node] < 2:
+                    continue
+                if slot[node] >= 0 and depth[node] >= 3 and self.tag_in(node, self_tags):
+                    members[slot[node]].append(i)
+                j = self.nodes[node].parent
+                while j >= 0 and depth[j] >= 3:
+                    if slot[j] >= 0:
+                        members[slot[j]].append(i)
+                    j = self.nodes[j].parent
+            if shape_share > 0:
+                out = [family for family, nodes_of in zip(out, record_nodes)
+                       if self.shapes_agree(family[1], nodes_of, shape_share)]
+            return out
+        finally:
+            free(ws)
+            free(total)
+            free(depth)
+            free(stamp)
+            free(slot)
+            free(touched)
+
+    cdef unsigned long long tag_hash(self, Py_ssize_t node) noexcept:
+        """FNV-1a of the tag of node's last step."""
+        cdef const char* key = self.arena + self.nodes[node].start
+        cdef Py_ssize_t n = self.nodes[node].length, k = n - 1, cut
+        cdef unsigned long long h = 14695981039346656037ULL
+        while k >= 0 and key[k] != 47:
+            k -= 1
+        cut = k + 1
+        while cut < n and key[cut] != 91:
+            h = (h ^ <unsigned char>key[cut]) * 1099511628211ULL
+            cut += 1
+        return h
+
+    cdef bint shapes_agree(self, dict records, list nodes_of, double share) except -1:
+        """record_families' shape test of one family: {"[k]": members} of the records ``nodes_of``
+        (each an ancestor-or-self of its members' nodes)."""
+        cdef Py_ssize_t n = len(records), r = 0, m, k, run, best = 0, x, top
+        cdef unsigned long long h
+        cdef unsigned long long* shape = <unsigned long long*>malloc((n + 1) * sizeof(unsigned long long))
+        cdef unsigned long long* paths = NULL
+        cdef Py_ssize_t cap = 0
+        if shape is NULL:
+            raise MemoryError()
+        try:
+            for members, top_value in zip(records.values(), nodes_of):
+                top = top_value
+                m = len(members)
+                if m > cap:
+                    free(paths)
+                    cap = m
+                    paths = <unsigned long long*>malloc(cap * sizeof(unsigned long long))
+                    if paths is NULL:
+                        raise MemoryError()
+                for k in range(m):
+                    # the tags below the record down to the paragraph's element
+                    h = 1469598103934665603ULL
+                    x = self.para_nodes[<Py_ssize_t>members[k]]
+                    while x != top and x >= 0:
+                        h = (h ^ self.tag_hash(x)) * 1099511628211ULL + 0x9E3779B97F4A7C15ULL
+                        x = self.nodes[x].parent
+                    paths[k] = h
+                qsort(paths, m, sizeof(unsigned long long), compare_u64)
+                # the record's set of paths, as one hash
+                h = 7809847782465536322ULL
+                for k in range(m):
+                    if k == 0 or paths[k] != paths[k - 1]:
+                        h = (h ^ paths[k]) * 1099511628211ULL
+                shape[r] = h
+                r += 1
+            qsort(shape, n, sizeof(unsigned long long), compare_u64)
+            run = 0
+            for k in range(n):
+                run = run + 1 if k > 0 and shape[k] == shape[k - 1] else 1
+                if run > best:
+                    best = run
+            return not (best < share * n)
+        finally:
+            free(shape)
+            free(paths)
+
+    cdef bint tag_in(self, Py_ssize_t node, frozenset tags) except -1:
+        """Whether the tag of node's last step is in ``tags``."""
+        cdef const char* key = self.arena + self.nodes[node].start
+        cdef Py_ssize_t n = self.nodes[node].length, k = n - 1, cut
+        while k >= 0 and key[k] != 47:
+            k -= 1
+        cut = k + 1
+        while cut < n and key[cut] != 91:
+            cut += 1
+        return PyUnicode_DecodeUTF8(key + k + 1, cut - k - 1, NULL) in tags
 
     def structure(self):
         """``(parents, para_nodes, evidence)`` for the compiled decide()
