@@ -559,3 +559,18 @@ def test_the_benchmark_generator_keeps_punctuated_phrases_unique():
         if p["kind"] in ("exact", "furniture"):
             assert (by_id[p["doc"]].paragraphs[p["index"]].text
                     == by_id[p["source_doc"]].paragraphs[p["source_index"]].text)
+
+
+def test_the_benchmark_generator_is_deterministic_across_processes(tmp_path):
+    # same options -> byte-identical files, whatever the process's string hash seed (the order of
+    # sets of strings differs between processes; the uniqueness filter keys text by hash())
+    import os
+    from pathlib import Path
+    script = Path(__file__).resolve().parent.parent / "scripts" / "make_dedup_bench.py"
+    outs = []
+    for seed in ("1", "2"):
+        out = tmp_path / seed
+        subprocess.run([sys.executable, str(script), "--generated", "--size", "60", "--out", str(out), "-q"],
+                       check=True, timeout=300, env={**os.environ, "PYTHONHASHSEED": seed})
+        outs.append(((out / "corpus.jsonl").read_bytes(), (out / "truth.json").read_bytes()))
+    assert outs[0] == outs[1] and outs[0][0].count(b"\n") > 60
