@@ -209,7 +209,8 @@ class UniqueText:
         for p in paras:
             toks = self.token_ids(p)
             keys = self.keys(tail, toks)
-            if not toks or not self.is_new(keys, local):
+            # a paragraph without words ("+", "---") is no text to plant or rewrite
+            if not toks or not self.is_new(keys, local) or not words_of([p]):
                 continue
             local.update(keys)
             tail = (tail + toks)[-(UNIQUE_N - 1):]
@@ -278,7 +279,8 @@ def split_like(words: list[str], template: list[str]) -> list[str]:
     total = sum(sizes)
     out, pos = [], 0
     for i, s in enumerate(sizes):
-        end = len(words) if i == len(sizes) - 1 else pos + round(s * len(words) / total)
+        # (rounded sizes can add up to more than the words: no empty paragraph after the last word)
+        end = len(words) if i == len(sizes) - 1 else min(len(words), pos + round(s * len(words) / total))
         if end > pos:
             out.append(" ".join(words[pos:end]))
         pos = end

@@ -528,6 +528,7 @@ def test_the_benchmark_corpus_unique_text_repeats_no_10_gram(quick_bench):
     docs, truth = quick_bench
     assert len(truth["original_paragraphs"]) > 1000 and truth["planted_paragraphs"]
     assert _repeats_in_unique_text(docs, truth) == ([], [])
+    assert all(word_tokens([p]) for d in docs for p in d.paragraphs)
 
 
 def test_the_benchmark_generator_keeps_punctuated_phrases_unique():
@@ -547,12 +548,14 @@ def test_the_benchmark_generator_keeps_punctuated_phrases_unique():
         paras.insert(2, "= = = = = = = = = = = = " + paras[2])                 # repeats inside itself
         paras.append(["2012", "Impressum", "und"][k % 3])                        # short, repeated
         paras.append(f"Frage {k} ? Will there be a toilet on the bus ? Ja .")
+        paras.insert(3, ["---", "+", "* * *"][k % 3])                              # no words
     docs_out, truth = make_dedup_bench.build(texts, seed=3, ngram=5, variant_share=0.45, carrier_share=0.3,
                                              quiet=True)
     docs = [Document.from_dict(d) for d in docs_out]
     all_text = "\n".join(p.text for d in docs for p in d.paragraphs)
     assert "inkl. MwSt . zzgl. Versand" in all_text and "Impressum" in all_text   # kept once at least
     assert _repeats_in_unique_text(docs, truth) == ([], [])
+    assert all(word_tokens([p]) for d in docs for p in d.paragraphs)      # no empty or word-less paragraph
     # and the truth stays consistent: every planted paragraph is its source's text (exact copies)
     by_id = {d.id: d for d in docs}
     for p in truth["planted_paragraphs"]:
