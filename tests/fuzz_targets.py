@@ -10,7 +10,7 @@ process; the harness imports it under atheris's coverage instrumentation. The en
   ``SaxPage``; the compiled language-guess scans);
 * ``extract_engine``: the classic ``justext`` engine (``extract_html``: the engine's walk);
 * ``raw_bytes``: the bytes straight to libxml2 with no decoding (invalid UTF-8, NUL bytes):
-  ``extract_evidence_html`` then the compiled decide, ``extract_html``, ``sax_page``'s page text
+  ``extract_evidence_html`` then ``PageTree.record_families`` and the compiled decide, ``extract_html``, ``sax_page``'s page text
   and walk, ``sax_outline``, ``sax_build``;
 * ``lxml_tree``: the compiled walk over lxml's own tree (``segment``, ``features``, ``extract``,
   ``page_text``, justext-plus's ``extract_evidence`` and decide);
@@ -25,6 +25,7 @@ from corpustool.document import BAD, GOOD, Paragraph
 from corpustool.encoding import strip_controls
 from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_plus as jp
+from corpustool.extractors import justext_plus_structure as structure
 from corpustool.extractors import template_lines
 from corpustool.extractors.base import Page, get_extractor, parse_html
 from corpustool.language import identify
@@ -61,6 +62,12 @@ def raw_bytes(data: bytes) -> None:
     found = justext_engine.extract_evidence_html(data, bool(len(data) & 1), EN, params, Paragraph,
                                                  jp._FAST_PARAGRAPH_INIT, GOOD, BAD, jp._evidence_rules(),
                                                  keep_blank_separators=jp.KEEP_BLANK_SEPARATORS)
+    if found is not None and found[1] is not None:
+        # the items rule's compiled lists of records, on every page (the extraction asks only on
+        # pages whose lists outweigh the kept text), with low thresholds to make many families
+        paras, tree = found[0], found[1]
+        tree.record_families([p.features.get("words", 0) for p in paras], [i % 3 != 2 for i in range(len(paras))],
+                             structure.SELF_RECORDS, 2, 1.0, 150.0, 0.0, 0.5)
     PLUS._finish_sax(page, found)         # the compiled decide() on the walk's PageTree
     justext_engine.extract_html(data, EN, params, Paragraph, jp._FAST_PARAGRAPH_INIT, GOOD, BAD,
                                 keep_blank_separators=bool(len(data) & 2))

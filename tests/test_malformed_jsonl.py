@@ -7,6 +7,7 @@ clean, vert, dedup-* and build with a traceback, losing the rest of the stream.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -130,3 +131,29 @@ def test_build_on_jsonl_input_skips_and_counts_malformed_documents(tmp_path):
     assert (tmp_path / "out.vert").read_text().count("<doc ") == len(BAD_LINES) + 1
     for n in bad:
         assert f"line {n} of in.jsonl" in proc.stderr
+
+
+def test_a_warc_read_as_json_lines_is_named_once_with_a_hint_not_line_by_line(tmp_path):
+    # every line of a WARC fails as JSON: the first messages name their lines (the first says what
+    # the file looks like), the rest are counted, not listed
+    warc = Path(__file__).resolve().parent.parent / "data" / "demo" / "crawl.warc.gz"
+    proc = _run(["build", str(warc), "--input-format", "jsonl", "-o", "out.vert", "--stats", "stats.json"],
+                "", tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    named = [line for line in proc.stderr.splitlines() if "skipped: invalid JSON" in line]
+    assert len(named) == 20
+    assert "looks like a WARC archive, not JSON Lines" in named[0] and "looks like" not in named[1]
+    assert "further malformed lines are counted in the statistics, not listed" in proc.stderr
+    read = json.loads((tmp_path / "stats.json").read_text())["stages"][0]
+    assert read["extra"]["error:malformed-jsonl"] > 1000
+
+
+def test_a_stage_names_the_first_malformed_documents_and_counts_the_rest(tmp_path):
+    stream = "not json\n" * 50 + json.dumps({"id": "ok", "url": "http://x/", "paragraphs": []}) + "\n"
+    proc = _run(["tokenize", "--stats", "stats.json"], stream, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert len([line for line in proc.stderr.splitlines() if "malformed document skipped" in line]) == 20
+    assert "further malformed documents are counted in the statistics, not listed" in proc.stderr
+    stats = json.loads((tmp_path / "stats.json").read_text())["stages"]
+    assert stats[0]["drops"] == {"malformed-jsonl": 50}
+    assert (stats[0]["docs_in"], stats[0]["docs_out"]) == (51, 1)

@@ -17,9 +17,13 @@ def read_stream(stream: IO[str] | None = None, name: str = "<stdin>") -> Iterato
 
     Every stage filter reads its input here: a line that is no valid document
     (see :meth:`Document.from_json`) is skipped with one message naming the line
-    and counted as ``malformed-jsonl`` in the ``input`` row of the statistics.
+    (the first ``MAX_LISTED`` of a stream) and counted as ``malformed-jsonl`` in the
+    ``input`` row of the statistics.
     """
+    from ..readers.jsonl import MAX_LISTED
+
     stream = stream or sys.stdin
+    bad = 0
     for lineno, line in enumerate(stream, 1):
         line = line.strip()
         if not line:
@@ -27,8 +31,13 @@ def read_stream(stream: IO[str] | None = None, name: str = "<stdin>") -> Iterato
         try:
             doc = Document.from_json(line, fallback_id=f"{name}:{lineno}")
         except MalformedDocument as exc:
-            print(f"corpustool: {name} line {lineno}: malformed document skipped: {str(exc)[:200]}",
-                  file=sys.stderr)
+            bad += 1
+            if bad <= MAX_LISTED:
+                print(f"corpustool: {name} line {lineno}: malformed document skipped: {str(exc)[:200]}",
+                      file=sys.stderr)
+            if bad == MAX_LISTED:
+                print(f"corpustool: {name}: further malformed documents are counted in the statistics, not listed",
+                      file=sys.stderr)
             _MALFORMED.docs_in += 1
             _MALFORMED.count_drop("malformed-jsonl")
             continue

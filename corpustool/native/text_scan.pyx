@@ -467,9 +467,52 @@ cdef extern from *:
         }
         return o;
     }
+    /* the same for 1-byte units (Latin-1): runs of ASCII without a zero byte go eight at a time */
+    static Py_ssize_t ct_ucs1_utf8(const uint8_t* s, Py_ssize_t n, char* out) {
+        Py_ssize_t i = 0, o = 0;
+        uint64_t w;
+        while (i < n) {
+            while (i + 8 <= n) {
+                memcpy(&w, s + i, 8);
+                /* a byte >= 0x80, or a zero byte (the classic "has zero byte" test) */
+                if ((w & 0x8080808080808080ULL)
+                        || ((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL))
+                    break;
+                memcpy(out + o, &w, 8);
+                o += 8; i += 8;
+            }
+            if (i < n) {
+                uint32_t c = s[i++];
+                if (c)
+                    o += ct_put_utf8(out + o, c);
+            }
+        }
+        return o;
+    }
+    /* the same for 4-byte units: runs of ASCII without U+0000 go four at a time */
+    static Py_ssize_t ct_ucs4_utf8(const uint32_t* s, Py_ssize_t n, char* out) {
+        Py_ssize_t i = 0, o = 0;
+        while (i < n) {
+            while (i + 4 <= n) {
+                uint32_t a = s[i], b = s[i + 1], c = s[i + 2], d = s[i + 3];
+                if (((a | b | c | d) & 0xFFFFFF80u) || !a || !b || !c || !d)
+                    break;
+                out[o] = (char) a; out[o + 1] = (char) b; out[o + 2] = (char) c; out[o + 3] = (char) d;
+                o += 4; i += 4;
+            }
+            if (i < n) {
+                uint32_t c = s[i++];
+                if (c)
+                    o += ct_put_utf8(out + o, c);
+            }
+        }
+        return o;
+    }
     """
     Py_ssize_t put_utf8 "ct_put_utf8"(char* out, unsigned int c) noexcept nogil
+    Py_ssize_t ucs1_utf8 "ct_ucs1_utf8"(const Py_UCS1* s, Py_ssize_t n, char* out) noexcept nogil
     Py_ssize_t ucs2_utf8 "ct_ucs2_utf8"(const Py_UCS2* s, Py_ssize_t n, char* out) noexcept nogil
+    Py_ssize_t ucs4_utf8 "ct_ucs4_utf8"(const Py_UCS4* s, Py_ssize_t n, char* out) noexcept nogil
 
 
 def utf8_bytes(str text):
@@ -477,11 +520,7 @@ def utf8_bytes(str text):
     byte in UTF-8): the bytes ``html_bytes`` gives libxml2, which stops reading at a zero byte."""
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = len(text), i, o = 0
-    cdef const Py_UCS1* s1
-    cdef const Py_UCS2* s2
-    cdef const Py_UCS4* s4
-    cdef unsigned int c
+    cdef Py_ssize_t n = len(text), o = 0
     cdef char* out
     if PyUnicode_IS_ASCII(text):
         encoded = text.encode("ascii")
@@ -494,23 +533,12 @@ def utf8_bytes(str text):
     if result is NULL:
         raise MemoryError()
     out = PyBytes_AS_STRING_raw(result)
-    i = 0
     if kind == PyUnicode_1BYTE_KIND:
-        s1 = <const Py_UCS1*>data
-        while i < n:
-            c = s1[i]
-            i += 1
-            if c:
-                o += put_utf8(out + o, c)
+        o = ucs1_utf8(<const Py_UCS1*>data, n, out)
     elif kind == PyUnicode_2BYTE_KIND:
         o = ucs2_utf8(<const Py_UCS2*>data, n, out)
     else:
-        s4 = <const Py_UCS4*>data
-        while i < n:
-            c = s4[i]
-            i += 1
-            if c:
-                o += put_utf8(out + o, c)
+        o = ucs4_utf8(<const Py_UCS4*>data, n, out)
     if _PyBytes_Resize(&result, o) < 0:
         raise MemoryError()
     encoded = <object>result     # (a new reference: the one made above is given up)

@@ -230,10 +230,16 @@ class Reader(Stage):
         self._say(f"{display}: unreadable data at byte offset {offset} ({detail}) skipped; "
                   f"reading goes on at the next record, if any")
 
-    def bad_record(self, where: str, counter: str, detail: str) -> None:
-        """One record or file cannot be read: skip it, say so, count it."""
+    def bad_record(self, where: str, counter: str, detail: str, say: bool = True) -> None:
+        """One record or file cannot be read: skip it, say so (unless the caller has said enough
+        of its file), count it."""
         self.stats.extra[counter] += 1
-        self._say(f"{where}: skipped: {detail}")
+        if say:
+            self._say(f"{where}: skipped: {detail}")
+
+    def say(self, message: str) -> None:
+        """A line on stderr about the input."""
+        self._say(message)
 
     def too_large(self, doc: Document, size: int) -> Document:
         """A page over ``max_bytes``: passed on without its bytes, marked to be dropped."""
