@@ -254,33 +254,34 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
     walk's PageTree of the paragraphs, which finds the families and tests their shapes over
     its nodes (the same families, tests/test_structure_speed.py)."""
     words = [p.features.get("words", 0) for p in paras]
+    found = None
     if tree is not None and hasattr(tree, "record_families"):
         found = tree.record_families(words, list(eligible), SELF_RECORDS, MIN_RECORDS, MIN_RECORD_WORDS,
                                      max_words, min_total, SHAPE_SHARE)
-        if found is not None:
-            out = [(total, records) for total, records, _ in found]
-            out.sort(key=lambda f: -f[0])
-            return out
-    found = _sized_families(paras, eligible, words, max_words, min_total)
-    out = []
-    tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
-    for total, records, d in found:
-        n = len(records)
-        shapes: dict[frozenset, int] = {}
-        for members in records.values():
-            shape = set()
-            for i in members:
-                tags = tags_of.get(i)
-                if tags is None:
-                    tags = tags_of[i] = [t.partition("[")[0] for t in paras[i].xpath.strip("/").split("/")]
-                shape.add("/".join(tags[d:]))
-            shape = frozenset(shape)
-            shapes[shape] = shapes.get(shape, 0) + 1
-        if max(shapes.values()) < SHAPE_SHARE * n:
-            continue
-        out.append((total, records))
+    if found is None:
+        tags_of: dict[int, list[str]] = {}      # paragraph -> the tags of its XPath's steps
+        found = [f for f in _sized_families(paras, eligible, words, max_words, min_total)
+                 if _shapes_agree(paras, f[1], f[2], tags_of)]
+    out = [(total, records) for total, records, _ in found]
     out.sort(key=lambda f: -f[0])
     return out
+
+
+def _shapes_agree(paras: Sequence[Paragraph], records: dict[str, list[int]], d: int,
+                  tags_of: dict[int, list[str]]) -> bool:
+    """record_families' shape test of one family whose records are the ``d``-th steps of their
+    paragraphs' XPaths: most records have the same set of tag paths below the record."""
+    shapes: dict[frozenset, int] = {}
+    for members in records.values():
+        shape = set()
+        for i in members:
+            tags = tags_of.get(i)
+            if tags is None:
+                tags = tags_of[i] = [t.partition("[")[0] for t in paras[i].xpath.strip("/").split("/")]
+            shape.add("/".join(tags[d:]))
+        shape = frozenset(shape)
+        shapes[shape] = shapes.get(shape, 0) + 1
+    return max(shapes.values()) >= SHAPE_SHARE * len(records)
 
 
 def _sized_families(paras: Sequence[Paragraph], eligible: Sequence[bool], words: list,
