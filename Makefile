@@ -4,23 +4,41 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench eval clean fuzz fuzz-build
+.PHONY: install test demo bench eval clean fuzz fuzz-build system-deps
 
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
 $(STAMP): pyproject.toml setup.py corpustool/native/justext_walk.pyx corpustool/native/sax_arena.pxi \
 		corpustool/native/justext_plus_decide.pyx \
 		corpustool/native/text_scan.pyx corpustool/native/_onion.c
+	@echo "make: installing corpustool and its Python dependencies into $(VENV) (a few minutes the first time)"
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,bench,spark]'
+	@# pip's and setuptools' chatter goes to a log, shown only when the install fails
+	@$(PY) -m pip install --disable-pip-version-check --upgrade pip > $(VENV)/install.log 2>&1 \
+		&& $(PY) -m pip install --disable-pip-version-check -e '.[test,bench,spark]' >> $(VENV)/install.log 2>&1 \
+		|| { tail -40 $(VENV)/install.log; echo "make: the install failed, see $(VENV)/install.log"; exit 1; }
 	touch $(STAMP)
+	@echo "make: installed; the command is $(VENV)/bin/corpustool (or: . $(VENV)/bin/activate)"
 
 install: $(STAMP)
 
+# the suite uses what the machine has: the browser, Spark and corpus-manager tests say why they
+# skip (-rs) when Chromium, Java or the CWB/Manatee builds are missing; `make system-deps` adds them
 test: $(STAMP)
-	-@sh scripts/install_chromium.sh   # for the browser tests; they skip when it cannot be installed
-	-@sh scripts/install_java.sh       # for the Spark tests; they skip without Java
-	$(PY) -m pytest
+	$(PY) -m pytest -rs
+
+# system packages, only when asked (root and apt-get): Chromium for the browser test, Java for
+# Spark, and the two corpus managers built from ../shared/peers when it is there (CWB ~15 s,
+# Manatee ~6.5 min once; their build scripts install their Debian build dependencies)
+PEERS := ../shared/peers
+system-deps:
+	sh scripts/install_chromium.sh
+	sh scripts/install_java.sh
+	@if [ -x $(PEERS)/cwb/build-cwb.sh ]; then \
+		$(PEERS)/cwb/build-cwb.sh $(PEERS)/cwb/cwb-3.4.33 "$${TMPDIR:-/tmp}/cwb-tools"; \
+	else echo "system-deps: no $(PEERS)/cwb: the CWB tests will skip"; fi
+	@if [ -x $(PEERS)/manatee/build-manatee.sh ]; then \
+		$(PEERS)/manatee/build-manatee.sh $(PEERS)/manatee/manatee-open-2.225.8 "$${TMPDIR:-/tmp}/manatee-tools"; \
+	else echo "system-deps: no $(PEERS)/manatee: the Manatee tests will skip"; fi
 
 demo: $(STAMP)
 	$(VENV)/bin/corpustool build data/demo/crawl.warc.gz -o demo-out/corpus.vert --lang en,de,cs \

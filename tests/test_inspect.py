@@ -82,7 +82,7 @@ def test_command_line(tmp_path, capsys):
 def chromium() -> str:
     path = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
     if not path:
-        pytest.skip("chromium is not installed (scripts/install_chromium.sh installs it)")
+        pytest.skip("chromium is not installed (make system-deps installs it)")
     return path
 
 

@@ -110,6 +110,9 @@ def workdir(tmp_path_factory) -> Path:
 
     work = tmp_path_factory.mktemp("readme")
     os.symlink(DEMO / "crawl.warc.gz", work / "crawl.warc.gz")
+    # the quick start runs in the checkout: its data/ and the .venv that `make demo` made
+    os.symlink(REPO / "data", work / "data")
+    os.symlink(Path(sys.prefix), work / ".venv")
     (work / "pages").mkdir()
     (work / "stoplists").mkdir()
     (work / "demo-snippets" / "pages").mkdir(parents=True)
@@ -210,3 +213,24 @@ def test_readme_documents_the_public_python_api():
     for name in corpustool.__all__:
         if name != "__version__":
             assert f"corpustool.{name}(" in text, f"corpustool.{name} is exported but not shown in README.md"
+
+
+def test_readme_output_sample_is_what_the_tokenizer_writes():
+    """The vertical sample's paragraphs, re-tokenized, give the sample's own token and <g/> lines."""
+    from corpustool.text.tokenizer import tokenize
+
+    sample = next(code for lang, code, _ in readme_blocks() if not lang and code.startswith("<doc "))
+    checked = 0
+    for body in re.findall(r"<p [^>]*>\n(.*?)</p>", sample, re.S):
+        lines = [x for x in body.splitlines() if x != "..." and not x.startswith("<s") and x != "</s>"]
+        text, expected = "", []
+        for x in lines:
+            if x == "<g/>":
+                text = text.rstrip(" ")
+                continue
+            expected.append((x, bool(text) and not text.endswith(" ")))
+            text += x + " "
+        tokens, glue = tokenize(text)
+        assert list(zip(tokens, glue)) == expected
+        checked += 1
+    assert checked >= 2

@@ -204,6 +204,23 @@ def test_crashed_and_hanging_pages_are_dropped_with_a_reason_and_named(broken_bu
         assert f'title="{title}"'.encode() in corpus
 
 
+def test_a_crashing_page_prints_one_line_not_a_stack_dump(tmp_path):
+    """A worker's segmentation fault is reported by the supervisor, named by its record; the
+    Python stack dump of a faulthandler the parent turned on (pytest, ``python -X faulthandler``)
+    would read as the tool itself crashing (issue 30)."""
+    src = tmp_path / "in.warc.gz"
+    write_warc(src, [("http://crash.example/segfault", article("Segfaults", "<!-- corpustool-test:segfault -->")),
+                     ("http://crash.example/good", article("Apples"))])
+    env = dict(os.environ, **{FAULT_ENV: "1"})
+    cmd = [sys.executable, "-X", "faulthandler", "-m", "corpustool", "build", str(src), "-o",
+           str(tmp_path / "out.vert"), "--lang", "en", "--quiet"]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "Fatal Python error" not in r.stderr and "Current thread" not in r.stderr
+    assert "http://crash.example/segfault" in r.stderr      # the one line that names the page
+    assert b'title="Apples"' in (tmp_path / "out.vert").read_bytes()
+
+
 def test_without_the_test_variable_the_markers_do_nothing(tmp_path):
     src = tmp_path / "in.warc.gz"
     write_warc(src, [("http://crash.example/segfault", article("Segfaults", "<!-- corpustool-test:segfault -->"))])

@@ -70,13 +70,21 @@ def _install_signal_handlers() -> None:
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return
+        _received.append(signum)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
         raise Terminated(signum)
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         try:
             signal.signal(sig, on_signal)
         except (ValueError, OSError):       # not the main thread (corpustool used as a library)
             return
+
+
+# signals received by the main process: a library that catches every exception (langdetect turns
+# an interrupted profile read into "Profile format error") must not turn a stop into an error
+_received: list[int] = []
 
 
 # commands whose module is enough to parse their arguments: started without importing the others
@@ -109,13 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpustool {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except Terminated as exc:
-        import signal
-        name = signal.Signals(exc.signum).name
-        print(f"corpustool {args.command}: stopped by {name}; no partial output was left", file=sys.stderr)
-        return 128 + exc.signum
+        return _stopped(args.command, exc.signum)
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             return _broken_pipe()
+        if _received:
+            return _stopped(args.command, _received[0])
         # a disk full, a file that became unreadable...: one line naming the file, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"corpustool {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
@@ -124,12 +131,24 @@ def main(argv: list[str] | None = None) -> int:
         print("corpustool: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
+        if _received:
+            return _stopped(args.command, _received[0])
         if os.environ.get("CORPUSTOOL_TRACEBACK"):
             raise
         detail = " ".join(str(exc).split())[:300]
         print(f"corpustool {args.command}: error: {type(exc).__name__}: {detail} "
               f"(set CORPUSTOOL_TRACEBACK=1 for the traceback)", file=sys.stderr)
         return 1
+
+
+def _stopped(command: str, signum: int) -> int:
+    import signal
+    if signum == signal.SIGINT:
+        print("corpustool: interrupted", file=sys.stderr)
+    else:
+        name = signal.Signals(signum).name
+        print(f"corpustool {command}: stopped by {name}; no partial output was left", file=sys.stderr)
+    return 128 + signum
 
 
 def _broken_pipe() -> int:

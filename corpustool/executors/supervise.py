@@ -31,6 +31,7 @@ nothing.
 from __future__ import annotations
 
 import ctypes
+import faulthandler
 import gc
 import multiprocessing as mp
 import os
@@ -98,6 +99,10 @@ def _strip(doc: Document) -> Document:
 
 def _worker_main(conn, progress, segments: list[list[Stage]], faults: bool, inherited: list) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C reaches the main process, which stops us
+    # a crash here is the supervisor's to report (one line naming the record, then a retry):
+    # a Python stack dump inherited from the parent's faulthandler (pytest turns it on) would
+    # read as the tool itself crashing
+    faulthandler.disable()
     _die_with_parent()
     for other in inherited:                         # the pipes of the other workers, copied by fork
         try:
