@@ -39,7 +39,8 @@ class PipelineOptions:
     dedup_para: bool = True
     onion_options: dict[str, Any] = field(default_factory=dict)
     template_evidence: str | None = None     # a site-level method: urltree, ...
-    sentences: bool = False
+    sentences: bool = True                  # <s> in vertical output
+    target: str = "manatee"                 # vertical escaping: manatee | cwb (writers/vertical.py)
     workers: int = 1
     doc_timeout: float = 60.0               # seconds per document in a worker (0: no limit); then "timeout"
     engine: str = "local"                   # local | spark
@@ -121,6 +122,7 @@ class Pipeline:
             st.on_drop = on_drop
         self.executor = make_executor(self.options)
         self.profile = CorpusProfile()
+        self.structures: dict[str, set[str]] | None = None     # what the vertical writer wrote
         self.output = output
         self.output_format = output_format
         self.progress = progress
@@ -156,6 +158,7 @@ class Pipeline:
                     writer.write(doc)
                     self.profile.add(doc)
                 writer.close()
+                self._note_structures(writer)
             except BaseException:
                 writer.abort()      # an error or a signal: no partial output is left behind
                 raise
@@ -272,17 +275,36 @@ class Pipeline:
                     raise
         finally:
             writer.close()
+            self._note_structures(writer, resumed=done > 0)
         for st in self.stages:
             st.close()
         finish_output(partial, self.output)
         os.unlink(self.checkpoint_path())
         return self.stats()
 
+    def _note_structures(self, writer, resumed: bool = False) -> None:
+        """The structures and attributes written, for the corpus managers' configurations
+        (writers/registry.py); a resumed build declares all it could have written before."""
+        written = getattr(writer, "structures", None)
+        if written is None:
+            return
+        if resumed:
+            from .writers.vertical import DOC_ATTRIBUTES
+            written = {k: set(v) for k, v in written.items()}
+            written["doc"] |= set(DOC_ATTRIBUTES)
+            if self.options.sentences:
+                written["s"] = set()
+            written["g"] = set()
+            if self.options.paragraph_lang:
+                written["p"].add("lang")
+        self.structures = written
+
     def _writer_options(self) -> dict[str, Any]:
         fmt = self.output_format
         base = self.output[:-3] if self.output.endswith(".gz") else self.output
         if fmt == "vert" or (fmt is None and not base.endswith((".txt", ".text", ".jsonl", ".json"))):
-            return {"sentences": self.options.sentences}
+            counts = self.stages[-1].stats.extra if self.stages else None
+            return {"sentences": self.options.sentences, "target": self.options.target, "counts": counts}
         return {}
 
     def stats(self) -> list[StageStats]:

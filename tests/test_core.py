@@ -1,5 +1,6 @@
 """Document model, stages, executor, writers, statistics: the pipeline's skeleton."""
 import gzip
+import re
 import json
 import subprocess
 import sys
@@ -81,24 +82,53 @@ def test_exact_duplicates_normalise_case_and_space():
     assert docs[1].meta["duplicate_of"] == "d1"
 
 
-def test_vertical_writer_structure_escaping_and_glue(tmp_path):
+@pytest.mark.parametrize("target", ["cwb", "manatee"])
+def test_vertical_writer_structure_escaping_and_glue(tmp_path, target):
     d = make_doc(7, ['He said "a<b" & left.', "Second one"])
-    d.title = 'A "quoted" <title> & more'
+    d.title = 'A "quoted" <title> & more \\'
     d.paragraphs[1].heading = True
     d.paragraphs.append(Paragraph(text="boilerplate", cls=BAD))
     path = tmp_path / "c.vert"
-    w = open_writer(str(path))
+    w = open_writer(str(path), sentences=False, target=target)
     w.write(d)
     w.close()
     lines = path.read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith('<doc id="d7" url="http://example.com/7" title="A &quot;quoted&quot; &lt;title&gt; &amp; more"')
+    if target == "cwb":         # XML entities, for cwb-encode -x
+        title, lt, amp = "A &quot;quoted&quot; &lt;title&gt; &amp; more \\", "&lt;", "&amp;"
+    else:                       # Manatee decodes no entities; \" and \\ inside a quoted value
+        title, lt, amp = 'A \\"quoted\\" <title> & more \\\\', "<", "&"
+    assert lines[0].startswith(f'<doc id="d7" url="http://example.com/7" title="{title}"')
     assert 'domain="example.com"' in lines[0]
     assert lines[1] == '<p heading="0">'
     body = lines[2:lines.index("</p>")]
-    assert body == ["He", "said", '"', "<g/>", "a", "<g/>", "&lt;", "<g/>", "b", "<g/>", '"', "&amp;", "left", "<g/>", "."]
+    assert body == ["He", "said", '"', "<g/>", "a", "<g/>", lt, "<g/>", "b", "<g/>", '"', amp, "left", "<g/>", "."]
     assert '<p heading="1">' in lines and "boilerplate" not in lines
     assert lines[-1] == "</doc>"
     assert lines.count("<p heading=\"0\">") + lines.count("<p heading=\"1\">") == lines.count("</p>") == 2
+
+
+def test_vertical_writer_sentences_by_default(tmp_path):
+    path = tmp_path / "c.vert"
+    w = open_writer(str(path))
+    w.write(make_doc(1, ["One sentence here. Another one follows!"]))
+    w.close()
+    assert path.read_text(encoding="utf-8").count("<s>") == 2
+
+
+def test_vertical_writer_bounds_and_cleans_whatever_the_document_holds(tmp_path):
+    d = make_doc(3, ["x" * 9000 + " a\x01b \ufdd0 \u200e \u202b end"])
+    d.title = "T\x7f\uffff" + "é" * 5000
+    path = tmp_path / "c.vert"
+    w = open_writer(str(path), sentences=False)
+    w.write(d)
+    w.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    title = re.search(r'title="([^"]*)"', lines[0]).group(1)
+    assert title.startswith("Té") and len(title.encode()) <= 4095
+    body = lines[2:lines.index("</p>")]
+    assert body[:5] == ["x" * 4095, "<g/>", "x" * 4095, "<g/>", "x" * 810]
+    assert body[5:] == ["a", "<g/>", "b", "end"]            # the control character was a token of its own
+    assert dict(w.counts) == {"values_cut": 1, "tokens_split": 1, "tokens_dropped": 4}
 
 
 def test_vertical_sentences_and_gzip_is_deterministic(tmp_path):

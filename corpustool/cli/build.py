@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..extractors.base import OptionError
-from .common import RejectsWriter, add_clean_options, add_stats_options, check_outputs, clean_kwargs
+from .common import (RejectsWriter, add_clean_options, add_stats_options, add_vertical_options, check_outputs,
+                     clean_kwargs)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,7 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="resemblance above which a document is a near-duplicate (default 0.8)")
     g.add_argument("--no-dedup-para", action="store_true", help="keep duplicate paragraphs (no onion stage)")
     g = p.add_argument_group("output and execution")
-    g.add_argument("--sentences", action="store_true", help="mark sentences with <s> in vertical output")
+    add_vertical_options(g)
+    g.add_argument("--registry", metavar="DIR",
+                   help="also write, in DIR, a CWB registry entry, a Manatee/NoSketch Engine configuration "
+                        "and encode.sh (sh DIR/encode.sh cwb|manatee) for the vertical output")
     g.add_argument("--workers", type=int, default=1, help="worker processes for per-document stages")
     g.add_argument("--doc-timeout", type=float, default=60.0, metavar="SECONDS",
                    help="time limit per document in a worker (default 60; 0: none); a document past it, "
@@ -81,7 +86,8 @@ def options_from_args(args: argparse.Namespace):
         lang_method=args.lang_method, paragraph_lang=args.paragraph_lang,
         dedup_exact=not args.no_dedup_exact, dedup_near=not args.no_dedup_near,
         near_threshold=args.near_threshold, dedup_para=not args.no_dedup_para,
-        template_evidence=args.template_evidence, sentences=args.sentences, workers=args.workers,
+        template_evidence=args.template_evidence, sentences=args.sentences, target=args.target,
+        workers=args.workers,
         engine=args.engine, spark_master=args.master, doc_timeout=doc_timeout,
     )
 
@@ -90,6 +96,12 @@ def run(args: argparse.Namespace) -> int:
     from ..pipeline import Pipeline
 
     options = options_from_args(args)
+    if args.registry:
+        from ..writers.base import format_for
+        if args.output == "-" or (args.output_format or format_for(args.output)) != "vert":
+            raise OptionError("--registry needs a vertical output file (-o NAME.vert or .vert.gz)")
+        if os.path.exists(args.registry) and not os.path.isdir(args.registry):
+            raise OptionError(f"--registry {args.registry!r} is not a directory")
     progress = not args.quiet and sys.stderr.isatty()
     check_outputs(args, args.inputs)
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
@@ -119,6 +131,9 @@ def _build(args: argparse.Namespace, pipeline) -> list:
         rejects.abort()
         raise
     rejects.close()
+    if args.registry and pipeline.structures is not None:
+        from ..writers.registry import write_registry
+        write_registry(args.registry, args.output, pipeline.structures, args.target)
     extra = {"options": _jsonable(vars(args)), "corpus": pipeline.profile.to_dict()}
     if args.stats:
         write_stats(args.stats, stats, **extra)

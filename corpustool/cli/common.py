@@ -78,6 +78,18 @@ def check_outputs(args: argparse.Namespace, inputs: Iterable[str] = ()) -> None:
 STATS_TABLE = ""     # `--stats` without FILE: the table on stderr only
 
 
+def add_vertical_options(g) -> None:
+    """Options of vertical output, the same for `build` and `vert` (and releases, from build's)."""
+    g.add_argument("--target", choices=("manatee", "cwb"), default="manatee",
+                   help="the corpus manager that reads the vertical file: manatee (Sketch Engine, NoSketch "
+                        "Engine; values escape \\ and \" only, no XML entities; the default) or cwb "
+                        "(XML entities, for cwb-encode -x)")
+    g.add_argument("--sentences", dest="sentences", action="store_true", default=True,
+                   help="mark sentences with <s> in vertical output (the default)")
+    g.add_argument("--no-sentences", dest="sentences", action="store_false",
+                   help="no <s> in vertical output")
+
+
 def add_stats_options(p: argparse.ArgumentParser, table: bool = False) -> None:
     """``table``: the command prints its statistics table unless --quiet (build); a filter
     prints it only when asked (``--stats``), or every stage of a pipe would (issue 22)."""

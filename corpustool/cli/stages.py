@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import (RejectsWriter, add_clean_options, add_stats_options, check_outputs, check_stats_file,
+from .common import (RejectsWriter, add_clean_options, add_stats_options, add_vertical_options, check_outputs,
+                     check_stats_file,
                      clean_kwargs, read_stream, run_stream_command, show_stats_table, write_stream)
 
 
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write the kept paragraphs of each document in vertical format.")
     p.add_argument("-o", "--output", default="-", help="output file (default stdout); .gz compresses")
     p.add_argument("--format", dest="output_format", choices=("vert", "text", "jsonl"), default=None)
-    p.add_argument("--sentences", action="store_true", help="mark sentences with <s>")
+    add_vertical_options(p)
     p.set_defaults(func=run_vert)
 
     p = sub.add_parser("extractors", help="list the available extraction methods and presets")
@@ -98,11 +99,12 @@ def run_tokenize(args: argparse.Namespace) -> int:
 def run_vert(args: argparse.Namespace) -> int:
     from ..writers.base import open_writer
 
-    options = {"sentences": True} if args.sentences else {}
-    if args.sentences and (args.output_format not in (None, "vert")):
-        options = {}
+    from ..writers.base import format_for
+
     check_outputs(args)
-    writer = open_writer(args.output, args.output_format, **options)
+    fmt = args.output_format or format_for(args.output)
+    options = {"sentences": args.sentences, "target": args.target} if fmt == "vert" else {}
+    writer = open_writer(args.output, fmt, **options)
     try:
         for doc in read_stream():
             writer.write(doc)

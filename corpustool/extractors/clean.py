@@ -8,21 +8,18 @@ Documents without any good paragraph are dropped with a reason.
 """
 from __future__ import annotations
 
-import re
 import time
-import unicodedata
 from typing import Any
 
 from .. import encoding
 from ..document import BAD, Document
 from ..stage import DocumentStage
+from ..text.normalize import clean_text
 from .base import OptionError, Page, get_extractor
 
 DEFAULT_EXTRACTOR = "justext-plus"
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 NO_STOPLIST_MODES = ("independent", "drop")
-# soft hyphen, zero-width space, word joiner, zero-width no-break space (BOM)
-_INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
 
 
 class Clean(DocumentStage):
@@ -198,18 +195,15 @@ class Clean(DocumentStage):
             doc.drop("empty")
             return doc
         for par in doc.paragraphs:
-            if _INVISIBLE.search(par.text):
-                # soft hyphens and zero-width spaces split words for every later tool
-                # ("Mag\xadda\xadle\xadner"): they are layout hints, not text
-                par.text = _INVISIBLE.sub("", par.text)
-            if not unicodedata.is_normalized("NFC", par.text):
-                # one spelling per character: decomposed "য়" (U+09AF U+09BC) and composed
-                # U+09DF must be the same word for searches, counts and de-duplication
-                par.text = unicodedata.normalize("NFC", par.text)
+            # soft hyphens and zero-width spaces split words for every later tool
+            # ("Mag\xadda\xadle\xadner"), control characters and non-characters are no text,
+            # and one character has one spelling (NFC): text/normalize.py
+            par.text = clean_text(par.text)
             if par.is_good and not par.text.strip():
                 # nothing left to write (a paragraph of soft hyphens): not counted as kept text
                 par.cls, par.reason = BAD, "no-text"
-        doc.title = self.extractor.title(page)
+        title = self.extractor.title(page)
+        doc.title = clean_text(title) if title else title      # a title is text as paragraphs are
         doc.meta["extractor"] = self.extractor_name
         if not self.keep_html:
             doc.html = None

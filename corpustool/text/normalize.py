@@ -1,0 +1,116 @@
+"""Text that every later tool and both corpus managers store as it is.
+
+A page's text can hold anything its bytes or character references say
+(``&#1;``, ``&#xFFFF;``, a raw DEL byte): control characters, lone surrogates
+and non-characters are not text, break XML and are refused or mangled by the
+corpus managers, so they are removed. Soft hyphens, zero-width spaces, word
+joiners and BOMs are layout hints that split words; they go too. Every text is
+NFC, so one character has one spelling for searches, counts and
+de-duplication. Titles and other attribute values are cleaned as paragraph
+text is.
+
+Bounds: ``cwb-encode`` refuses a line over 65,534 bytes (the whole corpus
+fails) and truncates a token or attribute value over 4,095 bytes (and in
+3.4.33 an over-long value loses the next document's values); Manatee cuts
+values at 32,767 bytes, possibly inside a UTF-8 character. So a token is at most
+:data:`MAX_TOKEN_BYTES` (a longer one is split into glued pieces: nothing of
+the text is lost) and an attribute value at most :data:`MAX_VALUE_BYTES` (cut
+on a character boundary, never inside a combining sequence).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_TOKEN_BYTES = 4095
+MAX_VALUE_BYTES = 4095
+
+# soft hyphen, zero-width space, word joiner, zero-width no-break space (BOM)
+INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
+# C0 controls but tab, line feed, vertical tab, form feed, carriage return; DEL and C1 but NEL
+# (white space to str.split, so a word boundary); lone surrogates; the 66 non-characters
+_NONCHARS = "".join(f"\\U{p:04x}fffe\\U{p:04x}ffff" for p in range(1, 17))
+FORBIDDEN = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
+                       + _NONCHARS + "]")
+# a token made only of these says nothing: bidi marks and embeddings, isolates, the Arabic letter
+# mark, ZWNJ/ZWJ, variation selectors (everything of category Cf, and the selectors)
+_FORMAT_ONLY = re.compile("[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff"
+                          "\U000e0001-\U000e007f\U000e0100-\U000e01ef]+")
+
+
+def clean_text(text: str) -> str:
+    """``text`` without invisible layout characters and forbidden code points, in NFC."""
+    if INVISIBLE.search(text):
+        text = INVISIBLE.sub("", text)
+    if FORBIDDEN.search(text):
+        text = FORBIDDEN.sub("", text)
+    if not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+    return text
+
+
+def cut_utf8(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` of at most ``limit`` UTF-8 bytes that ends between two
+    user-perceived characters (not before a combining mark, a ZWJ or a variation selector)."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    cut = data[:limit].decode("utf-8", "ignore")          # drops a character cut in half
+    while cut and len(cut) < len(text) and _continues(text[len(cut)], cut[-1]):
+        cut = cut[:-1]
+    return cut
+
+
+def _continues(nxt: str, prev: str) -> bool:
+    """Whether ``nxt`` belongs to the same user-perceived character as ``prev`` before it."""
+    return (unicodedata.category(nxt) in ("Mn", "Mc", "Me") or nxt in "\u200d\ufe0e\ufe0f"
+            or prev == "\u200d" or "\U0001f3fb" <= nxt <= "\U0001f3ff")
+
+
+def clean_value(value: object, limit: int = MAX_VALUE_BYTES) -> tuple[str, bool]:
+    """An attribute value as the vertical writer stores it: clean text on one line, single
+    spaces, at most ``limit`` bytes; and whether it had to be cut."""
+    text = " ".join(clean_text(str(value)).split())
+    cut = cut_utf8(text, limit).rstrip()
+    return cut, len(cut) != len(text)
+
+
+def bound_tokens(tokens: list[str], glue: list[bool]) -> tuple[list[str], list[bool], int, int]:
+    """Tokens every corpus manager stores whole: forbidden code points removed, tokens of format
+    characters only dropped, tokens over :data:`MAX_TOKEN_BYTES` split into glued pieces.
+
+    Returns the new tokens and glue, the number of tokens split and of tokens dropped.
+    """
+    out_t: list[str] = []
+    out_g: list[bool] = []
+    split = dropped = 0
+    pending_glue = False                    # a dropped token's place: keep the next one's glue
+    for tok, g in zip(tokens, glue):
+        if FORBIDDEN.search(tok):
+            tok = FORBIDDEN.sub("", tok)
+        if not tok or _FORMAT_ONLY.fullmatch(tok):
+            dropped += 1
+            pending_glue = pending_glue or not g
+            continue
+        g = g and not pending_glue
+        pending_glue = False
+        if len(tok) * 4 > MAX_TOKEN_BYTES and len(tok.encode("utf-8")) > MAX_TOKEN_BYTES:
+            split += 1
+            first = True
+            while tok:
+                piece = cut_utf8(tok, MAX_TOKEN_BYTES) or tok[0]
+                out_t.append(piece)
+                out_g.append(g if first else True)
+                first = False
+                tok = tok[len(piece):]
+            continue
+        out_t.append(tok)
+        out_g.append(g)
+    return out_t, out_g, split, dropped
+
+
+def needs_bounding(text: str, tokens: list[str]) -> bool:
+    """Cheap test whether :func:`bound_tokens` could change the tokens of a paragraph."""
+    if FORBIDDEN.search(text) or _FORMAT_ONLY.search(text):
+        return True
+    return len(text) * 4 > MAX_TOKEN_BYTES and any(len(t) * 4 > MAX_TOKEN_BYTES for t in tokens)

@@ -1,0 +1,120 @@
+"""Configurations that load a vertical corpus into CWB and Manatee with no hand editing.
+
+``build --registry DIR`` writes, for the structures and attributes the writer
+actually wrote (an undeclared tag line would be stored by Manatee as a token):
+
+* ``DIR/registry/NAME``: a CWB registry entry (as ``cwb-encode -R`` writes it),
+  data in ``DIR/cwb/NAME``;
+* ``DIR/NAME.manatee``: a Manatee / NoSketch Engine corpus configuration, data in
+  ``DIR/manatee/NAME``, reading the vertical file (through ``zcat`` when gzipped);
+* ``DIR/encode.sh``: ``sh DIR/encode.sh cwb`` runs ``cwb-encode`` and ``cwb-makeall``,
+  ``sh DIR/encode.sh manatee`` runs ``encodevert``; each refuses a corpus written
+  for the other target (Manatee decodes no XML entities; CWB reads ``\\"`` as two
+  characters).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+
+# the order in which the writer writes a document's attributes, then any others
+_DOC_ORDER = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain")
+
+
+def corpus_name(output: str) -> str:
+    """A corpus ID both tools accept, from the output file name: ``my-corpus.vert.gz`` -> ``my_corpus``."""
+    base = os.path.basename(output)
+    for suffix in (".gz", ".vert", ".vrt"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+    name = re.sub(r"[^a-z0-9_]+", "_", base.lower()).strip("_")
+    if not name or not name[0].isalpha():
+        name = "c_" + name
+    return name[:60]
+
+
+def _ordered(structures: dict[str, set[str]]) -> list[tuple[str, list[str]]]:
+    out = []
+    for name in ("doc", "p", "s", "g"):
+        if name in structures:
+            attrs = structures[name]
+            order = _DOC_ORDER if name == "doc" else ("heading", "lang")
+            out.append((name, [a for a in order if a in attrs] + sorted(attrs - set(order))))
+    return out
+
+
+def cwb_flags(structures: dict[str, set[str]]) -> list[str]:
+    """cwb-encode's s-attribute declarations: ``-S doc:0+id+url ...``; ``<g/>`` flat."""
+    flags = []
+    for name, attrs in _ordered(structures):
+        flags += ["-S", name if name == "g" else f"{name}:0" + "".join(f"+{a}" for a in attrs)]
+    return flags
+
+
+def cwb_registry(name: str, home: str, structures: dict[str, set[str]]) -> str:
+    lines = ["##", f"## registry entry for corpus {name.upper()} (written by corpustool)", "##", "",
+             'NAME ""', f"ID   {name}", f"HOME {home}", f"INFO {home}/.info", "",
+             '##:: charset  = "utf8" # character encoding of corpus data', "",
+             "ATTRIBUTE word", ""]
+    for struct, attrs in _ordered(structures):
+        lines.append(f"STRUCTURE {struct}")
+        lines += [f"STRUCTURE {struct}_{a}" for a in attrs]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def manatee_config(name: str, path: str, vertical: str, structures: dict[str, set[str]]) -> str:
+    source = f"| zcat {shlex.quote(vertical)}" if vertical.endswith(".gz") else vertical
+    lines = [f'NAME "{name}"', f'PATH "{path}/"', f'VERTICAL "{source}"', 'ENCODING "UTF-8"',
+             'INFO "corpus written by corpustool"', "", "ATTRIBUTE word", ""]
+    for struct, attrs in _ordered(structures):
+        body = [f"    ATTRIBUTE {a}" for a in attrs]
+        if struct == "g":
+            # glue: shown as no space between the tokens, not as a tag
+            body += ['    DISPLAYTAG 0', '    DISPLAYBEGIN "_EMPTY_"']
+        lines += [f"STRUCTURE {struct} {{", *body, "}", ""] if body else [f"STRUCTURE {struct}", ""]
+    return "\n".join(lines)
+
+
+def write_registry(directory: str, vertical: str, structures: dict[str, set[str]], target: str) -> list[str]:
+    """Write the three files for ``vertical`` (already in place); returns their paths."""
+    directory = os.path.abspath(directory)
+    vertical = os.path.abspath(vertical)
+    name = corpus_name(vertical)
+    os.makedirs(os.path.join(directory, "registry"), exist_ok=True)
+    home = os.path.join(directory, "cwb", name)
+    data = os.path.join(directory, "manatee", name)
+    registry = os.path.join(directory, "registry", name)
+    conf = os.path.join(directory, f"{name}.manatee")
+    script = os.path.join(directory, "encode.sh")
+    with open(registry, "w", encoding="utf-8") as fh:
+        fh.write(cwb_registry(name, home, structures))
+    with open(conf, "w", encoding="utf-8") as fh:
+        fh.write(manatee_config(name, data, vertical, structures))
+    q = shlex.quote
+    cwb_encode = " ".join(["cwb-encode", "-c", "utf8", "-x", "-s", "-d", q(home), "-f", q(vertical),
+                           *map(q, cwb_flags(structures))])
+    feed = (f"zcat {q(vertical)} | encodevert -c {q(conf)}" if vertical.endswith(".gz")
+            else f"encodevert -c {q(conf)} {q(vertical)}")
+    with open(script, "w", encoding="utf-8") as fh:
+        fh.write(f"""#!/bin/sh
+# Encode {os.path.basename(vertical)} (written for {target}) with a corpus manager: sh {q(script)} cwb|manatee
+set -e
+case "$1" in
+cwb)
+    [ {q(target)} = cwb ] || {{ echo "encode.sh: this corpus was written for {target}; build it with --target cwb for CWB" >&2; exit 2; }}
+    rm -rf {q(home)} && mkdir -p {q(home)}
+    {cwb_encode}
+    cwb-makeall -r {q(os.path.join(directory, "registry"))} -V {name.upper()}
+    echo "query: cqp -r {q(os.path.join(directory, 'registry'))} -D {name.upper()}" ;;
+manatee)
+    [ {q(target)} = manatee ] || {{ echo "encode.sh: this corpus was written for {target}; build it with --target manatee for Manatee" >&2; exit 2; }}
+    rm -rf {q(data)} && mkdir -p {q(data)}
+    {feed}
+    echo "query: corpquery {q(conf)} '[word=\\"the\\"]'" ;;
+*)
+    echo "usage: sh {q(script)} cwb|manatee" >&2; exit 2 ;;
+esac
+""")
+    return [registry, conf, script]
