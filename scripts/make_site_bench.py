@@ -5,8 +5,9 @@ Site-level methods (URL Tree, web-archive templates, TemEx) need many pages
 of one site, and there is little public gold for them. This script makes it:
 the article texts are real (the clean text jusText keeps of the pages in
 ../shared/data/snippets, German and English; without ../shared, text generated
-from data/demo/texts by a seeded word-level Markov chain), the templates are
-ours, so we know exactly which words are the article.
+from data/demo/texts by a seeded word-level Markov chain that repeats no run of
+five words, so that, as on a real site, no two articles share a title or a
+phrase), the templates are ours, so we know exactly which words are the article.
 
 Every site has its own template (HTML5 news, blog with sidebar, table-layout
 magazine, authority portal), in the language of its articles, with the
@@ -114,9 +115,24 @@ def snippet_articles(root: Path, languages: tuple[str, ...]) -> dict[str, list[A
     return out
 
 
+# generated text repeats no run of this many words (archive's diff shares runs of 6 words)
+GENERATED_RUN = 5
+_WORD = re.compile(r"\w+")
+
+
 def generated_articles(n: int, lang: str, rng: random.Random) -> list[Article]:
     """Articles from a word-level Markov chain (order 2) over data/demo/texts in ``lang``:
-    new sentences in the language's vocabulary, never a copied paragraph."""
+    new sentences in the language's vocabulary, never a copied paragraph.
+
+    What a real site has, the chain alone does not: trained on a few thousand words it
+    walks the same phrases again and again, so its articles shared their titles and long
+    runs of words with each other, and with the comments (taken from the same text). The
+    site-level methods rightly call text that several articles share template. So no run
+    of GENERATED_RUN words (case-folded, punctuation ignored) occurs twice in the generated
+    text: at each step the walk takes a continuation that makes no run already used
+    (backing off to the order-1 successors of the last word, else ending the sentence).
+    Titles are distinct (their first words are such a run), as on a real site.
+    """
     texts = []
     for path in sorted(DEMO_TEXTS.glob("*/*.txt")):
         text = path.read_text(encoding="utf-8")
@@ -128,6 +144,7 @@ def generated_articles(n: int, lang: str, rng: random.Random) -> list[Article]:
     if not texts:
         raise SystemExit(f"no demo texts in {lang} under {DEMO_TEXTS}")
     chain: dict[tuple[str, str], list[str]] = {}
+    follow: dict[str, list[str]] = {}           # order 1, for the back-off
     starts: list[tuple[str, str]] = []
     for text in texts:
         for para in text.split("\n\n")[1:]:
@@ -138,23 +155,58 @@ def generated_articles(n: int, lang: str, rng: random.Random) -> list[Article]:
                 starts.append((w[0], w[1]))
                 for a, b, c in zip(w, w[1:], w[2:] + ["\n"]):
                     chain.setdefault((a, b), []).append(c)
+                    follow.setdefault(b, []).append(c)
 
-    def sentence() -> str:
-        a, b = rng.choice(starts)
-        words = [a, b]
-        while len(words) < 40:
-            nxt = rng.choice(chain.get((a, b), ["\n"]))
-            if nxt == "\n":
-                break
-            words.append(nxt)
-            a, b = b, nxt
-        s = " ".join(words)
-        return s if s[-1] in ".!?" else s + "."
+    k = GENERATED_RUN
+    used: set[tuple[str, ...]] = set()          # every run of k words generated so far
+
+    def key(word: str) -> str:
+        return "".join(_WORD.findall(word.casefold()))
+
+    def runs(keys: list[str]) -> list[tuple[str, ...]]:
+        keys = [x for x in keys if x]
+        return [tuple(keys[i:i + k]) for i in range(len(keys) - k + 1)]
+
+    def fresh(keys: list[str], word: str, mine: set[tuple[str, ...]]) -> bool:
+        """``word`` after ``keys`` makes no run used before (elsewhere or in this sentence)."""
+        w = key(word)
+        tail = [x for x in keys if x][-(k - 1):]
+        if not w or len(tail) < k - 1:
+            return True
+        run = tuple(tail + [w])
+        return run not in used and run not in mine
+
+    def sentence(min_words: int = 6) -> str:
+        for _ in range(200):
+            a, b = rng.choice(starts)
+            words = [a, b]
+            keys = [key(a), key(b)]
+            mine: set[tuple[str, ...]] = set()         # this sentence's runs
+            while len(words) < 40:
+                options = chain.get((a, b), ["\n"])
+                nxt = None
+                for pool in (options, follow.get(b, [])):
+                    cands = [c for c in pool if c == "\n" or fresh(keys, c, mine)]
+                    if cands:
+                        nxt = rng.choice(cands)     # as often as the chain has it among the fresh ones
+                        break
+                if nxt is None or nxt == "\n":
+                    break
+                words.append(nxt)
+                keys.append(key(nxt))
+                mine.update(runs(keys[-k:]))
+                a, b = b, nxt
+            if len(words) < min_words:
+                continue
+            used.update(runs(keys))
+            s = " ".join(words).rstrip(",;:")
+            return s if s[-1] in ".!?" else s + "."
+        raise SystemExit(f"make_site_bench: the {lang} demo texts give no new sentence; ask for fewer pages")
 
     out = []
     for i in range(n):
         paras = [" ".join(sentence() for _ in range(rng.randint(2, 4))) for _ in range(rng.randint(3, 7))]
-        title = " ".join(sentence().rstrip(".!?").split()[:8])
+        title = " ".join(sentence(8).rstrip(".!?").split()[:8])
         out.append(Article(title, paras, f"generated-{lang}-{i}"))
     return out
 

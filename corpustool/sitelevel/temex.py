@@ -56,6 +56,12 @@ Deviations, all because we work on a crawl rather than in a browser:
   site-level ConEx an element then counts as found elsewhere only when some
   of its text is found too. ``compare_text=false`` restores the structural
   relation of the thesis.
+* As evidence for another extractor (``--template-evidence site-conex``)
+  Algorithm 13 weighs a branch by the characters of its text instead of its
+  nodes: by nodes the list of a few short comments under a short article
+  (each comment an item with a name, a date, a text and a reply link)
+  outweighs the article's paragraphs, and the article would be marked
+  template although no other page has its text.
 * When the clique is smaller than v, v is lowered to the clique's size (the
   thesis uses v = 1 for a 1-CS, Table 8.4).
 * Table 8.2 of the thesis is not consistent with Tables 8.1 and 8.3; the
@@ -636,8 +642,15 @@ def template_leaves(mapper: Mapper, key_tree: DomTree, others: list[DomTree], vo
     return out
 
 
-def content_leaves(mapper: Mapper, key_tree: DomTree, others: list[DomTree]) -> tuple[list[bool], list[int]]:
-    """Site-level ConEx (Ch. 10): per text leaf, True when it is main content; and the main content nodes."""
+def content_leaves(mapper: Mapper, key_tree: DomTree, others: list[DomTree],
+                   text_size: bool = False) -> tuple[list[bool], list[int]]:
+    """Site-level ConEx (Ch. 10): per text leaf, True when it is main content; and the main content nodes.
+
+    With ``text_size`` (evidence for another extractor) Algorithm 13 weighs a branch by
+    the characters of its text, not by its nodes: by nodes a list of a few short
+    comments (each an item with a name, a date, a text and a reply link) outweighs an
+    article of a few paragraphs, and the article would be lost.
+    """
     n_leaves = len(key_tree.leaf_texts)
     if not others or not len(key_tree):
         return [True] * n_leaves, [0] if len(key_tree) else []
@@ -666,7 +679,11 @@ def content_leaves(mapper: Mapper, key_tree: DomTree, others: list[DomTree]) -> 
     if not reduced:
         return [False] * n_leaves, []
     if len(reduced) > 1:
-        size = [1] * len(key_tree)
+        if text_size:
+            size = [len(key_tree.leaf_texts[key_tree.leaf[x]]) if key_tree.leaf[x] >= 0 else 0
+                    for x in range(len(key_tree))]
+        else:
+            size = [1] * len(key_tree)
         for x in reversed(order):
             p = key_tree.parent[x]
             if x and p >= 0:
@@ -861,7 +878,7 @@ class SiteDomStage(StreamStage):
         others = [c.tree for c in cs]
         before = self.mapper.comparisons
         if p.method == "site-conex":
-            keep, _ = content_leaves(self.mapper, sp.tree, others)
+            keep, _ = content_leaves(self.mapper, sp.tree, others, text_size=self.evidence)
         else:
             key_tree = sp.key_tree if p.method == "hybex" else sp.tree
             template = template_leaves(self.mapper, key_tree, others, p.votes)
