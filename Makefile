@@ -47,6 +47,12 @@ demo: $(STAMP)
 eval: $(STAMP)
 	$(PY) scripts/run_eval.py
 
+# the inputs README.md's examples name (crawl.warc.gz, pages/, page.html, sample.txt, the snippets
+# gold set snippets/), made from the shipped demo data into examples/ (git-ignored)
+.PHONY: examples
+examples: $(STAMP)
+	$(PY) scripts/make_examples.py examples
+
 bench: $(STAMP)
 	@for s in scripts/bench_*.py; do echo "== $$s"; $(PY) $$s || exit 1; done
 

@@ -22,6 +22,52 @@ from .extractors.base import OptionError, Page, get_extractor
 FEATURE_ORDER = ("chars", "words", "link_density", "stopwords", "stopword_density")
 CF_CLASSES = ("good", "neargood", "short", "bad")
 
+# how the view names a paragraph's features, and what each means (the legend)
+FEATURE_LABELS = {
+    "chars": ("characters", "the paragraph's length in characters"),
+    "words": ("words", "the paragraph's length in words"),
+    "link_density": ("link density", "share of the paragraph's characters inside links"),
+    "stopwords": ("stop words", "words of the paragraph in the language's stoplist"),
+    "stopword_density": ("stop-word density", "stop words / words"),
+    "jt_class": ("jusText's class", "the class classic jusText gives the paragraph, before the page-structure "
+                                    "evidence of justext-plus"),
+    "main": ("in the main content", "inside the page's main-content region (<main>, role=main, an article ...)"),
+    "region": ("region", "the kind of page region the paragraph is in (nav, cookie, share, footer ...)"),
+    "region_element": ("region element", "the element that marks that region, as a CSS selector (tag.class#id)"),
+}
+CF_EXPLAINED = ("jusText's context-free class: the paragraph's class from its own length, link density and "
+                "stop-word density, before its neighbours are looked at (Pomikálek's thesis, Algorithm 2.2); "
+                "the final class then decides short and near-good paragraphs by their neighbours (Algorithm 2.3)")
+
+
+def element_label(description: str) -> str:
+    """``tag.class names#id`` (the evidence's description of an element) as a CSS selector:
+    ``nav.main-menu`` for a class without an id (no dangling ``#``), ``div#x`` for an id alone."""
+    tag, dot, rest = str(description).partition(".")
+    if not dot:
+        return tag
+    classes, hash_, idv = rest.rpartition("#")
+    if not hash_:
+        classes, idv = rest, ""
+    return tag + "".join(f".{c}" for c in classes.split()) + (f"#{idv}" if idv else "")
+
+
+def _feature_value(key: str, value: Any) -> str:
+    if key == "region_element":
+        return element_label(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if value != int(value) else str(value)
+    return str(value)
+
+
+def _feature(key: str, value: Any) -> str:
+    label, meaning = FEATURE_LABELS.get(key, (key.replace("_", " "), ""))
+    title = f' title="{_esc(meaning)}"' if meaning else ""
+    return (f'<span class="feat" data-feature="{_esc(key)}"{title}>{_esc(label)} '
+            f"<b>{_esc(_feature_value(key, value))}</b></span>")
+
 
 @dataclass
 class Inspection:
@@ -121,6 +167,9 @@ table.summary td, table.summary th { border: 1px solid #ccc; padding: .15em .6em
 .cf-good { background: #c7ebc3; } .cf-neargood { background: #e6f2b5; }
 .cf-short { background: #fdf0b8; } .cf-bad { background: #f2c4c2; }
 .path { color: #666; }
+.feat { margin-right: .6em; } .feat b { font-weight: 600; }
+dl.features { font-size: .85em; color: #444; display: grid; grid-template-columns: max-content auto;
+              gap: 0 1em; margin: .4em 0 1em; } dl.features dt { font-weight: 600; } dl.features dd { margin: 0; }
 """
 
 
@@ -151,11 +200,15 @@ def render(ins: Inspection) -> str:
         f'<tr><th>kept (good)</th><td id="n-good">{final.get("good", 0)}</td><td>{words_kept}</td></tr>',
         f'<tr><th>removed (bad)</th><td id="n-bad">{final.get("bad", 0)}</td>'
         f"<td>{words_all - words_kept}</td></tr>",
-        "<tr><th>context-free</th><td colspan=2>"
+        f'<tr><th title="{_esc(CF_EXPLAINED)}">jusText\'s context-free class</th><td colspan=2>'
         + " · ".join(f"{c} {cf.get(c, 0)}" for c in CF_CLASSES) + "</td></tr></table>",
-        '<p class="legend">final class: <span class="badge good">good</span><span class="badge bad">bad</span> '
-        'context-free class (Algorithm 2.2): ' + "".join(f'<span class="cf cf-{c}">{c}</span>' for c in CF_CLASSES)
-        + "</p>",
+        '<p class="legend">final class (kept or removed): <span class="badge good">good</span>'
+        '<span class="badge bad">bad</span> · context-free class: '
+        + "".join(f'<span class="cf cf-{c}">{c}</span>' for c in CF_CLASSES)
+        + f'</p><p class="legend" id="cf-legend">{_esc(CF_EXPLAINED)}.</p>',
+        '<dl class="features" id="features">'
+        + "".join(f"<dt>{_esc(label)}</dt><dd>{_esc(meaning)}</dd>" for label, meaning in FEATURE_LABELS.values())
+        + "<dt>reason</dt><dd>the rule that decided the final class, where it is not jusText's own</dd></dl>",
         '<main id="paragraphs">',
     ]
     if not pars:
@@ -164,16 +217,16 @@ def render(ins: Inspection) -> str:
         classes = ["par", "good" if p.is_good else "bad"]
         if p.heading:
             classes.append("heading")
-        feats = " ".join(f"{k}={p.features[k]}" for k in FEATURE_ORDER if k in p.features)
-        extra = " ".join(f"{k}={v}" for k, v in p.features.items() if k not in FEATURE_ORDER)
-        why = [f'<span class="badge {"good" if p.is_good else "bad"}">{_esc(p.cls)}</span>']
+        keys = [k for k in FEATURE_ORDER if k in p.features] + [k for k in p.features if k not in FEATURE_ORDER]
+        why = [f'<span class="badge {"good" if p.is_good else "bad"}" title="final class">{_esc(p.cls)}</span>']
         if p.cf_class:
-            why.append(f'<span class="cf cf-{_esc(p.cf_class)}">cf: {_esc(p.cf_class)}</span>')
+            why.append(f'<span class="cf cf-{_esc(p.cf_class)}" title="jusText\'s context-free class">'
+                       f"context-free: {_esc(p.cf_class)}</span>")
         if p.heading:
-            why.append("heading ")
+            why.append('<span class="feat">heading</span>')
         if p.reason:
-            why.append(f"reason={_esc(p.reason)} ")
-        why.append(_esc(" ".join(x for x in (feats, extra) if x)))
+            why.append(f'<span class="feat" data-feature="reason">reason <b>{_esc(p.reason)}</b></span>')
+        why.extend(_feature(k, p.features[k]) for k in keys)
         out.append(
             f'<div class="{" ".join(classes)}" id="p{i}" data-cls="{_esc(p.cls)}" data-cf="{_esc(p.cf_class)}">'
             f'<div class="why">#{i} &lt;{_esc(p.tag)}&gt; <span class="path" title="{_esc(p.xpath)}">'

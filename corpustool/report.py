@@ -359,7 +359,7 @@ def render_report(data: dict[str, Any], title: str | None = None) -> str:
     # corpus size after each stage: Table 3.9
     parts.append('<h2 id="sizes">Corpus size after each stage</h2>')
     if sizes:
-        parts.append('<p class="note">As seed 003 Table 3.9: words (whitespace-separated, as <code>wc -w</code>) '
+        parts.append('<p class="note">As Table 3.9 of Pomikálek\'s thesis: words (whitespace-separated, as <code>wc -w</code>) '
                      "after each processing step; the percentage is relative to the previous row.</p>")
         parts.append(_img(plot_corpus_sizes(sizes), "corpus size after each stage"))
         parts.append(_table(["step", "words", "%", "documents"],

@@ -10,21 +10,56 @@ pages per second. Then the same on ../shared/data/wcxb-dev (the WCXB development
 1,476 pages with a main text, seven page types) with the default, the classic
 ``justext`` and every installed peer (trafilatura gets the page URL): mean
 word F1 (the benchmark's bag-of-words metric), per page type, per domain fold
-and for the development and held-out halves of the folds. Without a data set
-it says so and goes on.
+and for the development and held-out halves of the folds. Without one of the
+data sets it says so and goes on; without both it says what is missing and
+exits with status 1 (nothing was evaluated). ``$CORPUSTOOL_EVAL_DATA`` names
+another folder holding ``snippets/`` and ``wcxb-dev/``.
 
 Extra arguments are passed to ``corpustool eval`` (e.g. ``--limit 100``,
 ``--lang html``, ``--csv out.csv``, ``--html report/``).
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SNIPPETS = REPO.parent / "shared" / "data" / "snippets"
-WCXB = REPO.parent / "shared" / "data" / "wcxb-dev"
+DEFAULT_DATA = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
+
+# name, what a present set holds, what it is
+DATA_SETS = {
+    "snippets": ("evaldata.json", "evaldata.json and pages/: the multilingual evaluation set of the "
+                                  "trafilatura project, 884 pages with snippet gold"),
+    "wcxb-dev": ("ground-truth", "ground-truth/ and html/: the WCXB development split, 1,476 pages of seven "
+                                 "page types with main-text gold"),
+}
+
+
+def data_dir() -> Path:
+    """The folder holding snippets/ and wcxb-dev/: $CORPUSTOOL_EVAL_DATA, else ../shared/data."""
+    explicit = os.environ.get("CORPUSTOOL_EVAL_DATA", "").strip()
+    return Path(explicit) if explicit else DEFAULT_DATA
+
+
+def _shown(path: Path) -> str:
+    """``../shared/data/...`` for the default place (as the README names it), else the path given."""
+    try:
+        return "../" + str(path.resolve().relative_to(REPO.parent.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def missing_message(folder: Path) -> str:
+    lines = [f"make eval: nothing to evaluate: no data set in {_shown(folder)}"]
+    for name, (marker, what) in DATA_SETS.items():
+        lines.append(f"  missing {_shown(folder / name)}/ ({what}; {marker} not found)")
+    lines += ["Put the data sets there (or set CORPUSTOOL_EVAL_DATA to the folder that holds them), or",
+              "score the extractors on the shipped demo data: make examples, then",
+              "  .venv/bin/corpustool eval --gold snippets:examples/snippets --extractor justext-plus "
+              "--extractor justext"]
+    return "\n".join(lines)
 
 
 def configurations() -> list[str]:
@@ -58,18 +93,23 @@ def main(argv: list[str]) -> int:
     from corpustool.eval.peers import PEERS, installed_peers
     from corpustool.extractors.clean import DEFAULT_EXTRACTOR
 
+    data = data_dir()
+    snippets, wcxb = data / "snippets", data / "wcxb-dev"
+    gold_sets = [("snippets", "snippets", snippets, snippets / DATA_SETS["snippets"][0], configurations),
+                 ("wcxb", "wcxb-dev", wcxb, wcxb / DATA_SETS["wcxb-dev"][0], wcxb_configurations)]
+    if not any(marker.exists() for _, _, _, marker, _ in gold_sets):
+        print(missing_message(data), file=sys.stderr)
+        return 1
     print(f"default = {DEFAULT_EXTRACTOR} (the clean stage's default configuration)")
     missing = [p for p in PEERS if p not in installed_peers()]
     if missing:
         print("peers not installed (skipped): " + ", ".join(f"peer:{p}" for p in missing))
     status = 0
-    gold_sets = [("snippets", "snippets", SNIPPETS, SNIPPETS / "evaldata.json", configurations),
-                 ("wcxb", "wcxb-dev", WCXB, WCXB / "ground-truth", wcxb_configurations)]
     for i, (kind, name, folder, marker, specs) in enumerate(gold_sets):
         if i:
             print()
         if not marker.exists():
-            print(f"skipped: ../shared/data/{name} not present")
+            print(f"skipped: {_shown(folder)} not present ({DATA_SETS[name][1]})")
             continue
         args = ["eval", "--gold", f"{kind}:{folder}", "-q"]
         for spec in specs():

@@ -20,3 +20,18 @@ def snippets_gold(snippets_dir):
     with open(snippets_dir / "evaldata.json", encoding="utf-8") as fh:
         gold = json.load(fh)
     return {url: e for url, e in gold.items() if (snippets_dir / "pages" / e["file"]).is_file()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_user_stoplists(tmp_path_factory):
+    """The suite never reads or writes the user's own stoplist directory (~/.local/share/corpustool/
+    stoplists): $CORPUSTOOL_STOPLISTS is an empty temporary folder for every test and child process."""
+    import os
+
+    old = os.environ.get("CORPUSTOOL_STOPLISTS")
+    os.environ["CORPUSTOOL_STOPLISTS"] = str(tmp_path_factory.mktemp("user-stoplists"))
+    yield
+    if old is None:
+        os.environ.pop("CORPUSTOOL_STOPLISTS", None)
+    else:
+        os.environ["CORPUSTOOL_STOPLISTS"] = old

@@ -19,17 +19,16 @@ def load_script():
     return module
 
 
-def test_run_eval_skips_cleanly_without_data(tmp_path, monkeypatch):
+def test_run_eval_without_data_names_what_is_missing_and_fails(tmp_path, monkeypatch, capsys):
+    # issue 30, item 10: it used to print two "skipped" lines and exit 0 having done nothing
     module = load_script()
-    monkeypatch.setattr(module, "SNIPPETS", tmp_path / "absent")
-    monkeypatch.setattr(module, "WCXB", tmp_path / "absent-wcxb")
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        assert module.main([]) == 0
-    lines = [line for line in buf.getvalue().splitlines() if line.startswith("skipped:")]
-    assert lines == ["skipped: ../shared/data/snippets not present",
-                     "skipped: ../shared/data/wcxb-dev not present"]
-    assert "gold:" not in buf.getvalue()      # nothing was evaluated
+    monkeypatch.setenv("CORPUSTOOL_EVAL_DATA", str(tmp_path / "absent"))
+    assert module.main([]) == 1
+    out = capsys.readouterr()
+    assert "gold:" not in out.out      # nothing was evaluated
+    assert f"missing {tmp_path / 'absent' / 'snippets'}/" in out.err
+    assert f"missing {tmp_path / 'absent' / 'wcxb-dev'}/" in out.err
+    assert "make examples" in out.err
 
 
 def test_run_eval_configurations_cover_default_presets_and_peers():

@@ -41,7 +41,8 @@ def test_report_lists_paragraphs_in_reading_order_with_classes_and_features():
     # colour classes follow the final class; features and context-free class are shown
     assert "good" in pars[3].get("class").split() and "bad" in pars[0].get("class").split()
     why = pars[3].text_content()
-    assert "cf: good" in why and "stopword_density=" in why and "link_density=0.0" in why
+    why = " ".join(why.split())
+    assert "context-free: good" in why and "stop-word density" in why and "link density 0.0" in why
     assert "heading" in pars[2].get("class").split()
     assert doc.get_element_by_id("n-good").text == str(sum(p.is_good for p in ins.paragraphs))
 

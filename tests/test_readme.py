@@ -3,14 +3,17 @@
 The fenced blocks marked ``sh`` or ``python`` are taken from README.md as they
 are; blocks without a language (the pipeline sketch, the output sample, the
 layout) are not examples. The README's placeholder names are made real in a
-temporary directory, mechanically, the same for every example:
+temporary directory, mechanically, the same for every example, by
+scripts/make_examples.py (``make examples``, which makes them for a user):
 
 * ``crawl.warc.gz`` is the demo crawl (data/demo/crawl.warc.gz);
 * ``pages/`` holds the demo crawl's HTML pages as files, ``page.html`` is one of
   them (an English article);
-* ``sample.txt`` is the demo articles' English text; ``stoplists/`` exists;
-* ``snippets:DIR`` and ``snippets:../shared/data/snippets`` are a snippet gold
-  set (the snippets format) made from the demo crawl and its article texts;
+* ``sample.txt`` is the demo articles' English text;
+* ``snippets:DIR`` and ``snippets:../shared/data/snippets`` are ``snippets:snippets``,
+  a snippet gold set (the snippets format) made from the demo crawl and its article texts;
+* ``CORPUSTOOL_STOPLISTS`` (the user stoplist directory) is a folder of the
+  temporary directory, so ``stoplist build --name`` never writes into the home;
 * a command that reads standard input gets the demo crawl's cleaned JSON Lines
   stream (``corpustool read crawl.warc.gz | corpustool clean``);
 * ``pip install`` lines are not run (they install; the test runs installed),
@@ -26,20 +29,17 @@ in code blocks).
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import unicodedata
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
-DEMO = REPO / "data" / "demo"
 BIN = Path(sys.executable).parent
 
 # a few checks beyond "exits 0", for examples that used to fail quietly
@@ -77,8 +77,8 @@ def logical_lines(code: str) -> list[str]:
 
 
 def substitute(line: str) -> str:
-    return (line.replace("snippets:../shared/data/snippets", "snippets:demo-snippets")
-                .replace("snippets:DIR", "snippets:demo-snippets"))
+    return (line.replace("snippets:../shared/data/snippets", "snippets:snippets")
+                .replace("snippets:DIR", "snippets:snippets"))
 
 
 def outputs_named(line: str) -> list[str]:
@@ -90,65 +90,36 @@ def outputs_named(line: str) -> list[str]:
 
 # -- the demo inputs under the README's names ------------------------------------------------
 
-def _article_texts() -> dict[str, list[str]]:
-    """title -> [title, paragraphs...] of every demo article."""
-    out = {}
-    for f in sorted((DEMO / "texts").glob("*/*.txt")):
-        blocks = [" ".join(b.split()) for b in f.read_text(encoding="utf-8").strip().split("\n\n")]
-        out[blocks[0]] = blocks
-    return out
+def _make_examples():
+    """scripts/make_examples.py (``make examples``), which makes the same files for a user."""
+    import importlib.util
 
-
-TEMPLATE_SNIPPETS = ["We use cookies to remember your settings", "Diese Website verwendet Cookies",
-                     "Tento web používá soubory cookie", "All rights reserved", "Artikel empfehlen"]
+    spec = importlib.util.spec_from_file_location("make_examples", REPO / "scripts" / "make_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    from corpustool.encoding import decode
-    from corpustool.readers import make_reader
-
-    work = tmp_path_factory.mktemp("readme")
-    os.symlink(DEMO / "crawl.warc.gz", work / "crawl.warc.gz")
+    work = _make_examples().make_examples(tmp_path_factory.mktemp("readme"))
+    (work / "user-stoplists").mkdir()
     # the quick start runs in the checkout: its data/ and the .venv that `make demo` made
     os.symlink(REPO / "data", work / "data")
     os.symlink(Path(sys.prefix), work / ".venv")
-    (work / "pages").mkdir()
-    (work / "stoplists").mkdir()
-    (work / "demo-snippets" / "pages").mkdir(parents=True)
-    articles = _article_texts()
-    gold, page_html = {}, None
-    for n, doc in enumerate(make_reader([str(DEMO / "crawl.warc.gz")]).read()):
-        raw = doc.raw or b""
-        if b"<html" not in raw[:2000].lower() and b"<!doctype" not in raw[:2000].lower():
-            continue
-        name = f"page{n:03d}.html"
-        (work / "pages" / name).write_bytes(raw)
-        text = unicodedata.normalize("NFC", decode(raw).text)
-        title = next((t for t in articles if t in text), None)
-        if title is None or doc.url in gold:
-            continue
-        (work / "demo-snippets" / "pages" / name).write_bytes(raw)
-        gold[doc.url] = {"file": name, "with": [p[:60] for p in articles[title][1:]],
-                         "without": [s for s in TEMPLATE_SNIPPETS if s in text]}
-        if page_html is None and "riverside-gazette" in (doc.url or ""):
-            page_html = raw
-    assert page_html is not None and len(gold) > 20
-    (work / "page.html").write_bytes(page_html)
-    (work / "demo-snippets" / "evaldata.json").write_text(json.dumps(gold, indent=1), encoding="utf-8")
-    english = [t for t in sorted((DEMO / "texts").glob("gazette/*.txt"))]
-    (work / "sample.txt").write_text("\n\n".join(f.read_text(encoding="utf-8") for f in english), encoding="utf-8")
     cleaned = subprocess.run(f"corpustool read crawl.warc.gz | corpustool clean", shell=True, cwd=work,
-                             env=_env(), capture_output=True, timeout=600, executable="/bin/bash")
+                             env=_env(work), capture_output=True, timeout=600, executable="/bin/bash")
     assert cleaned.returncode == 0, cleaned.stderr
     (work / "stdin.jsonl").write_bytes(cleaned.stdout)
     return work
 
 
-def _env() -> dict[str, str]:
+def _env(work: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env.pop("PYTHONPATH", None)
+    env["PYTHONPATH"] = str(REPO)        # this checkout's code (also when .venv's editable install is another's)
+    # stoplists the examples install (stoplist build --name) go here, never into the user's home
+    env["CORPUSTOOL_STOPLISTS"] = str(work / "user-stoplists")
     return env
 
 
@@ -178,8 +149,8 @@ def test_readme_shell_examples_run(workdir):
             continue
         cmd = substitute(line)
         with open(workdir / "stdin.jsonl", "rb") as stdin:
-            run = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", cmd], stdin=stdin, cwd=workdir, env=_env(),
-                                 capture_output=True, timeout=900)
+            run = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", cmd], stdin=stdin, cwd=workdir,
+                                 env=_env(workdir), capture_output=True, timeout=900)
         err = run.stderr.decode("utf-8", "replace")
         where = f"README block at line {start}: {line}\n{err[-2000:]}"
         assert run.returncode == 0, where
@@ -200,7 +171,7 @@ def test_readme_python_examples_run(workdir):
     for lang, code, start in readme_blocks():
         if lang != "python":
             continue
-        run = subprocess.run([sys.executable, "-c", code], cwd=workdir, env=_env(), capture_output=True,
+        run = subprocess.run([sys.executable, "-c", code], cwd=workdir, env=_env(workdir), capture_output=True,
                              text=True, timeout=900)
         assert run.returncode == 0, f"README python block at line {start}:\n{run.stderr[-2000:]}"
         assert run.stdout.strip(), f"README python block at line {start} printed nothing"

@@ -133,7 +133,7 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--extractor", default=None, help="extraction method (see 'corpustool extractors')")
     g.add_argument("--preset", default=None,
                    help="jusText parameter preset: justext (package defaults, lengths in characters) "
-                        "or A, B, C, D (seed 003 Table 2.7, lengths in tokens)")
+                        "or A, B, C, D (Table 2.7 of Pomikálek's thesis, lengths in tokens)")
     g.add_argument("--stoplist", metavar="FILE", help="user stoplist file (one word per line)")
     g.add_argument("--length-low", type=int)
     g.add_argument("--length-high", type=int)
@@ -147,7 +147,7 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of the chosen extractor (repeatable), e.g. --option tc=15 for tcsw")
     g.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
-                   help="drop pages larger than this many bytes (default 10 MiB; the thesis used 1 MB)")
+                   help="drop pages larger than this many bytes (default 10 MiB; Pomikálek's thesis used 1 MB)")
     g.add_argument("--min-bytes", type=int, default=0, help="drop pages smaller than this many bytes")
     g.add_argument("--no-stoplist", choices=("independent", "drop"), default="independent",
                    help="a page in a language without a stoplist (Chinese, Japanese, Thai ...): clean it in "

@@ -34,8 +34,8 @@ def _positive_int(value: str) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("dedup-near", help="drop near-duplicate documents (Broder's shingling), JSON Lines filter",
                        description="Read documents as JSON Lines on stdin, drop near-duplicates of documents "
-                                   "kept earlier (resemblance of word n-gram shingles >= threshold, seed 003 "
-                                   "Sect. 3.2.1), write the rest to stdout.")
+                                   "kept earlier (resemblance of word n-gram shingles >= threshold, Pomikálek's "
+                                   "thesis, Sect. 3.2.1), write the rest to stdout.")
     p.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD,
                    help=f"resemblance threshold in (0, 1] (default {DEFAULT_THRESHOLD})")
     p.add_argument("--mode", choices=("stream", "batch"), default="stream",
@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q = sub.add_parser("shingle-params", help="show the shingling parameters chosen for a threshold",
                        description="Print the sketch size t, super-shingles k of s values and the r shared "
                                    "super-shingles chosen for a resemblance threshold, and the probability "
-                                   "(Eq. 3.1, then full-sketch verification) that a pair of each resemblance "
+                                   "(Eq. 3.1 of Pomikálek's thesis, then full-sketch verification) that a pair of each resemblance "
                                    "is reported.")
     q.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD)
     q.add_argument("--ngram", type=_positive_int, default=DEFAULT_NGRAM)

@@ -10,6 +10,8 @@ from ..extractors.base import OptionError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from ..eval_columns import csv_columns_help
+
     p = sub.add_parser(
         "eval", help="score extractors against a gold standard, side by side",
         description="Run extractors (registry names with options, or peer:NAME) on gold-annotated pages "
@@ -19,7 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                "'B=justext-package:preset=B', 'peer:trafilatura'; 'all' = every registry extractor and "
                "installed peer. GOLD is [FORMAT:]PATH with FORMAT snippets, articles, cleaneval, annotated or wcxb. "
                "A --filter expression uses LABEL.metric (label with non-word characters as _) or eN.metric "
-               "for the N-th extractor, e.g. 'e1.precision > 0.8 and e2.precision < 0.5'.")
+               "for the N-th extractor, e.g. 'e1.precision > 0.8 and e2.precision < 0.5'. "
+               "The summary table's columns are explained under it. CSV columns (scores 0-1, full "
+               "precision): " + csv_columns_help() + ".")
     p.add_argument("--gold", required=True, metavar="SPEC", help="gold standard: [FORMAT:]PATH")
     p.add_argument("--extractor", action="append", default=[], metavar="EXTRACTOR",
                    help="configuration to evaluate (repeatable; default: the clean stage's default)")
@@ -29,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", default="auto",
                    help="stoplist language: auto (guess per page, as the pipeline does), html (the page's "
                         "<html lang>, else auto) or codes such as de or de,en; default auto")
-    p.add_argument("--csv", metavar="FILE", help="per-file results: one row per page and extractor")
+    p.add_argument("--csv", metavar="FILE",
+                   help="per-file results: one row per page and extractor (its columns: below)")
     p.add_argument("--html", metavar="DIR", help="HTML report: pages worst first, with inspect pages")
     p.add_argument("--filter", metavar="EXPR", help="keep only pages matching EXPR in the reports")
     p.add_argument("--sweep", action="append", default=[], metavar="NAME=V1,V2,...",
@@ -84,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from ..eval.filter import Filter
     from ..eval.gold import annotation_stats, read_gold
     from ..eval.report import fragmentation_line, format_table, summary_rows, write_csv, write_html
+    from ..eval_columns import format_legend
     from ..eval.runner import METRIC_NAMES, Evaluation, expand_sweep, parse_sweep
 
     if args.limit is not None and args.limit <= 0:
@@ -147,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
     if selected is not None:
         print(f"filter: {args.filter}: {len(selected)} of {len(ev.pages)} pages match", file=out)
     print(format_table(header, rows), file=out)
+    print(format_legend(header), file=out)
     folds = args.folds if args.folds is not None else (4 if ev.pages[0].format == "wcxb" else 0)
     b_header, b_rows = breakdown_rows(ev, selected, folds)
     if len(b_rows) > 0:
@@ -168,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         for score, name in (("f1", "F1"), ("f05", "F0.5")):
             best = ev.best(score, selected, swept_only=True)
             if best:
-                print(f"best {name}: {best[0]} ({100 * best[1]:.2f})", file=out)
+                print(f"best {name}: {best[0]} ({best[1]:.3f})", file=out)
     if selected is not None and selected:
         print("matching pages:", file=out)
         for i in selected[:20]:
@@ -176,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
             for cfg in ev.configs:
                 p = ev.results[cfg.label][i].primary
                 f1 = p.f1 if p is not None else math.nan
-                cells.append(f"{cfg.label}={'-' if math.isnan(f1) else f'{100 * f1:.1f}'}")
+                cells.append(f"{cfg.label}={'-' if math.isnan(f1) else f'{f1:.3f}'}")
             print(f"  {ev.pages[i].id}  F1: " + " ".join(cells), file=out)
         if len(selected) > 20:
             print(f"  ... and {len(selected) - 20} more (see --csv / --html)", file=out)

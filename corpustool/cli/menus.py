@@ -12,13 +12,14 @@ from ..extractors.base import OptionError
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "menus", help="list the menus MenEx detects in HTML pages",
-        description="Detect the menus of HTML pages with MenEx (seed 002, Ch. 5): xpath, features, "
+        description="Detect the menus of HTML pages with MenEx (Alarte's thesis, Ch. 5): xpath, features, "
                     "score and a text excerpt of every detected menu root, the main menu first.")
     p.add_argument("pages", nargs="+", metavar="PAGE.html", help="HTML file(s)")
     p.add_argument("--root-threshold", type=float, default=None,
-                   help="Algorithm 1's root threshold (default 0.90)")
+                   help="MenEx's root threshold (Alarte's thesis, Algorithm 1; default 0.90)")
     p.add_argument("--menu-threshold", type=float, default=None,
-                   help="candidate / Algorithm 2 menu threshold, share of the largest weight (default 0.85)")
+                   help="MenEx's menu threshold for candidates (Alarte's thesis, Algorithm 2): share of "
+                        "the largest weight (default 0.85)")
     p.add_argument("--main-only", action="store_true", help="only the main menu")
     p.add_argument("--json", action="store_true", help="one JSON object per page")
     p.add_argument("--excerpt", type=int, default=100, help="characters of menu text to show (default 100)")

@@ -149,8 +149,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def register_vertical(sub: argparse._SubParsersAction) -> None:
     """onion and dupngrams: their parsers need nothing beyond this module (fast start-up)."""
     p = sub.add_parser("onion", help="mark or strip duplicate paragraphs of a vertical file (onion-compatible)",
-                       description="De-duplicate a vertical file by n-grams (seed 003 Algorithm 3.1, block "
-                                   "level with context smoothing). Every line is written prefixed with 0<TAB> "
+                       description="De-duplicate a vertical file by n-grams (Pomikálek's thesis, Algorithm 3.1, "
+                                   "block level with context smoothing). Every line is written prefixed with 0<TAB> "
                                    "(kept) or 1<TAB> (duplicate), or only kept lines with -s.")
     p.add_argument("input", nargs="?", default="-", metavar="FILE", help="vertical file (default stdin; .gz ok)")
     _add_ngram_options(p)
@@ -169,7 +169,7 @@ def register_vertical(sub: argparse._SubParsersAction) -> None:
                         "duplicates, each paragraph at most -l tokens; none: no stubs removed (the default: "
                         "onion's rule removes unique titles next to duplicates, docs/onion.md)")
     p.add_argument("--near-threshold", type=float, default=None, metavar="T",
-                   help="context rule (seed 003 Sect. 3.5.2): a paragraph more than T but at most -t "
+                   help="context rule (Pomikálek's thesis, Sect. 3.5.2): a paragraph more than T but at most -t "
                         "duplicate is removed when the nearest other paragraphs on both sides are duplicates "
                         "(or document edges); default 0.1, a negative value switches it off (as onion)")
 

@@ -123,7 +123,8 @@ def run_extractors(args: argparse.Namespace) -> int:
     for name in available():
         cls = type(get_extractor(name))
         print(f"  {name:18s} {cls.description}")
-    print("jusText presets:")
+    print("jusText presets (--preset; justext: the justext package's defaults, A-D: Table 2.7 of Pomikálek's "
+          "thesis):")
     for name, p in PRESETS.items():
         print(f"  {name:8s} length {p.length_low}/{p.length_high} {p.length_unit}, stopwords "
               f"{p.stopwords_low}/{p.stopwords_high}, max link density {p.max_link_density}")

@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import IO, Sequence
 
+from ..eval_columns import CSV_COLUMN_DOCS, legend
 from .fragments import Fragmentation
 from .runner import Evaluation, PageResult, Summary
 
@@ -35,6 +36,15 @@ def _num(v: float) -> str:
     if float(v).is_integer():
         return str(int(v))
     return f"{v:.6f}".rstrip("0")
+
+
+def _shown(v: float) -> str:
+    """A per-page value for reading: counts whole, scores with 3 decimals."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if float(v).is_integer():
+        return str(int(v))
+    return f"{v:.3f}"
 
 
 def write_csv(ev: Evaluation, out: IO[str], pages: Sequence[int] | None = None) -> int:
@@ -61,7 +71,13 @@ def write_csv(ev: Evaluation, out: IO[str], pages: Sequence[int] | None = None) 
 # -- summary table -----------------------------------------------------------------
 
 def _pct(v: float) -> str:
-    return "-" if v is None or math.isnan(v) else f"{100 * v:.2f}"
+    """A share as a percentage with one decimal."""
+    return "-" if v is None or math.isnan(v) else f"{100 * v:.1f}"
+
+
+def _score(v: float) -> str:
+    """An F1-type score (0-1) with three decimals."""
+    return "-" if v is None or math.isnan(v) else f"{v:.3f}"
 
 
 def _f(v: float, digits: int = 1) -> str:
@@ -93,16 +109,18 @@ def summary_rows(summaries: list[Summary], timings: bool = True) -> tuple[list[s
         if snippets:
             sn = s.snippets
             row += [_pct(s.with_rate), _pct(s.without_rate),
-                    _pct(sn.precision) if sn else "-", _pct(sn.recall) if sn else "-", _pct(sn.f1) if sn else "-"]
-        ci = "-" if math.isnan(s.f1_ci[0]) else f"{100 * s.f1_ci[0]:.1f}-{100 * s.f1_ci[1]:.1f}"
+                    _score(sn.precision) if sn else "-", _score(sn.recall) if sn else "-",
+                    _score(sn.f1) if sn else "-"]
+        ci = "-" if math.isnan(s.f1_ci[0]) else f"{s.f1_ci[0]:.3f}-{s.f1_ci[1]:.3f}"
         if text:
             w = s.words
-            row += [_pct(w.precision) if w else "-", _pct(w.recall) if w else "-", _pct(w.f1) if w else "-",
-                    _pct(w.f05) if w else "-", _pct(w.fallout) if w else "-", _pct(w.accuracy) if w else "-",
-                    ci, _pct(s.macro_f1), _pct(s.chars.f05) if s.chars else "-",
-                    _pct(s.shingles.f1) if s.shingles else "-"]
+            row += [_score(w.precision) if w else "-", _score(w.recall) if w else "-", _score(w.f1) if w else "-",
+                    _score(w.f05) if w else "-", _score(w.fallout) if w else "-",
+                    _score(w.accuracy) if w else "-",
+                    ci, _score(s.macro_f1), _score(s.chars.f05) if s.chars else "-",
+                    _score(s.shingles.f1) if s.shingles else "-"]
         elif snippets:
-            row += [ci, _pct(s.macro_f1)]
+            row += [ci, _score(s.macro_f1)]
         if frag:
             fr = s.fragmentation
             row += [_f(fr.per_document, 2), _f(fr.avg_length), _f(fr.median_length)] if fr else ["-", "-", "-"]
@@ -174,8 +192,13 @@ def write_html(ev: Evaluation, directory: str | os.PathLike, summaries: list[Sum
     for r in rows:
         parts.append("<tr>" + "".join(f"<td{' class=l' if j == 0 else ''}>{e(c)}</td>" for j, c in enumerate(r))
                      + "</tr>")
+    parts.append("</table><dl id=legend>" + "".join(f"<dt>{e(h)}</dt><dd>{e(what)}</dd>"
+                                                    for h, what in legend(header)) + "</dl>")
     # a fixed layout within the window: long ids and URLs wrap, every extractor's column stays in view
-    parts.append("</table><h2>Pages, worst first</h2><table id=pages><colgroup><col class=rank><col class=page>"
+    parts.append("<h2>Pages, worst first</h2><p>Each cell: the page's F1 (0-1)"
+                 + (", with the percentages of 'with' snippets found and 'without' snippets absent"
+                    if any(p.with_snippets is not None for p in ev.pages) else "")
+                 + "; [reason] when the clean stage dropped the page.</p><table id=pages><colgroup><col class=rank><col class=page>"
                  + "<col>" * len(ev.configs) + "</colgroup><tr><th>#</th><th class=l>page</th>"
                  + "".join(f"<th>{e(c.label)}</th>" for c in ev.configs) + "</tr>")
     for rank, i in enumerate(order, 1):
@@ -195,9 +218,9 @@ def write_html(ev: Evaluation, directory: str | os.PathLike, summaries: list[Sum
 
 def _cell(r: PageResult) -> str:
     p = r.primary
-    f1 = "-" if p is None or math.isnan(p.f1) else f"F1 {100 * p.f1:.1f}"
+    f1 = "-" if p is None or math.isnan(p.f1) else f"F1 {p.f1:.3f}"
     if r.snippets is not None and r.words is None:
-        f1 += f" (with {_pct(r.snippets.with_rate)}, without {_pct(r.snippets.without_rate)})"
+        f1 += f" (with {_pct(r.snippets.with_rate)}%, without {_pct(r.snippets.without_rate)}%)"
     if r.drop_reason:
         f1 += f" [{r.drop_reason}]"
     return f1
@@ -221,8 +244,12 @@ def inspect_page(ev: Evaluation, i: int) -> str:
         m = r.metrics()
         parts.append(f"<tr><td class=l>{e(cfg.label)}</td><td class=l>{e(r.lang or '')}</td>"
                      f"<td class=l>{e(r.drop_reason or '')}</td>"
-                     + "".join(f"<td>{_num(m[k])}</td>" for k in metrics) + "</tr>")
-    parts.append("</table><h2>Gold</h2><div id=gold>")
+                     + "".join(f"<td>{_shown(m[k])}</td>" for k in metrics) + "</tr>")
+    parts.append("</table><dl id=legend>" + "".join(
+        f"<dt>{e(k)}</dt><dd>{e(CSV_COLUMN_DOCS[k])}</dd>" for k in metrics if k in CSV_COLUMN_DOCS)
+        + "<dt>shingle_f1</dt><dd>F1 over word 4-gram shingles (0-1)</dd>"
+        "<dt>scores</dt><dd>word scores for text gold, snippet scores for snippet gold</dd></dl>")
+    parts.append("<h2>Gold</h2><div id=gold>")
     if page.with_snippets is not None or page.without_snippets is not None:
         parts.append("<p>Snippets (found by: " + ", ".join(e(c.label) for c in ev.configs) + ")</p><ul>")
         for kind, snippets in (("with", page.with_snippets or []), ("without", page.without_snippets or [])):

@@ -49,8 +49,8 @@ def classify_block(prev_words: int, prev_ld: float, curr_words: int, curr_ld: fl
 
 @register("boilerpipe")
 class BoilerpipeExtractor(Extractor):
-    description = ("boilerpipe DefaultExtractor: decision tree of Algorithm 2.1 on blocks split at "
-                   "every tag but <a> (seed 003 Sect. 2.6.4)")
+    description = ("boilerpipe DefaultExtractor: its decision tree on blocks split at every tag but <a> "
+                   "(Pomikálek's thesis, Sect. 2.6.4, Algorithm 2.1)")
 
     def __init__(self, **options: Any) -> None:
         if options:

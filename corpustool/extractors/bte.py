@@ -87,7 +87,7 @@ def span_runs(seg: Segmentation) -> tuple[int, int, int]:
 
 @register("bte")
 class BteExtractor(Extractor):
-    description = "BTE: the one contiguous span maximising words inside and tags outside (seed 003 Sect. 2.6.1)"
+    description = "BTE: the one contiguous span maximising words inside and tags outside (Pomikálek's thesis, Sect. 2.6.1)"
 
     def __init__(self, **options: Any) -> None:
         if options:

@@ -219,7 +219,7 @@ def _positive_int(name: str, value: Any) -> int:
 
 @register("conex")
 class ConexExtractor(Extractor):
-    description = "page-level ConEx: DOM nodes far from the centroid in R^4 (seed 002 Ch. 6)"
+    description = "page-level ConEx: DOM nodes far from the centroid in R^4 (Alarte's thesis, Ch. 6)"
 
     def __init__(self, c: Any = C_SET_SIZE, max_words: Any = MAX_WORDS, **options: Any) -> None:
         if options:

@@ -222,7 +222,7 @@ def _flag(name: str, value: Any) -> bool:
 
 @register("menex")
 class MenexExtractor(Extractor):
-    description = "MenEx: paragraphs inside detected menus are boilerplate, the rest is kept (seed 002 Ch. 5)"
+    description = "MenEx: paragraphs inside detected menus are boilerplate, the rest is kept (Alarte's thesis, Ch. 5)"
 
     def __init__(self, root_threshold: Any = ROOT_THRESHOLD, menu_threshold: Any = MENU_THRESHOLD,
                  main_only: Any = False, **options: Any) -> None:

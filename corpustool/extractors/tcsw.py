@@ -47,7 +47,7 @@ def _fraction_option(name: str, value: Any) -> float:
 @register("tcsw")
 class TokenCountStopwordFilter(Extractor):
     needs_stoplist = True
-    description = "tc/sw filter: blocks with >= tc tokens and stop-word density >= sw (seed 003 Sect. 2.9.3)"
+    description = "tc/sw filter: blocks with >= tc tokens and stop-word density >= sw (Pomikálek's thesis, Sect. 2.9.3)"
 
     def __init__(self, tc: Any = DEFAULT_TC, sw: Any = DEFAULT_SW, **options: Any) -> None:
         if options:

@@ -4,13 +4,18 @@ Sources, in order:
 
 1. the lists the justext package ships (one word per line, ordered by
    frequency: they were derived from Wikipedia);
-2. lists in this repository's ``stoplists/`` directory (``xx.txt``, e.g. built
-   with ``corpustool stoplist build``) for languages the package lacks.
+2. the user stoplist directory (:func:`user_stoplist_dir`:
+   ``$CORPUSTOOL_STOPLISTS`` if set, else ``$XDG_DATA_HOME/corpustool/stoplists``,
+   else ``~/.local/share/corpustool/stoplists``), where ``corpustool stoplist
+   build --name xx`` writes ``xx.txt``;
+3. lists in the source checkout's ``stoplists/`` directory (``xx.txt``) for
+   languages the package lacks.
 
-A repository list never replaces the package's list for the same code: our
+A list of 2. or 3. never replaces the package's list for the same code: our
 jusText engines must take exactly the justext package's decisions, which
 depend on the stoplist. A different list for a covered language is given
-with ``--stoplist FILE`` (:func:`load_stoplist_file`).
+with ``--stoplist FILE`` (:func:`load_stoplist_file`). A user list replaces a
+checkout list of the same code.
 
 Two forms of each list, on purpose:
 
@@ -70,26 +75,91 @@ _ALIASES = {"no": "nb", "nob": "nb", "nno": "nn", "iw": "he", "in": "id", "tagal
             "zh-hans": "zh", "zh-hant": "zh", "jp": "ja"}
 
 REPO_STOPLIST_DIR = Path(__file__).resolve().parent.parent.parent / "stoplists"
+USER_STOPLISTS_ENV = "CORPUSTOOL_STOPLISTS"
 _CODE_FILE = re.compile(r"^[a-z]{2,3}(?:-[a-z]+)?$")
+
+
+def user_stoplist_dir() -> Path:
+    """The user stoplist directory: ``$CORPUSTOOL_STOPLISTS`` if set, else
+    ``$XDG_DATA_HOME/corpustool/stoplists``, else ``~/.local/share/corpustool/stoplists``.
+
+    Read at every call (not cached), so a changed variable takes effect; it need not exist.
+    """
+    explicit = os.environ.get(USER_STOPLISTS_ENV, "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME", "").strip()
+    base = Path(data_home).expanduser() if data_home and os.path.isabs(os.path.expanduser(data_home)) \
+        else Path.home() / ".local" / "share"
+    return base / "corpustool" / "stoplists"
+
+
+def user_stoplist_dir_origin() -> str:
+    """How :func:`user_stoplist_dir` was chosen, for messages."""
+    if os.environ.get(USER_STOPLISTS_ENV, "").strip():
+        return f"${USER_STOPLISTS_ENV}"
+    data_home = os.environ.get("XDG_DATA_HOME", "").strip()
+    if data_home and os.path.isabs(os.path.expanduser(data_home)):
+        return "$XDG_DATA_HOME/corpustool/stoplists"
+    return "default"
+
+
+def valid_list_code(code: str) -> bool:
+    """Can ``code`` name a list of the user or checkout directory (a code the package lacks)?"""
+    return bool(_CODE_FILE.match(code)) and code not in ISO_TO_JUSTEXT
+
+
+@functools.lru_cache(maxsize=8)
+def _lists_in(folder: str) -> dict[str, Path]:
+    """``xx.txt`` files of a folder for codes the package does not cover."""
+    path = Path(folder)
+    if not path.is_dir():
+        return {}
+    out = {}
+    for f in sorted(path.glob("*.txt")):
+        code = f.stem.lower()
+        if valid_list_code(code) and f.is_file():
+            out[code] = f
+    return out
 
 
 @functools.lru_cache(maxsize=1)
 def _repo_lists() -> dict[str, Path]:
-    """Lists in ``stoplists/`` for codes the package does not cover."""
-    if not REPO_STOPLIST_DIR.is_dir():
-        return {}
-    out = {}
-    for path in sorted(REPO_STOPLIST_DIR.glob("*.txt")):
-        code = path.stem.lower()
-        if _CODE_FILE.match(code) and code not in ISO_TO_JUSTEXT:
-            out[code] = path
+    """Lists in the checkout's ``stoplists/`` for codes the package does not cover."""
+    return _lists_in(str(REPO_STOPLIST_DIR))
+
+
+def _extra_lists() -> dict[str, tuple[Path, str]]:
+    """code -> (file, "checkout" | "user") of the lists beside the package's; user lists win."""
+    return _extra_lists_for(str(REPO_STOPLIST_DIR), str(user_stoplist_dir()))
+
+
+@functools.lru_cache(maxsize=8)
+def _extra_lists_for(repo_dir: str, user_dir: str) -> dict[str, tuple[Path, str]]:
+    out = {code: (path, "checkout") for code, path in _lists_in(repo_dir).items()}
+    out.update((code, (path, "user")) for code, path in _lists_in(user_dir).items())
     return out
+
+
+def refresh() -> None:
+    """Forget the lists read so far (after a list was written or the user directory changed)."""
+    _lists_in.cache_clear()
+    _repo_lists.cache_clear()
+    _extra_lists_for.cache_clear()
+    for f in (stoplist_words, stoplist, stoplist_with_capitals, ranked_words):
+        f.cache_clear()
+    from . import identify
+
+    for name in ("default_candidates", "_model", "_resolved"):
+        fn = getattr(identify, name, None)
+        if fn is not None and hasattr(fn, "cache_clear"):
+            fn.cache_clear()
 
 
 def _all_names() -> dict[str, str]:
     names = dict(ISO_TO_JUSTEXT)
     names.update(OTHER_LANGUAGES)
-    for code in _repo_lists():
+    for code in _extra_lists():
         names.setdefault(code, code)
     return names
 
@@ -122,22 +192,27 @@ def resolve_language(name: str, require_stoplist: bool = True) -> str:
                     code = c
                     break
     if code is None:
+        hint = ""
+        if valid_list_code(low):
+            hint = (f"; no {low}.txt in the user stoplist directory {user_stoplist_dir()} (put one there "
+                    f"with 'corpustool stoplist build SAMPLE.txt --name {low}')")
         raise OptionError(f"unknown language {name!r}; use an ISO 639-1 code or a name such as 'German' "
-                          f"(see 'corpustool stoplist list')")
+                          f"(see 'corpustool stoplist list'){hint}")
     if require_stoplist and not has_stoplist(code):
         raise OptionError(f"no stoplist for language {code!r} ({names.get(code, code)}); give one with "
-                          f"--stoplist FILE (build it with 'corpustool stoplist build')")
+                          f"--stoplist FILE, or build one into the user stoplist directory with "
+                          f"'corpustool stoplist build SAMPLE.txt --name {code}'")
     return code
 
 
 def has_stoplist(code: str) -> bool:
-    return code in ISO_TO_JUSTEXT or code in _repo_lists()
+    return code in ISO_TO_JUSTEXT or code in _extra_lists()
 
 
 def available_languages() -> dict[str, str]:
     """Codes with a stoplist -> language names."""
     out = dict(ISO_TO_JUSTEXT)
-    for code in _repo_lists():
+    for code in _extra_lists():
         out[code] = OTHER_LANGUAGES.get(code, code)
     return dict(sorted(out.items()))
 
@@ -146,10 +221,20 @@ def stoplist_source(code: str) -> str:
     """Where the list for ``code`` comes from: "justext:Name.txt" or a file path."""
     if code in ISO_TO_JUSTEXT:
         return f"justext:{ISO_TO_JUSTEXT[code]}.txt"
-    path = _repo_lists().get(code)
-    if path is None:
+    found = _extra_lists().get(code)
+    if found is None:
         raise OptionError(f"no stoplist for {code}")
-    return str(path)
+    return str(found[0])
+
+
+def stoplist_origin(code: str) -> str:
+    """Which kind of source the list for ``code`` is: "justext package", "user directory" or "checkout"."""
+    if code in ISO_TO_JUSTEXT:
+        return "justext package"
+    found = _extra_lists().get(code)
+    if found is None:
+        raise OptionError(f"no stoplist for {code}")
+    return "user directory" if found[1] == "user" else "checkout stoplists/"
 
 
 @functools.lru_cache(maxsize=256)
@@ -162,10 +247,16 @@ def stoplist_words(code: str) -> tuple[str, ...]:
         # exactly as justext.get_stoplist reads them (no comments: the Korean list has a
         # "#f9f9c9;" line that is a word there)
         return tuple(w for w in data.decode("utf-8").splitlines() if w)
-    path = _repo_lists().get(code)
-    if path is None:
+    found = _extra_lists().get(code)
+    if found is None:
         raise OptionError(f"no stoplist for language {code!r}")
-    return tuple(_read_words(path.read_text(encoding="utf-8")))
+    try:
+        text = found[0].read_text(encoding="utf-8")
+    except OSError as exc:
+        raise OptionError(f"cannot read stoplist {found[0]}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise OptionError(f"stoplist {found[0]} is not UTF-8") from None
+    return tuple(_read_words(text))
 
 
 def _read_words(text: str) -> list[str]:

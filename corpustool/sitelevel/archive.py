@@ -858,7 +858,7 @@ class ArchiveStage(StreamStage):
 class ArchiveExtractor(Extractor):
     """Page side of DBCE: every text block, all kept; the stream stage decides."""
 
-    description = "web-archive templates (seed 000): MinHash-LSH grouping, crosses, diff bit patterns (stream)"
+    description = "web-archive templates (Leśniak's thesis): MinHash-LSH grouping, crosses, diff bit patterns (stream)"
     stream_stage = ArchiveStage
     keep_html = True
 

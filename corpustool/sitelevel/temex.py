@@ -932,17 +932,17 @@ class _SiteDomExtractor(Extractor):
 
 @register("temex")
 class TemexExtractor(_SiteDomExtractor):
-    description = "TemEx (seed 002 Ch. 9): nodes mapped onto >= v mutually linked pages of the site are template"
+    description = "TemEx (Alarte's thesis, Ch. 9): nodes mapped onto >= v mutually linked pages of the site are template"
     stream_stage = TemexStage
 
 
 @register("site-conex")
 class SiteConexExtractor(_SiteDomExtractor):
-    description = "site-level ConEx (seed 002 Ch. 10): the subtrees found on no other page of the site are content"
+    description = "site-level ConEx (Alarte's thesis, Ch. 10): the subtrees found on no other page of the site are content"
     stream_stage = SiteConexStage
 
 
 @register("hybex")
 class HybexExtractor(_SiteDomExtractor):
-    description = "HybEx (seed 002 Ch. 11): TemEx on the key page minus page-level ConEx's main content"
+    description = "HybEx (Alarte's thesis, Ch. 11): TemEx on the key page minus page-level ConEx's main content"
     stream_stage = HybexStage

@@ -383,7 +383,7 @@ def text_blocks(root: etree._Element) -> list[tuple[str, str]]:
 class UrlTreeExtractor(Extractor):
     """Page side of URL Tree: every text block, all kept; the stream stage decides."""
 
-    description = "URL Tree (seed 001): blocks repeated across a site's pages are boilerplate (stream)"
+    description = "URL Tree (Sluban and Grčar's paper): blocks repeated across a site's pages are boilerplate (stream)"
     stream_stage = UrlTreeStage
 
     def __init__(self, **options: Any) -> None:
