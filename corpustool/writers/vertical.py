@@ -52,7 +52,8 @@ class VerticalWriter(Writer):
             if p.lang is not None:
                 p_attrs += f' lang="{escape_attr(p.lang)}"'
             out.append(f"<p {p_attrs}>\n")
-            spans = sentence_spans(tokens) if self.sentences else [(0, len(tokens))]
+            spans = (sentence_spans(tokens, glue, p.lang or doc.lang or doc.stoplist_lang) if self.sentences
+                     else [(0, len(tokens))])
             for start, end in spans:
                 if self.sentences:
                     out.append("<s>\n")
