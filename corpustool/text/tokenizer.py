@@ -21,6 +21,11 @@ the units the scripts themselves give:
 * Thai, Lao, Khmer, Burmese: one token per orthographic character cluster
   (a base letter with its combining vowel and tone marks), never a mark alone.
 
+An emoji is one token with what belongs to it (a ZWJ sequence such as 👨‍👩‍👧, a skin-tone
+modifier, a flag of two regional indicators, a keycap, a variation selector, tag characters);
+invisible format characters (bidi marks, embeddings and isolates, soft hyphen, BOM, word joiner,
+zero-width space) are dropped before tokenizing, so they are never tokens and never split a word.
+
 Korean (Hangul) writes spaces between words and is tokenized like any other
 script. :func:`justext_words` and :func:`count_words` give jusText's unit of
 counting: the justext package's ``text.split()`` unchanged for text without
@@ -87,19 +92,41 @@ _NOSPACE_UNIT = (f"[{_KATAKANA}]+"                            # katakana run: on
 # a run of word characters (not of a script without spaces) with combining marks inside
 _WORD_CHARS = f"[^\\W{_HAN}{_HIRAGANA}{_KATAKANA}{_SEA}]"
 _WORDPART = f"(?:{_WORD_CHARS}|[{MARKS}])(?:{_WORD_CHARS}+|[{MARKS}]+)*"
+# an emoji (or other symbol) with what belongs to it: variation selectors, skin-tone modifiers,
+# tag characters (subdivision flags), enclosing keycap, and further symbols joined by ZWJ
+_EMOJI_TAIL = "[\ufe00-\ufe0f\u20e3\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]*"
+_EMOJI = (r"[\U0001f1e6-\U0001f1ff]{2}"                                  # flag: two regional indicators
+          rf"|[^\s\w]{_EMOJI_TAIL}(?:\u200d[^\s\w]{_EMOJI_TAIL})+"        # ZWJ sequence 👨‍👩‍👧
+          rf"|[^\s\w][\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]{_EMOJI_TAIL}")  # ❤️ 👍🏽
 _TOKEN = re.compile(
     r"(?:https?://|ftp://|www\.)[^\s<>\"']*[^\s<>\"'.,;:!?)\]}»“”]"   # URL
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                                    # e-mail
     rf"|(?<!\w)(?:{_ABBR})"                                            # known abbreviation
     r"|(?<!\w)(?:[^\W\d_]\.){2,}"                                        # U.S., z.B.
     rf"|{_NOSPACE_UNIT}"                                                  # script without spaces
+    r"|[0-9#*]\ufe0f?\u20e3"                                             # keycap 1️⃣
     r"|\d+(?:[.,:/]\d+)*"                                               # number
     rf"|{_WORDPART}(?:[-'’]{_WORDPART})*"                                # word, hyphenated word
     r"|\.{2,}|-{2,}"                                                    # ellipsis, dash
+    rf"|{_EMOJI}"                                                         # emoji, flag
     r"|\S",                                                              # any other character
 )
-_CJK_END = {"。", "！", "？"}
-_SENTENCE_END = {".", "!", "?", "…", "..."} | _CJK_END
+# Invisible format characters (bidi marks and embeddings, isolates, the Arabic letter mark, BOM /
+# zero-width no-break space, word joiner, invisible operators, soft hyphen, Mongolian vowel
+# separator, zero-width space) are dropped and do not split a word.
+# ZWJ, ZWNJ and variation selectors belong to the character before them (Indic and Persian
+# words, emoji) and are dropped only where they stand alone.
+_FORMAT_CHARS = ("\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+                 "\ufeff\ufff9-\ufffb")
+_INVISIBLE = re.compile(f"[{_FORMAT_CHARS}\u200c\u200d\ufe00-\ufe0f]")
+_FORMAT_RE = re.compile(f"[{_FORMAT_CHARS}]+")
+_LONE_JOINER = re.compile("(?<!\\S)[\u200c\u200d\ufe00-\ufe0f]+|[\u200c\u200d]+(?!\\S)")
+
+
+def strip_invisible(text: str) -> str:
+    """``text`` without invisible format characters (see above): what :func:`tokenize` reads."""
+    text = _FORMAT_RE.sub("", text)
+    return _LONE_JOINER.sub("", text)
 
 
 intern = sys.intern
@@ -120,6 +147,8 @@ def tokenize(text: str) -> tuple[list[str], list[bool]]:
     glue: list[bool] = []
     add_token, add_glue = tokens.append, glue.append
     search_nospace = _NOSPACE_RE.search
+    if not text.isascii() and _INVISIBLE.search(text):
+        text = strip_invisible(text)
     for chunk in text.split():
         if chunk.isalpha() and (chunk.isascii() or not search_nospace(chunk)):
             add_token(intern(chunk))
@@ -165,24 +194,5 @@ def count_words(text: str) -> int:
     return len(justext_words(text))
 
 
-def sentence_spans(tokens: list[str]) -> list[tuple[int, int]]:
-    """Split a token list into sentences: after end punctuation followed by an
-    upper-case or non-alphabetic start (a cheap, language-independent rule)."""
-    spans = []
-    start = 0
-    n = len(tokens)
-    for i, tok in enumerate(tokens):
-        if tok in _SENTENCE_END and i + 1 < n:
-            nxt = tokens[i + 1]
-            if tok in _CJK_END:
-                spans.append((start, i + 1))
-                start = i + 1
-                continue
-            if nxt in _SENTENCE_END or nxt in ('"', "'", "»", "”", ")"):
-                continue
-            if nxt[:1].isupper() or not nxt[:1].isalpha():
-                spans.append((start, i + 1))
-                start = i + 1
-    if start < n:
-        spans.append((start, n))
-    return spans
+# the sentence splitter lives in sentences.py; the writers import it from here
+from .sentences import sentence_spans  # noqa: E402,F401

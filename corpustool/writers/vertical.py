@@ -109,7 +109,8 @@ class VerticalWriter(Writer):
                 p_attrs += f' lang="{self._value(p.lang)}"'
                 self.structures["p"].add("lang")
             out.append(f"<p {p_attrs}>\n")
-            spans = sentence_spans(tokens) if self.sentences else [(0, len(tokens))]
+            spans = (sentence_spans(tokens, glue, p.lang or doc.lang or doc.stoplist_lang) if self.sentences
+                     else [(0, len(tokens))])
             if self.sentences:
                 self.structures["s"] = set()
             for start, end in spans:
