@@ -128,7 +128,7 @@ def test_vertical_writer_bounds_and_cleans_whatever_the_document_holds(tmp_path)
     body = lines[2:lines.index("</p>")]
     assert body[:5] == ["x" * 4095, "<g/>", "x" * 4095, "<g/>", "x" * 810]
     assert body[5:] == ["a", "<g/>", "b", "end"]            # the control character was a token of its own
-    assert dict(w.counts) == {"values_cut": 1, "tokens_split": 1, "tokens_dropped": 4}
+    assert dict(w.counts) == {"values_cut": 1, "tokens_split": 1, "tokens_dropped": 2}   # (the tokenizer drops bidi marks itself)
 
 
 def test_vertical_sentences_and_gzip_is_deterministic(tmp_path):
