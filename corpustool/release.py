@@ -149,6 +149,8 @@ _MAKEFILE = """\
 # Corpus release {name!s}, written by `corpustool release init`.
 #
 #   make         build the corpus ({output}) and {manifest}
+#   make encode  compile it with the corpus manager of its target (CWB's cwb-encode and
+#                cwb-makeall, or Manatee's encodevert, on PATH): registry/encode.sh
 #   make clean   remove what make built
 #
 # Inputs and every option of `corpustool build` are in {config}; edit them
@@ -160,7 +162,7 @@ CORPUSTOOL ?= $(PYTHON) -m corpustool
 CONFIG := {config}
 INPUTS := {inputs_state}
 
-.PHONY: all clean FORCE
+.PHONY: all clean encode FORCE
 .DELETE_ON_ERROR:
 
 all: {manifest}
@@ -176,8 +178,12 @@ $(INPUTS): FORCE
 {manifest}: {stats}
 \t$(CORPUSTOOL) release manifest $(CONFIG) -o {manifest}
 
+encode: {manifest}
+\tsh registry/encode.sh
+
 clean:
 \trm -f {output} {stats} {rejects} {manifest} $(INPUTS)
+\trm -rf registry
 """
 
 
@@ -207,6 +213,8 @@ def init_release(directory: str, inputs: list[str], options: dict[str, Any] | No
     if unknown:
         raise OptionError(f"unknown build option(s): {', '.join(unknown)}")
     opts.update(options or {})
+    if opts.get("registry") is None and _is_vertical(output):
+        opts["registry"] = "registry"          # the corpus managers' configurations (make encode)
     config = {
         "config_version": CONFIG_VERSION,
         "name": name or os.path.basename(os.path.abspath(directory)),
@@ -224,6 +232,14 @@ def init_release(directory: str, inputs: list[str], options: dict[str, Any] | No
                                   config=CONFIG_NAME, manifest=MANIFEST_NAME, output=output, inputs_state=INPUTS_STATE_NAME,
                                   stats=config["stats"], rejects=config["rejects"]))
     return [config_path, makefile_path]
+
+
+def _is_vertical(output: str) -> bool:
+    from .writers.base import format_for
+    try:
+        return format_for(output) == "vert"
+    except OptionError:
+        return False
 
 
 def check_build_options(config: dict[str, Any]) -> None:

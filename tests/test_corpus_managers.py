@@ -293,3 +293,20 @@ def test_registry_declares_what_was_written(tmp_path):
     assert "STRUCTURE g {" in conf and "STRUCTURE doc_title" in registry
     encode_sh = (tmp_path / "reg" / "encode.sh").read_text()
     assert "-S doc:0+id+url+title" in encode_sh and "-x" in encode_sh
+
+
+def test_release_makefile_compiles_the_cwb_corpus(tmp_path):
+    """`release init --target cwb`, `make`, `make encode`: the release's corpus in CWB."""
+    env = _tool_env("cwb")
+    rel = tmp_path / "rel"
+    r = subprocess.run([sys.executable, "-m", "corpustool", "release", "init", str(rel), "--input", str(DEMO),
+                        "--lang", "en,de,cs", "--target", "cwb"], capture_output=True, text=True, cwd=REPO,
+                       env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    for goal in ("all", "encode"):
+        r = subprocess.run(["make", "-C", str(rel), goal], capture_output=True, text=True, env=env, timeout=900)
+        assert r.returncode == 0, r.stdout + r.stderr
+    meant = read_vertical(rel / "corpus.vert.gz", "cwb")
+    stored = cwb_stored(rel / "registry", ["title"])
+    assert stored["counts"] == meant["counts"] and stored["words"] == meant["words"]
+    assert [d["title"] for d in stored["docs"]] == [d["title"] for d in meant["docs"]]

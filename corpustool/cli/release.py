@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--lang", help="language(s) of the corpus, as for 'corpustool build' (default auto)")
     q.add_argument("--workers", type=int, help="worker processes (the output is the same for any number)")
     q.add_argument("--extractor", help="extraction method (default: that of 'corpustool build')")
+    q.add_argument("--target", choices=("manatee", "cwb"),
+                   help="the corpus manager the vertical file is for (default: that of 'corpustool build'; "
+                        "make encode compiles it)")
     q.add_argument("--name", help="release name (default: the directory's name)")
     q.add_argument("--output", default="corpus.vert.gz",
                    help="corpus file name inside DIR (default corpus.vert.gz; .vert/.txt/.jsonl, optional .gz)")
@@ -87,7 +90,7 @@ def run_init(args: argparse.Namespace) -> int:
     from ..release import init_release
 
     options: dict[str, object] = dict(_parse_setting(s) for s in args.settings)
-    for key in ("lang", "workers", "extractor"):
+    for key in ("lang", "workers", "extractor", "target"):
         value = getattr(args, key)
         if value is not None:
             options[key] = value

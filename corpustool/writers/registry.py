@@ -8,7 +8,8 @@ actually wrote (an undeclared tag line would be stored by Manatee as a token):
 * ``DIR/NAME.manatee``: a Manatee / NoSketch Engine corpus configuration, data in
   ``DIR/manatee/NAME``, reading the vertical file (through ``zcat`` when gzipped);
 * ``DIR/encode.sh``: ``sh DIR/encode.sh cwb`` runs ``cwb-encode`` and ``cwb-makeall``,
-  ``sh DIR/encode.sh manatee`` runs ``encodevert``; each refuses a corpus written
+  ``sh DIR/encode.sh manatee`` runs ``encodevert`` (without an argument: the tool of
+  the target the corpus was written for); each refuses a corpus written
   for the other target (Manatee decodes no XML entities; CWB reads ``\\"`` as two
   characters).
 """
@@ -99,9 +100,9 @@ def write_registry(directory: str, vertical: str, structures: dict[str, set[str]
             else f"encodevert -c {q(conf)} {q(vertical)}")
     with open(script, "w", encoding="utf-8") as fh:
         fh.write(f"""#!/bin/sh
-# Encode {os.path.basename(vertical)} (written for {target}) with a corpus manager: sh {q(script)} cwb|manatee
+# Encode {os.path.basename(vertical)} (written for {target}) with a corpus manager: sh {q(script)} [cwb|manatee]
 set -e
-case "$1" in
+case "${{1:-{target}}}" in
 cwb)
     [ {q(target)} = cwb ] || {{ echo "encode.sh: this corpus was written for {target}; build it with --target cwb for CWB" >&2; exit 2; }}
     rm -rf {q(home)} && mkdir -p {q(home)}
