@@ -318,3 +318,23 @@ def test_release_makefile_compiles_the_cwb_corpus(tmp_path):
     stored = cwb_stored(rel / "registry", ["title"])
     assert stored["counts"] == meant["counts"] and stored["words"] == meant["words"]
     assert [d["title"] for d in stored["docs"]] == [d["title"] for d in meant["docs"]]
+
+
+def test_vert_filter_takes_the_target_and_sentences_options(tmp_path):
+    """`corpustool vert` writes for either tool, as build does (no corpus manager needed)."""
+    stream = subprocess.run(f"{sys.executable} -m corpustool read {DEMO} | {sys.executable} -m corpustool clean "
+                            "--lang en,de,cs", shell=True, capture_output=True, cwd=REPO, timeout=600)
+    assert stream.returncode == 0, stream.stderr
+    outs = {}
+    for target, extra in (("cwb", []), ("manatee", []), ("manatee", ["--no-sentences"])):
+        r = subprocess.run([sys.executable, "-m", "corpustool", "vert", "--target", target, *extra],
+                           input=stream.stdout, capture_output=True, cwd=REPO, timeout=600)
+        assert r.returncode == 0, r.stderr
+        outs[(target, bool(extra))] = r.stdout.decode("utf-8")
+    assert "Open Kitchen &amp; Travel" in outs[("cwb", False)]
+    assert "Open Kitchen & Travel" in outs[("manatee", False)] and "&amp;" not in outs[("manatee", False)]
+    assert "<s>" in outs[("manatee", False)] and "<s>" not in outs[("manatee", True)]
+    path = tmp_path / "c.vert.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write(outs[("cwb", False)])
+    well_formed_xml(path)
