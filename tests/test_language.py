@@ -188,12 +188,21 @@ def test_confidence_grows_with_evidence():
 
 def test_candidates_restrict_the_answer():
     assert corpustool.identify_language(SAMPLES["de"], ["de", "en"])[0] == "de"
-    assert corpustool.identify_language(SAMPLES["de"], ["English", "fr"])[0] != "de"
+    assert corpustool.identify_language(SAMPLES["de"], ["English", "fr"]) == ("und", 0.0)
     assert corpustool.identify_language(SAMPLES["zh"], ["de", "en"]) == ("und", 0.0)
     assert corpustool.identify_language(SAMPLES["zh"], ["zh", "en"])[0] == "zh"
     with pytest.raises(OptionError):
         corpustool.identify_language("text", ["Klingon"])
     assert "identify_language" in corpustool.__all__
+
+
+def test_a_text_in_none_of_the_candidates_is_und_not_a_confident_wrong_candidate():
+    # issue 30 item 8: English among ["de", "cs"] came back ('de', 0.8262)
+    for code, candidates in (("en", ["de", "cs"]), ("de", ["en", "fr"]), ("es", ["de", "English"])):
+        assert corpustool.identify_language(SAMPLES[code], candidates) == ("und", 0.0)
+    # a text in one of the candidates still gets its language
+    assert corpustool.identify_language(SAMPLES["en"], ["de", "en"])[0] == "en"
+    assert corpustool.identify_language(SAMPLES["cs"], ["de", "cs"])[0] == "cs"
 
 
 def test_a_prior_keeps_short_paragraphs_in_the_documents_language():

@@ -547,10 +547,23 @@ def identify_language(text: str, candidates: list[str] | None = None) -> tuple[s
     """ISO 639-1 code of the language of ``text`` (or "und") and a confidence in [0, 1].
 
     ``candidates`` restricts the answer to these languages (codes or names);
-    a text in none of them comes back "und".
+    a text in none of them comes back "und": the text is also identified
+    among all languages, and when that answer is another language, more
+    confident than the best candidate and at least ``CLEARLY_OTHER``, the
+    answer is ("und", 0.0), not a candidate that shares a few stop words.
     """
     result = identify(text, candidates)
+    if candidates and result.lang != UNDETERMINED:
+        overall = identify(text)
+        if (overall.lang != UNDETERMINED and overall.lang not in _candidates(candidates)
+                and overall.confidence >= CLEARLY_OTHER and overall.confidence > result.confidence):
+            return UNDETERMINED, 0.0
     return result.lang, result.confidence
+
+
+# identify_language(text, candidates): the answer among all languages that makes a text "und" when it
+# is none of the candidates
+CLEARLY_OTHER = 0.5
 
 
 def guess_stoplist_language(text: Union[str, PageWords], candidates: list[str] | tuple[str, ...] | None = None,
