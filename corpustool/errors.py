@@ -4,3 +4,8 @@ commands load it without the extraction machinery)."""
 
 class OptionError(ValueError):
     """An invalid option value; the CLI turns it into a one-line error."""
+
+
+class DataError(Exception):
+    """The input holds nothing to work on (no document at all, not a page): the CLI prints one line
+    and exits with status 1 (a data error, not an option error)."""

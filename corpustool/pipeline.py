@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from .errors import DataError
 from .document import Document
 from .corpus_profile import CorpusProfile
 from .executors.local import LocalExecutor
@@ -128,6 +129,9 @@ class Pipeline:
         self.progress = progress
         self._open_writer = open_writer
         self._lock = None
+        # build: inputs that hold no document at all are an error (DataError, "no documents in ..."),
+        # raised before the output takes its name
+        self.require_documents = False
 
     def lock_output(self) -> None:
         """Hold ``OUTPUT.lock``: a second run writing the same output is refused at once (OptionError)."""
@@ -153,10 +157,12 @@ class Pipeline:
         self.lock_output()
         try:
             writer = self._open_writer(self.output, self.output_format, **self._writer_options())
+            self.reader.hold_notes = self.require_documents
             try:
                 for doc in self.documents():
                     writer.write(doc)
                     self.profile.add(doc)
+                self._check_documents()
                 writer.close()
                 self._note_structures(writer)
             except BaseException:
@@ -276,6 +282,12 @@ class Pipeline:
         finally:
             writer.close()
             self._note_structures(writer, resumed=done > 0)
+        try:
+            self._check_documents()
+        except DataError:
+            remove_quietly(partial)      # nothing to resume: the inputs hold no document
+            remove_quietly(self.checkpoint_path())
+            raise
         for st in self.stages:
             st.close()
         finish_output(partial, self.output)
@@ -298,6 +310,10 @@ class Pipeline:
             if self.options.paragraph_lang:
                 written["p"].add("lang")
         self.structures = written
+
+    def _check_documents(self) -> None:
+        if self.require_documents and self.reader.stats.docs_in == 0:
+            raise DataError(self.reader.no_documents_message())
 
     def _writer_options(self) -> dict[str, Any]:
         fmt = self.output_format

@@ -12,7 +12,7 @@ import pkgutil
 import sys
 
 from .. import __version__
-from ..errors import OptionError
+from ..errors import DataError, OptionError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -116,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     except OptionError as exc:
         print(f"corpustool {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except DataError as exc:
+        print(f"corpustool {args.command}: error: {exc}", file=sys.stderr)
+        return 1
     except Terminated as exc:
         return _stopped(args.command, exc.signum)
     except OSError as exc:

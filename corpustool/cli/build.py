@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="output file: .vert/.vrt (vertical), .txt, .jsonl; add .gz to compress; - for stdout")
     p.add_argument("--format", dest="output_format", choices=("vert", "text", "jsonl"),
                    help="output format (default: from the file name)")
-    p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl"),
+    p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl", "text"),
                    help="input format (default: from the file names / content)")
     add_clean_options(p)
     p.add_argument("--template-evidence", nargs="?", const="urltree", default=None, metavar="METHOD",
@@ -106,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args, args.inputs)
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
                         output_format=args.output_format, progress=progress)
+    pipeline.require_documents = True       # inputs with no document: one line, exit 1
     pipeline.lock_output()      # held until the statistics are written too
     try:
         _build(args, pipeline)

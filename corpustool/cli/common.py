@@ -8,23 +8,32 @@ import sys
 from typing import IO, Any, Iterable, Iterator
 
 from ..document import Document, MalformedDocument
+from ..errors import DataError
 from ..extractors.base import OptionError
 from ..stage import Stage, StageStats
 
 
-def read_stream(stream: IO[str] | None = None, name: str = "<stdin>") -> Iterator[Document]:
+def read_stream(stream: IO[str] | IO[bytes] | None = None, name: str = "<stdin>") -> Iterator[Document]:
     """Documents from a JSON Lines stream; a malformed line is reported and counted, not fatal.
 
     Every stage filter reads its input here: a line that is no valid document
     (see :meth:`Document.from_json`) is skipped with one message naming the line
     (the first ``MAX_LISTED`` of a stream) and counted as ``malformed-jsonl`` in the
-    ``input`` row of the statistics.
+    ``input`` row of the statistics. The messages wait for the first document: a
+    stream in which no line is a document (a WARC, HTML or a vertical file piped
+    into a filter) ends with one :class:`DataError` that says what it looks like.
+    An empty stream is no error (an earlier filter may have dropped everything).
     """
-    from ..readers.jsonl import MAX_LISTED
+    from ..readers.jsonl import MAX_LISTED, no_document_message
 
-    stream = stream or sys.stdin
+    stream = stream or sys.stdin.buffer
     bad = 0
+    good = 0
+    waiting: list[str] = []     # messages about malformed lines before the first document
+    head = bytearray()          # the stream's first bytes while no line was a document: what is it?
     for lineno, line in enumerate(stream, 1):
+        if not good and len(head) < 65536:
+            head += line if isinstance(line, bytes) else line.encode("utf-8", "surrogateescape")
         line = line.strip()
         if not line:
             continue
@@ -32,18 +41,35 @@ def read_stream(stream: IO[str] | None = None, name: str = "<stdin>") -> Iterato
             doc = Document.from_json(line, fallback_id=f"{name}:{lineno}")
         except MalformedDocument as exc:
             bad += 1
+            if bad == 1:
+                first_problem = f"line {lineno}: {str(exc)[:200]}"
+            message = None
             if bad <= MAX_LISTED:
-                print(f"corpustool: {name} line {lineno}: malformed document skipped: {str(exc)[:200]}",
-                      file=sys.stderr)
-            if bad == MAX_LISTED:
-                print(f"corpustool: {name}: further malformed documents are counted in the statistics, not listed",
-                      file=sys.stderr)
+                message = f"corpustool: {name} line {lineno}: malformed document skipped: {str(exc)[:200]}"
+            elif bad == MAX_LISTED + 1:
+                message = (f"corpustool: {name}: further malformed documents are counted in the statistics, "
+                           f"not listed")
+            if message:
+                if good:
+                    print(message, file=sys.stderr)
+                else:
+                    waiting.append(message)
             _MALFORMED.docs_in += 1
             _MALFORMED.count_drop("malformed-jsonl")
             continue
+        if waiting:
+            print("\n".join(waiting), file=sys.stderr)
+            waiting = []
+        good += 1
         _MALFORMED.docs_in += 1
         _MALFORMED.docs_out += 1
         yield doc
+    if bad and not good:
+        from ..readers.reader import describe_content
+
+        raise DataError(no_document_message(name, describe_content(bytes(head)), bad, first_problem,
+                                            "the filters read the JSON Lines documents that `corpustool read` "
+                                            "writes: corpustool read FILE | corpustool ..."))
 
 
 _MALFORMED = StageStats("input")

@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Read WARC/ARC, HTML files or directories, JSON Lines, or '-' (stdin) and "
                                    "write one JSON document per line (raw HTML base64-encoded).")
     p.add_argument("inputs", nargs="+", metavar="INPUT")
-    p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl"))
+    p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl", "text"))
     p.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
                    help="drop pages larger than this many bytes (default 10 MiB)")
     add_stats_options(p)

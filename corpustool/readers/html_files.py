@@ -40,6 +40,33 @@ def read_html_bytes(raw: bytes, display: str, reader: "Reader", url: str | None 
     yield doc
 
 
+def read_text_bytes(raw: bytes, display: str, reader: "Reader", url: str | None = None,
+                    doc_id: str | None = None) -> Iterator[Document]:
+    """A plain-text file as one document: its paragraphs are separated by blank lines (made into
+    the <p> elements of a page, cleaned as any page is)."""
+    doc = Document(id=doc_id or display, url=url, source=display)
+    if reader.max_bytes is not None and len(raw) > reader.max_bytes:
+        yield reader.too_large(doc, len(raw))
+        return
+    doc.raw = text_to_html(raw)
+    doc.content_type = "text/plain"
+    yield doc
+
+
+def text_to_html(raw: bytes) -> bytes:
+    """Plain text (any encoding) as a UTF-8 page with one <p> per paragraph (blank lines between)."""
+    import html
+    import re
+
+    from ..encoding import decode
+
+    text = decode(raw).text.replace("\r\n", "\n").replace("\r", "\n")
+    paragraphs = (" ".join(p.split()) for p in re.split(r"\n[^\S\n]*\n", text))
+    body = "".join(f"<p>{html.escape(p, quote=False)}</p>\n" for p in paragraphs if p)
+    page = f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"></head><body>\n{body}</body></html>\n'
+    return page.encode("utf-8", "replace")
+
+
 def read_maybe_gzip(fh: IO[bytes], display: str, reader: "Reader") -> bytes | None:
     """All bytes of a file, un-gzipped when it starts with the gzip magic; None when damaged.
 
@@ -70,6 +97,13 @@ HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
 
 def is_html_name(name: str) -> bool:
     return name.lower().endswith(HTML_SUFFIXES)
+
+
+TEXT_SUFFIXES = (".txt", ".text", ".txt.gz", ".text.gz")
+
+
+def is_text_name(name: str) -> bool:
+    return name.lower().endswith(TEXT_SUFFIXES)
 
 
 def relative_url(path: str, root: str | None) -> str:

@@ -26,21 +26,31 @@ def is_jsonl_name(name: str) -> bool:
 
 
 def read_jsonl(fh: IO[bytes], display: str, reader: "Reader") -> Iterator[Document]:
+    """The documents of a JSON Lines file. Messages about malformed lines wait for the first
+    document: a file in which no line is a document (a WARC or HTML given as JSON Lines) is named
+    once, with what it looks like (:meth:`Reader.file_note`), not line by line."""
     magic = fh.read(2)
     fh.seek(0)
     lines: IO[bytes] = gzip.GzipFile(fileobj=fh, mode="rb") if magic == b"\x1f\x8b" else fh
     base = os.path.basename(display)
     lineno = 0
     bad = 0
+    good = 0
+    waiting: list[str] = []
+    head = bytearray()
+    first_problem = ""
     while True:
         try:
             line = lines.readline()
         except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+            _flush(reader, waiting)
             reader.truncated(display, fh.tell(), lineno, detail=f"gzip: {exc}", unit="lines")
             return
         if not line:
-            return
+            break
         lineno += 1
+        if not good and len(head) < 65536:
+            head += line
         if not line.strip():
             continue
         where = f"{display}:{lineno}"
@@ -49,15 +59,23 @@ def read_jsonl(fh: IO[bytes], display: str, reader: "Reader") -> Iterator[Docume
         except MalformedDocument as exc:
             bad += 1
             detail = str(exc)[:200]
-            if bad == 1 and lineno == 1:
-                kind = _other_format(line)
-                if kind:
-                    detail += f" (the file looks like {kind}, not JSON Lines: is --input-format right?)"
-            reader.bad_record(f"line {lineno} of {display}", "error:malformed-jsonl", detail,
-                              say=bad <= MAX_LISTED)
-            if bad == MAX_LISTED:
-                reader.say(f"{display}: further malformed lines are counted in the statistics, not listed")
+            if bad == 1:
+                first_problem = f"line {lineno}: {detail}"
+            reader.bad_record(f"line {lineno} of {display}", "error:malformed-jsonl", detail, say=False)
+            message = None
+            if bad <= MAX_LISTED:
+                message = f"line {lineno} of {display}: skipped: {detail}"
+            elif bad == MAX_LISTED + 1:
+                message = f"{display}: further malformed lines are counted in the statistics, not listed"
+            if message:
+                if good:
+                    reader.say(message)
+                else:
+                    waiting.append(message)
             continue
+        if waiting:
+            _flush(reader, waiting)
+        good += 1
         if doc.source is None:
             doc.source = where
         if reader.max_bytes is not None and doc.raw is not None and len(doc.raw) > reader.max_bytes:
@@ -67,15 +85,25 @@ def read_jsonl(fh: IO[bytes], display: str, reader: "Reader") -> Iterator[Docume
             yield reader.too_large(doc, size)
             continue
         yield doc
+    if bad and not good:
+        from .reader import describe_content
+
+        kind = describe_content(bytes(head))
+        if magic == b"\x1f\x8b":
+            kind += " (gzip-compressed)"
+        reader.file_note(no_document_message(display, kind, bad, first_problem, "is --input-format right?"))
 
 
-def _other_format(first_line: bytes) -> str | None:
-    """What a file that fails as JSON Lines on its first line is instead, when its start tells."""
-    from .reader import sniff_format
+def _flush(reader: "Reader", waiting: list[str]) -> None:
+    for message in waiting:
+        reader.say(message)
+    waiting.clear()
 
-    kind = sniff_format(first_line)
-    if kind in ("warc", "arc"):
-        return f"an {kind.upper()} archive" if kind == "arc" else "a WARC archive"
-    if first_line.lstrip()[:1] == b"<":
-        return "HTML"
-    return None
+
+def no_document_message(name: str, kind: str, lines: int, first_problem: str, hint: str) -> str:
+    """One line for an input read as JSON Lines in which no line is a document; ``kind``: what
+    :func:`describe_content` says it looks like."""
+    count = f"{lines} line{'s' if lines != 1 else ''}, none a document"
+    if kind.startswith("JSON"):
+        return f"{name}: no line is a JSON Lines document ({count}; the first: {first_problem})"
+    return f"{name}: no line is a JSON Lines document ({count}): it looks like {kind}, not JSON Lines; {hint}"

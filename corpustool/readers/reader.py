@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 import zlib
 from typing import IO, Iterable, Iterator
@@ -24,11 +25,12 @@ from typing import IO, Iterable, Iterator
 from ..document import Document
 from ..extractors.base import OptionError
 from ..stage import Stage
-from .html_files import is_html_name, read_html_bytes, read_html_file, read_maybe_gzip, relative_url
+from .html_files import (is_html_name, is_text_name, read_html_bytes, read_html_file, read_maybe_gzip,
+                         read_text_bytes, relative_url)
 from .jsonl import is_jsonl_name, read_jsonl
 from .warc import BACKENDS, DEFAULT_BACKEND, read_archive
 
-FORMATS = ("auto", "warc", "arc", "html", "jsonl")
+FORMATS = ("auto", "warc", "arc", "html", "jsonl", "text")
 _ARCHIVE_SUFFIXES = {".warc": "warc", ".warc.gz": "warc", ".arc": "arc", ".arc.gz": "arc"}
 
 
@@ -67,6 +69,11 @@ class Reader(Stage):
         self.max_bytes = max_bytes
         self.backend = backend
         self.stdin = stdin
+        # one line per file that held no document though it had lines (a WARC given as JSON Lines):
+        # said when the next document comes or at the end; with ``hold_notes`` (build) and no
+        # document at all they are kept for the build's one error line (no_documents_message)
+        self.notes: list[str] = []
+        self.hold_notes = False
 
     # -- the stream ----------------------------------------------------------
     def run(self, docs: Iterable[Document] | None = None) -> Iterator[Document]:
@@ -82,8 +89,36 @@ class Reader(Stage):
             else:
                 docs = self._read_file(inp, inp, root=None)
             for doc in docs:
+                if self.notes:
+                    self.flush_notes()
                 self._count(doc)
                 yield doc
+        if not (self.hold_notes and self.stats.docs_in == 0):
+            self.flush_notes()
+
+    def file_note(self, message: str) -> None:
+        """A file held no document (and was not empty): ``message`` says why, in one line."""
+        self.notes.append(message)
+
+    def flush_notes(self) -> None:
+        for message in self.notes:
+            self._say(message)
+        self.notes = []
+
+    def no_documents_message(self) -> str:
+        """The one line of a build whose inputs held no document at all: what they held instead."""
+        names = ", ".join("standard input" if i == "-" else i for i in self.inputs)
+        if len(self.inputs) == 1 and len(self.notes) == 1 and self.notes[0].startswith(f"{self.inputs[0]}: "):
+            return f"no documents in {names}: {self.notes[0][len(self.inputs[0]) + 2:]}"
+        counts = [_counted(k, v) for k, v in sorted(self.stats.extra.items()) if v]
+        if len(self.inputs) == 1 and counts == ["1 empty file"]:
+            counts = ["it is empty"]
+        message = f"no documents in {names}"
+        if counts:
+            message += f" ({', '.join(counts)})"
+        if self.notes:
+            message += "; " + "; ".join(self.notes)
+        return message
 
     def _count(self, doc: Document) -> None:
         if doc.raw is not None:
@@ -139,9 +174,8 @@ class Reader(Stage):
             return
         try:
             if os.path.getsize(path) == 0:
-                self.stats.extra["empty-file"] += 1
-                if fmt not in ("html", "sniff"):
-                    return
+                self.stats.extra["empty-file"] += 1     # no document (an empty page is none either)
+                return
         except OSError as exc:
             self.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
             return
@@ -155,15 +189,21 @@ class Reader(Stage):
             return
         with fh:
             if fmt in ("warc", "arc", "sniff"):
-                sniffed = sniff_format(_head(fh))
+                head = _head(fh)
+                sniffed = sniff_format(head)
                 fh.seek(0)
+                if fmt == "sniff" and sniffed == "html" and is_text_name(path) \
+                        and describe_content(head) in ("plain text", "UTF-16 text"):
+                    sniffed = "text"    # a .txt file: text unless it is markup (a page saved as .txt)
                 if fmt == "sniff":
                     fmt = sniffed
                 elif sniffed in ("warc", "arc"):
                     fmt = sniffed      # the bytes know better than the name
-            if fmt == "html":
+            if fmt in ("html", "text"):
                 raw = read_maybe_gzip(fh, display, self)
-                if raw is not None:
+                if raw is not None and fmt == "text":
+                    yield from read_text_bytes(raw, display, self, url=relative_url(path, root))
+                elif raw is not None:
                     yield from read_html_bytes(raw, display, self, url=relative_url(path, root))
             elif fmt == "jsonl":
                 yield from read_jsonl(fh, display, self)
@@ -178,9 +218,14 @@ class Reader(Stage):
         if fmt == "auto":
             fmt = sniff_format(_head(fh))
             fh.seek(0)
-        if fmt == "html":
+        if not data:
+            self.stats.extra["empty-file"] += 1
+            return
+        if fmt in ("html", "text"):
             raw = read_maybe_gzip(fh, "<stdin>", self)
-            if raw is not None:
+            if raw is not None and fmt == "text":
+                yield from read_text_bytes(raw, "<stdin>", self, doc_id="stdin")
+            elif raw is not None:
                 yield from read_html_bytes(raw, "<stdin>", self, doc_id="stdin")
         elif fmt == "jsonl":
             yield from read_jsonl(fh, "<stdin>", self)
@@ -272,7 +317,55 @@ def sniff_format(head: bytes) -> str:
         return "arc"
     if head.lstrip().startswith(b"{"):
         return "jsonl"
+    if head.strip() and not _MARKUP.search(head) and describe_content(head) == "plain text":
+        return "text"       # no tag in its first 4 KB: a text document, paragraphs between blank lines
     return "html"       # HTML, or junk that the clean stage drops with a reason
+
+
+_MARKUP = re.compile(rb"<[A-Za-z!/?]")
+# the read stage's counters as no_documents_message names them: (one, several)
+_COUNTER_WORDS = {"empty-file": ("empty file", "empty files"),
+                  "skipped:file-type": ("file skipped in a directory: not .warc, .arc, .html, .htm or .jsonl",
+                                        "files skipped in a directory: not .warc, .arc, .html, .htm or .jsonl"),
+                  "skipped:non-html": ("non-HTML record skipped", "non-HTML records skipped"),
+                  "records": ("record", "records")}
+
+
+def _counted(counter: str, n: int) -> str:
+    one, several = _COUNTER_WORDS.get(counter, (counter, counter))
+    return f"{n} {one if n == 1 else several}"
+
+
+# control bytes that text (also HTML and WARC headers) does not hold: NUL..BS, SO..US except ESC
+_BINARY_BYTES = bytes(range(0, 9)) + bytes(range(14, 27)) + bytes(range(28, 32))
+
+
+def describe_content(head: bytes) -> str:
+    """What data whose first bytes are ``head`` looks like, for messages: "a WARC archive",
+    "HTML", "a vertical file", "JSON", "binary data", "plain text", each with " (gzip-compressed)"."""
+    if head[:2] == b"\x1f\x8b":
+        try:
+            inner = zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(head, 4096)
+        except zlib.error:
+            inner = b""
+        return f"{describe_content(inner)} (gzip-compressed)" if inner else "gzip-compressed data"
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "UTF-16 text"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"WARC/"):
+        return "a WARC archive"
+    if text.startswith(b"filedesc://"):
+        return "an ARC archive"
+    if text[:4].lower() == b"<doc" and text[4:5] in (b" ", b">", b"\t"):
+        return "a vertical file (a corpus)"
+    sample = text[:4096]
+    if sample and sum(map(sample.count, _BINARY_BYTES)) > len(sample) * 0.01:
+        return "binary data"
+    if text[:1] == b"<":
+        return "HTML"
+    if text[:1] in (b"{", b"["):
+        return "JSON"
+    return "plain text" if text else "empty"
 
 
 def make_reader(inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,

@@ -137,10 +137,17 @@ def check_output_path(path: str, inputs: Iterable[str] = (), what: str = "-o") -
             raise OptionError(f"{what} {path} is the input {inp}; choose another output file")
     if os.path.isdir(real):
         raise OptionError(f"{what} {path} is a directory; give a file name")
-    # the nearest existing ancestor must be a writable directory (missing folders are created)
+    # the folder must exist and be a writable directory: a missing one is not created (a typo in
+    # the path would make folders silently, and an interrupted run would leave them behind)
     parent = os.path.dirname(real)
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
+    if not os.path.exists(parent):
+        ancestor = parent
+        while not os.path.exists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor):
+            raise OptionError(f"cannot write {what} {path}: {ancestor} is a file, not a directory")
+        folder = os.path.dirname(os.path.normpath(path)) or parent
+        raise OptionError(f"cannot write {what} {path}: the folder {folder} does not exist (create it first)")
     if not os.path.isdir(parent):
         raise OptionError(f"cannot write {what} {path}: {parent} is a file, not a directory")
     # outputs are written under a temporary name next to the output and renamed: try exactly that
