@@ -117,6 +117,54 @@ def test_output_under_a_regular_file_is_refused(tmp_path):
         _assert_refused(_run(*args), "afile", "not a directory")
 
 
+def test_output_in_a_missing_folder_is_refused_and_no_folder_is_made(tmp_path):
+    # issue 30 item 6: -o missing/dir/out.vert used to create the folders silently (and Ctrl-C left them)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "p.html").write_text("<html><body><p>x</p></body></html>")
+    for args, flag, folder in (
+            (["build", DEMO, "-o", "missing/dir/out.vert"], "-o", "missing/dir"),
+            (["build", DEMO, "-o", "out.vert", "--stats", "nostats/s.json"], "--stats", "nostats"),
+            (["build", DEMO, "-o", "out.vert", "--rejects", "norejects/r.jsonl"], "--rejects", "norejects"),
+            (["build", DEMO, "-o", "out.vert", "--report", "noreport/r.html"], "--report", "noreport"),
+            (["read", DEMO, "--stats", "nostats/s.json"], "--stats", "nostats"),
+            (["vert", "-o", "missing/out.vert"], "-o", "missing")):
+        proc = _run(*args, cwd=tmp_path)
+        _assert_refused(proc, f"cannot write {flag} ", f"the folder {folder} does not exist")
+        assert proc.stderr.startswith(f"corpustool {args[0]}: error: ")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+@pytest.mark.parametrize("what", ["empty-warc", "empty-html", "empty-jsonl", "empty-dir", "dir-of-other-files",
+                                  "warc-as-jsonl", "stdin"])
+def test_a_build_whose_input_holds_no_document_says_so_and_exits_1(tmp_path, what):
+    # issue 30 item 6: an empty input gave a 0-byte corpus, exit 0, no word
+    inp = {"empty-warc": "crawl.warc.gz", "empty-html": "page.html", "empty-jsonl": "docs.jsonl",
+           "empty-dir": "pages", "dir-of-other-files": "pages", "warc-as-jsonl": "crawl.warc.gz",
+           "stdin": "-"}[what]
+    extra = []
+    if what in ("empty-dir", "dir-of-other-files"):
+        (tmp_path / inp).mkdir()
+        if what == "dir-of-other-files":
+            (tmp_path / inp / "notes.txt").write_text("some notes")
+    elif what == "warc-as-jsonl":
+        (tmp_path / inp).write_bytes(DEMO.read_bytes())
+        extra = ["--input-format", "jsonl"]
+    elif inp != "-":
+        (tmp_path / inp).write_bytes(b"")
+    proc = subprocess.run(_cli("build", inp, "-o", "out.vert", "--stats", "stats.json", "--rejects", "r.jsonl",
+                               *extra), capture_output=True, text=True, cwd=tmp_path, timeout=300, input="")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    name = "standard input" if inp == "-" else inp
+    assert lines[0].startswith(f"corpustool build: error: no documents in {name}"), lines[0]
+    assert {"empty-warc": "it is empty", "empty-html": "it is empty", "empty-jsonl": "it is empty",
+            "empty-dir": name, "dir-of-other-files": "1 file skipped in a directory",
+            "warc-as-jsonl": "looks like a WARC archive", "stdin": "it is empty"}[what] in lines[0]
+    # no corpus, statistics, rejects or lock file
+    assert not {"out.vert", "stats.json", "r.jsonl", "out.vert.lock"} & {p.name for p in tmp_path.iterdir()}
+
+
 def test_output_in_a_read_only_folder_is_refused(tmp_path):
     if sys.platform.startswith("linux"):        # /proc: no file can be created there, not even by root
         _assert_refused(_run("build", DEMO, "-o", "/proc/corpus.vert"), "cannot write", "/proc")

@@ -78,6 +78,40 @@ def test_command_line(tmp_path, capsys):
     assert "unknown preset" in err and "cannot read" in err
 
 
+def test_inspect_refuses_what_is_not_a_page_and_picks_a_page_of_an_archive(tmp_path, capsys):
+    # issue 30 item 5: `inspect crawl.warc.gz` showed the gzip bytes as one "good" paragraph, exit 0
+    import gzip
+    demo = Path(__file__).resolve().parent.parent / "data" / "demo" / "crawl.warc.gz"
+    out = tmp_path / "x.html"
+    assert main(["inspect", str(demo), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"corpustool inspect: error: {demo} is a WARC archive (gzip-compressed), not one page: choose "
+                   f"one of its pages with --record N (1 = the first) or --url URL"]
+    assert not out.exists()
+    for name, data, kind in (("junk.bin", bytes(range(256)) * 8, "binary data"),
+                             ("junk.gz", gzip.compress(bytes(range(256)) * 8), "binary data (gzip-compressed)"),
+                             ("empty.html", b"", None)):
+        (tmp_path / name).write_bytes(data)
+        assert main(["inspect", str(tmp_path / name), "-o", str(out)]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f"corpustool inspect: error: {tmp_path / name} ")
+        assert (f"is not an HTML page: it looks like {kind}" if kind else "is empty") in err[0]
+    # a page of the archive, chosen by number or URL
+    assert main(["inspect", str(demo), "--record", "2", "-o", str(out)]) == 0
+    by_number = out.read_text(encoding="utf-8")
+    assert report_tree(by_number).find_class("par")
+    from corpustool.readers import html_pages
+    url = html_pages(str(demo), limit=2)[1][0]
+    assert main(["inspect", str(demo), "--url", url, "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == by_number
+    assert main(["inspect", str(demo), "--record", "1000", "-o", str(out)]) == 1
+    assert "holds no page 1000" in capsys.readouterr().err
+    # a gzip-compressed page is decompressed, a text file read as build reads it
+    (tmp_path / "page.html.gz").write_bytes(gzip.compress(PAGE))
+    assert main(["inspect", str(tmp_path / "page.html.gz"), "-o", str(out)]) == 0
+    assert GOOD_TEXT[:40] in out.read_text(encoding="utf-8")
+
+
 # -- a real browser --------------------------------------------------------------
 
 def chromium() -> str:

@@ -133,27 +133,76 @@ def test_build_on_jsonl_input_skips_and_counts_malformed_documents(tmp_path):
         assert f"line {n} of in.jsonl" in proc.stderr
 
 
+DEMO_WARC = Path(__file__).resolve().parent.parent / "data" / "demo" / "crawl.warc.gz"
+
+
 def test_a_warc_read_as_json_lines_is_named_once_with_a_hint_not_line_by_line(tmp_path):
-    # every line of a WARC fails as JSON: the first messages name their lines (the first says what
-    # the file looks like), the rest are counted, not listed
-    warc = Path(__file__).resolve().parent.parent / "data" / "demo" / "crawl.warc.gz"
-    proc = _run(["build", str(warc), "--input-format", "jsonl", "-o", "out.vert", "--stats", "stats.json"],
+    # every line of a WARC fails as JSON: one line says what the file looks like, the build exits 1
+    # (it used to print 20 "skipped: invalid JSON" lines and exit 0 with an empty corpus)
+    proc = _run(["build", str(DEMO_WARC), "--input-format", "jsonl", "-o", "out.vert", "--stats", "stats.json"],
                 "", tmp_path)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"corpustool build: error: no documents in {DEMO_WARC}: no line is a JSON Lines")
+    assert "looks like a WARC archive (gzip-compressed), not JSON Lines; is --input-format right?" in lines[0]
+    assert not (tmp_path / "out.vert").exists() and not (tmp_path / "stats.json").exists()
+    # beside an input with documents, the WARC is named once and counted; the build goes on
+    stream, bad = _stream()
+    (tmp_path / "in.jsonl").write_text(stream)
+    proc = _run(["build", "in.jsonl", str(DEMO_WARC), "--input-format", "jsonl", "-o", "out.vert", "--lang", "en",
+                 "--stats", "stats.json", "-q"], "", tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    named = [line for line in proc.stderr.splitlines() if "skipped: invalid JSON" in line]
-    assert len(named) == 20
-    assert "looks like a WARC archive, not JSON Lines" in named[0] and "looks like" not in named[1]
-    assert "further malformed lines are counted in the statistics, not listed" in proc.stderr
+    named = [line for line in proc.stderr.splitlines() if str(DEMO_WARC) in line]
+    assert len(named) == 1 and "looks like a WARC archive (gzip-compressed)" in named[0], proc.stderr
     read = json.loads((tmp_path / "stats.json").read_text())["stages"][0]
-    assert read["extra"]["error:malformed-jsonl"] > 1000
+    assert read["extra"]["error:malformed-jsonl"] > 1000 + len(bad)
 
 
-def test_a_stage_names_the_first_malformed_documents_and_counts_the_rest(tmp_path):
-    stream = "not json\n" * 50 + json.dumps({"id": "ok", "url": "http://x/", "paragraphs": []}) + "\n"
-    proc = _run(["tokenize", "--stats", "stats.json"], stream, tmp_path)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+def _demo_inputs(tmp_path: Path) -> dict[str, bytes]:
+    """What users pipe into a filter by mistake, and what the one line says it looks like."""
+    import gzip
+    vert = ('<doc id="a" url="http://ex.example/">\n<p>\nHello\nworld\n</p>\n</doc>\n' * 50).encode()
+    return {"a WARC archive (gzip-compressed)": DEMO_WARC.read_bytes(),
+            "a WARC archive,": gzip.decompress(DEMO_WARC.read_bytes()),
+            "HTML": b"<!DOCTYPE html>\n<html><body>\n<p>Hello world</p>\n</body></html>\n",
+            "a vertical file (a corpus)": vert,
+            "binary data": bytes(range(256)) * 20}
+
+
+FILTERS = [["clean", "--lang", "en"], ["langfilter", "--lang", "en"], ["dedup-exact"], ["dedup-near"],
+           ["dedup-para"], ["tokenize"], ["vert", "-o", "out.vert"]]
+
+
+@pytest.mark.parametrize("stage", FILTERS, ids=[s[0] for s in FILTERS])
+def test_a_filter_given_no_document_stream_says_what_it_is_once_and_exits_1(tmp_path, stage):
+    inputs = _demo_inputs(tmp_path)
+    kinds = list(inputs) if stage[0] == "clean" else ["a WARC archive (gzip-compressed)"]
+    for kind in kinds:
+        proc = subprocess.run([sys.executable, "-m", "corpustool", *stage], input=inputs[kind],
+                              capture_output=True, cwd=tmp_path, timeout=300)
+        err = proc.stderr.decode()
+        assert proc.returncode == 1, (kind, err[-2000:])
+        assert proc.stdout == b"" and not (tmp_path / "out.vert").exists()
+        lines = err.splitlines()
+        assert len(lines) == 1, (kind, err)
+        assert lines[0].startswith(f"corpustool {stage[0]}: error: <stdin>: no line is a JSON Lines document ")
+        assert f"it looks like {kind}" in lines[0] and "corpustool read FILE | " in lines[0]
+
+
+def test_a_filter_keeps_going_on_an_empty_stream_and_on_bad_lines_before_good_ones(tmp_path):
+    # an earlier filter may have dropped everything: no error
+    proc = _run(["tokenize"], "", tmp_path)
+    assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    # 30 bad lines, then a document: the first 20 are named (when the document comes), it is kept
+    proc = _run(["tokenize"], "not json\n" * 30 + _good(1) + "\n", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["id"] for line in proc.stdout.splitlines()] == ["good1"]
     assert len([line for line in proc.stderr.splitlines() if "malformed document skipped" in line]) == 20
-    assert "further malformed documents are counted in the statistics, not listed" in proc.stderr
-    stats = json.loads((tmp_path / "stats.json").read_text())["stages"]
-    assert stats[0]["drops"] == {"malformed-jsonl": 50}
-    assert (stats[0]["docs_in"], stats[0]["docs_out"]) == (51, 1)
+    assert "further malformed documents are counted" in proc.stderr
+    # JSON whose lines are no documents: the first problem is named
+    proc = _run(["tokenize"], '{"id": "p1", "paragraphs": "x"}\n' * 3, tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == ("corpustool tokenize: error: <stdin>: no line is a JSON Lines document (3 lines, "
+                                   "none a document; the first: line 1: field 'paragraphs' must be an array, not "
+                                   "a string)")

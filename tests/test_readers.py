@@ -228,8 +228,32 @@ def test_empty_files(tmp_path):
     (tmp_path / "empty.warc.gz").write_bytes(b"")
     (tmp_path / "empty.jsonl").write_bytes(b"")
     docs, reader = read([tmp_path / "empty.html", tmp_path / "empty.warc.gz", tmp_path / "empty.jsonl"])
-    assert len(docs) == 1 and docs[0].raw == b""         # the clean stage drops it as "empty"
+    assert docs == []       # an empty page is no document either (build: "no documents in ...", exit 1)
     assert reader.stats.extra["empty-file"] == 3
+
+
+def test_plain_text_files_are_documents_with_paragraphs_between_blank_lines(tmp_path):
+    # issue 30 item 6: a .txt input became one giant paragraph
+    from corpustool.extractors.clean import Clean
+    paras = [("This is a long paragraph of plain English text about the river and the town, which the "
+              f"readers of the paper will find in number {i} of the series; it goes on for a while.\nIts "
+              "second line belongs to the same paragraph, & 3 < 4 is no markup.") for i in range(4)]
+    text = "\n\n".join(paras) + "\n"
+    (tmp_path / "sample.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "notes").write_text(text, encoding="cp1252")         # no suffix: sniffed as text
+    (tmp_path / "page.txt").write_bytes(page(1))                       # a page saved as .txt stays a page
+    docs, _ = read([tmp_path / "sample.txt", tmp_path / "notes", tmp_path / "page.txt"])
+    assert len(docs) == 3 and docs[2].raw == page(1)
+    stdin_docs, _ = read(["-"], stdin=io.BytesIO(text.encode()))
+    cleaned = list(Clean(languages=["en"]).run(docs[:2] + stdin_docs))
+    assert len(cleaned) == 3
+    for doc in cleaned:
+        assert [p.text for p in doc.paragraphs] == [" ".join(p.split()) for p in paras]
+    # in a directory, .txt files are not pages (robots.txt, READMEs): skipped and counted
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "robots.txt").write_text("User-agent: *\n")
+    docs, reader = read([tmp_path / "dir"])
+    assert docs == [] and reader.stats.extra["skipped:file-type"] == 1
 
 
 def test_html_files_and_directories(tmp_path):
