@@ -4,8 +4,10 @@ Inputs are read in the order given; directories are walked recursively in
 sorted order, so the same inputs always give the same documents in the same
 order with the same ids. With ``input_format="auto"`` a file's format comes
 from its name (``.warc[.gz]``, ``.arc[.gz]``, ``.jsonl[.gz]``, ``.html``/``.htm``
-[``.gz``]); files given explicitly with another name are sniffed, and in
-directories files with other names are skipped and counted.
+[``.gz``]); files given explicitly with another name are sniffed (a ``.txt`` file,
+or one without markup, is a plain-text document: paragraphs between blank lines),
+and in directories files with other names are skipped and counted. An empty
+file is no document.
 
 Nothing is lost silently: skipped records are counted in ``stats.extra``
 (``skipped:request``, ``skipped:non-html``...), damaged files and records
