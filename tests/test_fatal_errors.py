@@ -163,6 +163,11 @@ def test_a_build_whose_input_holds_no_document_says_so_and_exits_1(tmp_path, wha
             "warc-as-jsonl": "looks like a WARC archive", "stdin": "it is empty"}[what] in lines[0]
     # no corpus, statistics, rejects or lock file
     assert not {"out.vert", "stats.json", "r.jsonl", "out.vert.lock"} & {p.name for p in tmp_path.iterdir()}
+    # `read`, the pipeline's first filter, says the same
+    proc = subprocess.run(_cli("read", inp, *extra), capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          input="")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.strip() == lines[0].replace("corpustool build:", "corpustool read:"), proc.stderr
 
 
 def test_output_in_a_read_only_folder_is_refused(tmp_path):

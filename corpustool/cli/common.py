@@ -26,7 +26,7 @@ def read_stream(stream: IO[str] | IO[bytes] | None = None, name: str = "<stdin>"
     """
     from ..readers.jsonl import MAX_LISTED, no_document_message
 
-    stream = stream or sys.stdin.buffer
+    stream = stream or getattr(sys.stdin, "buffer", sys.stdin)   # bytes: any input is read, none raises
     bad = 0
     good = 0
     waiting: list[str] = []     # messages about malformed lines before the first document

@@ -63,8 +63,12 @@ def run_read(args: argparse.Namespace) -> int:
     check_outputs(args, args.inputs)
     rejects = RejectsWriter(args.rejects)
     reader.on_drop = rejects
+    reader.hold_notes = True
     try:
         write_stream(reader.read())
+        if reader.stats.docs_in == 0:       # an empty file or directory: say so, exit 1
+            from ..errors import DataError
+            raise DataError(reader.no_documents_message())
     except BaseException:
         rejects.abort()
         raise
