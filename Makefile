@@ -41,6 +41,7 @@ system-deps:
 	else echo "system-deps: no $(PEERS)/manatee: the Manatee tests will skip"; fi
 
 demo: $(STAMP)
+	mkdir -p demo-out
 	$(VENV)/bin/corpustool build data/demo/crawl.warc.gz -o demo-out/corpus.vert --lang en,de,cs \
 		--stats demo-out/stats.json --rejects demo-out/rejects.jsonl
 
