@@ -99,6 +99,7 @@ def read_vertical(path: Path, target: str) -> dict:
 def build(tmp: Path, inputs: list[Path], target: str, *extra: str) -> tuple[Path, Path]:
     out = tmp / target / "corpus.vert.gz"
     reg = tmp / target / "reg"
+    out.parent.mkdir(parents=True, exist_ok=True)
     r = subprocess.run([sys.executable, "-m", "corpustool", "build", *map(str, inputs), "-o", str(out),
                         "--lang", "en,de,cs", "--target", target, "--registry", str(reg), "-q",
                         "--stats", str(tmp / target / "stats.json"), *extra],
