@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from ..pipeline import Pipeline
 
     options = options_from_args(args)
+    check_outputs(args, args.inputs)
     if args.registry:
         from ..writers.base import format_for
         if args.output == "-" or (args.output_format or format_for(args.output)) != "vert":
@@ -103,7 +104,6 @@ def run(args: argparse.Namespace) -> int:
         if os.path.exists(args.registry) and not os.path.isdir(args.registry):
             raise OptionError(f"--registry {args.registry!r} is not a directory")
     progress = not args.quiet and sys.stderr.isatty()
-    check_outputs(args, args.inputs)
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
                         output_format=args.output_format, progress=progress)
     pipeline.lock_output()      # held until the statistics are written too

@@ -12,23 +12,28 @@ from ..extractors.base import OptionError
 from ..stage import Stage, StageStats
 
 
-def read_stream(stream: IO[str] | None = None, name: str = "<stdin>") -> Iterator[Document]:
+def read_stream(stream: IO[bytes] | IO[str] | None = None, name: str = "<stdin>") -> Iterator[Document]:
     """Documents from a JSON Lines stream; a malformed line is reported and counted, not fatal.
 
     Every stage filter reads its input here: a line that is no valid document
     (see :meth:`Document.from_json`) is skipped with one message naming the line
     (the first ``MAX_LISTED`` of a stream) and counted as ``malformed-jsonl`` in the
-    ``input`` row of the statistics.
+    ``input`` row of the statistics. The stream is read as bytes (stdin by default),
+    so a line that is not valid UTF-8 is such a line too, and never stops the stream
+    or reaches the output (a text stream opened with ``surrogateescape`` shows
+    its invalid bytes as lone surrogates: the same).
     """
     from ..readers.jsonl import MAX_LISTED
 
-    stream = stream or sys.stdin
+    if stream is None:
+        stream = sys.stdin.buffer
     bad = 0
     for lineno, line in enumerate(stream, 1):
         line = line.strip()
         if not line:
             continue
         try:
+            line = _utf8_line(line)
             doc = Document.from_json(line, fallback_id=f"{name}:{lineno}")
         except MalformedDocument as exc:
             bad += 1
@@ -44,6 +49,20 @@ def read_stream(stream: IO[str] | None = None, name: str = "<stdin>") -> Iterato
         _MALFORMED.docs_in += 1
         _MALFORMED.docs_out += 1
         yield doc
+
+
+def _utf8_line(line: bytes | str) -> str:
+    """The line as text; MalformedDocument when it is not valid UTF-8."""
+    if isinstance(line, str):
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise MalformedDocument(f"invalid UTF-8 at character {exc.start}") from None
+        return line
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedDocument(f"invalid UTF-8 at byte {exc.start}") from None
 
 
 _MALFORMED = StageStats("input")
@@ -67,6 +86,8 @@ def check_outputs(args: argparse.Namespace, inputs: Iterable[str] = ()) -> None:
     that are an input, or that are the same file twice."""
     from ..writers.base import check_distinct_outputs, check_output_path
 
+    if getattr(args, "output", None) in STDOUT_NAMES:
+        args.output = "-"           # written as stdout, not renamed over the device
     named = [("-o", getattr(args, "output", None)), ("--rejects", getattr(args, "rejects", None)),
              ("--stats", getattr(args, "stats", None)), ("--report", getattr(args, "report", None))]
     check_distinct_outputs(named)
@@ -74,6 +95,8 @@ def check_outputs(args: argparse.Namespace, inputs: Iterable[str] = ()) -> None:
         if path:
             check_output_path(path, inputs, what)
 
+
+STDOUT_NAMES = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 STATS_TABLE = ""     # `--stats` without FILE: the table on stderr only
 
@@ -90,7 +113,7 @@ def add_vertical_options(g) -> None:
                    help="no <s> in vertical output")
 
 
-def add_stats_options(p: argparse.ArgumentParser, table: bool = False) -> None:
+def add_stats_options(p: argparse.ArgumentParser, table: bool = False, rejects: bool = True) -> None:
     """``table``: the command prints its statistics table unless --quiet (build); a filter
     prints it only when asked (``--stats``), or every stage of a pipe would (issue 22)."""
     if table:
@@ -99,8 +122,9 @@ def add_stats_options(p: argparse.ArgumentParser, table: bool = False) -> None:
         p.add_argument("--stats", metavar="FILE", nargs="?", const=STATS_TABLE,
                        help="print the statistics table on stderr; with FILE, write the statistics as JSON "
                             "to FILE instead")
-    p.add_argument("--rejects", metavar="FILE",
-                   help="write dropped documents (id, url, stage, reason) as JSON Lines to FILE")
+    if rejects:
+        p.add_argument("--rejects", metavar="FILE",
+                       help="write dropped documents (id, url, stage, reason) as JSON Lines to FILE")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar and no statistics on stderr" if table else "no messages on stderr")
     p.set_defaults(stats_table=table)
@@ -249,6 +273,11 @@ class RejectsWriter:
             if not self.resumable:
                 from ..writers.base import remove_quietly
                 remove_quietly(self.tmp)
+
+
+def input_stats() -> list[StageStats]:
+    """The ``input`` row (malformed lines of the stream), when there were any."""
+    return [_MALFORMED] if _MALFORMED.drops else []
 
 
 def run_stream_command(args: argparse.Namespace, stage: Stage, detail: bool = False) -> int:

@@ -137,6 +137,11 @@ def check_output_path(path: str, inputs: Iterable[str] = (), what: str = "-o") -
             raise OptionError(f"{what} {path} is the input {inp}; choose another output file")
     if os.path.isdir(real):
         raise OptionError(f"{what} {path} is a directory; give a file name")
+    if os.path.exists(real) and not os.path.isfile(real):
+        # a device, a FIFO or a socket: written under a temporary name and renamed, it would be replaced
+        hint = "; use - for standard output" if what == "-o" else ""
+        raise OptionError(f"{what} {path} is not a regular file (a device, pipe or socket); "
+                          f"outputs are regular files only{hint}")
     # the nearest existing ancestor must be a writable directory (missing folders are created)
     parent = os.path.dirname(real)
     while not os.path.exists(parent):
