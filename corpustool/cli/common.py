@@ -230,6 +230,7 @@ class RejectsWriter:
         self.fh = None
         self.path = path
         self.resumable = resumable
+        self.finished = False
         self.tmp: str | None = None
         if path:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -252,15 +253,33 @@ class RejectsWriter:
         if self.fh is None:
             return
         rec = {"id": doc.id, "url": doc.url, "source": doc.source, "stage": stage, "reason": doc.drop_reason}
-        self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        try:
+            self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        except OSError as exc:          # a full disk: the message names the rejects file
+            from ..writers.base import named_error
+            raise named_error(exc, self.path) from None
+
+    def finish(self) -> None:
+        """Everything written and closed, still under the temporary name (:meth:`commit` renames)."""
+        if self.fh is not None:
+            fh, self.fh = self.fh, None
+            try:
+                fh.close()
+            except OSError as exc:
+                from ..writers.base import named_error
+                raise named_error(exc, self.path) from None
+            self.finished = True
+
+    def commit(self) -> None:
+        if self.finished:
+            assert self.tmp is not None and self.path is not None
+            os.replace(self.tmp, self.path)
+            self.finished = False
 
     def close(self) -> None:
         """The run succeeded: the rejects file takes its name."""
-        if self.fh is not None:
-            self.fh.close()
-            self.fh = None
-            assert self.tmp is not None and self.path is not None
-            os.replace(self.tmp, self.path)
+        self.finish()
+        self.commit()
 
     def abort(self) -> None:
         """The run failed or was stopped: no partial rejects file (a resumable one stays for the resume)."""
@@ -270,9 +289,10 @@ class RejectsWriter:
             except OSError:
                 pass
             self.fh = None
-            if not self.resumable:
-                from ..writers.base import remove_quietly
-                remove_quietly(self.tmp)
+        if self.tmp and not self.resumable:
+            from ..writers.base import remove_quietly
+            remove_quietly(self.tmp)
+        self.finished = False
 
 
 def input_stats() -> list[StageStats]:

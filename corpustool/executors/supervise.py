@@ -314,7 +314,12 @@ class WorkerPool:
     def _start(self, number: int) -> _Worker:
         from multiprocessing.sharedctypes import RawArray
 
-        progress = RawArray("d", 4)
+        try:
+            progress = RawArray("d", 4)
+        except OSError as exc:          # its shared memory is a file (in /dev/shm or the temporary folder)
+            import tempfile
+            where = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+            raise OSError(exc.errno, f"{exc.strerror} (shared memory of the worker processes)", where) from None
         main_end, child_end = self.ctx.Pipe(duplex=True)
         inherited = [w.conn for w in self.workers] if self.fork else []
         proc = self.ctx.Process(target=_worker_main, name=f"corpustool-worker-{number}", daemon=True,
