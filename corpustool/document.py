@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +109,10 @@ class Paragraph:
             glued = set(glue)
             p.glue = [i in glued for i in range(len(p.tokens))]
         return p
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class MalformedDocument(ValueError):
@@ -286,4 +291,10 @@ class Document:
             raise MalformedDocument("JSON nested too deeply") from None
         except ValueError as exc:           # JSONDecodeError, UnicodeDecodeError
             raise MalformedDocument(f"invalid JSON: {exc}") from None
+        if (_SURROGATE_ESCAPE_BYTES if isinstance(line, bytes) else _SURROGATE_ESCAPE).search(line) is not None:
+            # "\udc80" is valid JSON but no text: a lone surrogate cannot be written as UTF-8
+            try:
+                json.dumps(data, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                raise MalformedDocument("a \\u escape makes a lone surrogate, which is no text") from None
         return cls.from_dict(data, fallback_id=fallback_id)

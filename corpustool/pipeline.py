@@ -132,6 +132,7 @@ class Pipeline:
         # build: inputs that hold no document at all are an error (DataError, "no documents in ..."),
         # raised before the output takes its name
         self.require_documents = False
+        self._pending: tuple | None = None     # an output finished but not yet moved into place
 
     def lock_output(self) -> None:
         """Hold ``OUTPUT.lock``: a second run writing the same output is refused at once (OptionError)."""
@@ -152,7 +153,34 @@ class Pipeline:
             source = with_progress(source, self.inputs, sys.stderr)
         return self.executor.run(source, self.stages)
 
-    def run(self) -> list[StageStats]:
+    def commit_output(self) -> None:
+        """Move the output finished by ``run(commit=False)`` into place (a rename)."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        if pending[0] == "writer":
+            pending[1].commit()
+        else:
+            from .writers.base import commit_output, remove_quietly
+            _, ready, partial = pending
+            commit_output(ready, partial, self.output)
+            remove_quietly(self.checkpoint_path())
+
+    def abort_output(self) -> None:
+        """Discard the output finished by ``run(commit=False)`` (a resumable build keeps its
+        partial output and checkpoint)."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        if pending[0] == "writer":
+            pending[1].abort()
+        elif pending[1] != pending[2]:
+            from .writers.base import remove_quietly
+            remove_quietly(pending[1])
+
+    def run(self, commit: bool = True) -> list[StageStats]:
+        """Every input through every stage into the output; without ``commit`` the finished
+        output waits under its temporary name for :meth:`commit_output` (or :meth:`abort_output`)."""
         held = self._lock is not None
         self.lock_output()
         try:
@@ -163,7 +191,9 @@ class Pipeline:
                     writer.write(doc)
                     self.profile.add(doc)
                 self._check_documents()
-                writer.close()
+                writer.close(commit=commit)
+                if not commit:
+                    self._pending = ("writer", writer)
                 self._note_structures(writer)
             except BaseException:
                 writer.abort()      # an error or a signal: no partial output is left behind
@@ -211,7 +241,7 @@ class Pipeline:
                               f"remove it to start afresh")
         return state
 
-    def run_resumable(self, rejects_size: Callable[[], int] | None = None) -> list[StageStats]:
+    def run_resumable(self, rejects_size: Callable[[], int] | None = None, commit: bool = True) -> list[StageStats]:
         """Like :meth:`run`, but restartable after an interruption (see above)."""
         from .extractors.base import OptionError
 
@@ -222,16 +252,16 @@ class Pipeline:
         held = self._lock is not None
         self.lock_output()
         try:
-            return self._run_resumable(rejects_size)
+            return self._run_resumable(rejects_size, commit)
         finally:
             if not held:
                 self.unlock_output()
 
-    def _run_resumable(self, rejects_size: Callable[[], int] | None) -> list[StageStats]:
+    def _run_resumable(self, rejects_size: Callable[[], int] | None, commit: bool = True) -> list[StageStats]:
         import pickle
         from .extractors.base import OptionError
         from .readers import make_reader
-        from .writers.base import finish_output, format_for, remove_quietly
+        from .writers.base import format_for, named_error, prepare_output, remove_quietly
 
         partial = self.output + ".partial"
         state = self.load_checkpoint()
@@ -273,8 +303,11 @@ class Pipeline:
                         st.on_drop = self.on_drop
                 tmp = self.checkpoint_path() + ".tmp"
                 try:
-                    with open(tmp, "wb") as fh:
-                        fh.write(data)
+                    try:
+                        with open(tmp, "wb") as fh:
+                            fh.write(data)
+                    except OSError as exc:
+                        raise named_error(exc, self.checkpoint_path()) from None
                     os.replace(tmp, self.checkpoint_path())
                 except BaseException:
                     remove_quietly(tmp)
@@ -290,8 +323,9 @@ class Pipeline:
             raise
         for st in self.stages:
             st.close()
-        finish_output(partial, self.output)
-        os.unlink(self.checkpoint_path())
+        self._pending = ("resumable", prepare_output(partial, self.output), partial)
+        if commit:
+            self.commit_output()
         return self.stats()
 
     def _note_structures(self, writer, resumed: bool = False) -> None:

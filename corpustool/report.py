@@ -470,12 +470,24 @@ def render_report(data: dict[str, Any], title: str | None = None) -> str:
     return "\n".join(parts)
 
 
-def write_report(data: dict[str, Any], path: str, title: str | None = None) -> None:
-    """Render and write the report atomically (temporary name, then rename)."""
+def write_report(data: dict[str, Any], path: str, title: str | None = None, commit: bool = True) -> str:
+    """Render and write the report atomically (temporary name, then rename; without ``commit``
+    the caller renames the temporary file, whose name is returned)."""
+    from .writers.base import named_error, remove_quietly
+
     text = render_report(data, title=title)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    try:
+        try:
+            with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise named_error(exc, path) from None
+        if commit:
+            os.replace(tmp, path)
+    except BaseException:
+        remove_quietly(tmp)
+        raise
+    return tmp

@@ -36,14 +36,23 @@ def stats_dict(stats: list[StageStats], **extra) -> dict:
     return {"stages": [s.to_dict() for s in stats], "corpus_sizes": corpus_sizes(stats), **extra}
 
 
-def write_stats(path: str, stats: list[StageStats], **extra) -> None:
+def write_stats(path: str, stats: list[StageStats], commit: bool = True, **extra) -> str:
+    """Write the statistics under a temporary name and rename it to ``path``; without ``commit``
+    the temporary file is left for the caller to rename (its name is returned)."""
+    from .writers.base import named_error
+
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(stats_dict(stats, **extra), fh, indent=2, ensure_ascii=False, sort_keys=False)
-            fh.write("\n")
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(stats_dict(stats, **extra), fh, indent=2, ensure_ascii=False, sort_keys=False)
+                fh.write("\n")
+        except OSError as exc:  # a full disk: the message names the statistics file
+            raise named_error(exc, path) from None
+        if commit:
+            os.replace(tmp, path)
+        return tmp
     except BaseException:       # an error or a signal: no half-written statistics file
         try:
             os.unlink(tmp)

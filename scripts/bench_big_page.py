@@ -10,6 +10,7 @@ it as a multiple of the page size. CPU seconds are the child's.
 
     python scripts/bench_big_page.py                 # 5, 20 and 50 MB
     python scripts/bench_big_page.py --sizes 5 10    # MB
+    python scripts/bench_big_page.py --sizes --paragraphs 1000000   # only the many-paragraphs page
 """
 from __future__ import annotations
 
@@ -47,8 +48,26 @@ def big_page(size: int, seed: int = 5) -> bytes:
     return "".join(out).encode()
 
 
-def measure(size_mb: float, what: str) -> dict:
-    """Run in a child: peak RSS above the child's start of cleaning (or building) one page."""
+def small_paragraphs_page(size: int, paragraphs: int = 1_000_000) -> bytes:
+    """A page of ``paragraphs`` short ``<p>`` elements (one or two short words each) filling ``size`` bytes:
+    the most per-paragraph objects a page of that size can make (issue 29, item 7)."""
+    head = '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Many paragraphs</title></head><body>'
+    tail = "</body></html>"
+    per = max(5, (size - len(head) - len(tail)) // paragraphs)     # bytes per paragraph, "<p>" and "\n" included
+    words = [w for w in WORDS if len(w) <= per - 4] or ["a"]
+    out = [head]
+    for i in range(paragraphs):
+        text = words[i % len(words)]
+        if len(text) < per - 4:
+            text = (text + " " + "x" * per)[:per - 4]
+        out.append(f"<p>{text}\n")
+    out.append(tail)
+    return "".join(out).encode()
+
+
+def measure(size_mb: float, what: str, paragraphs: int = 0) -> dict:
+    """Run in a child: peak RSS above the child's start of cleaning (or building) one page;
+    ``paragraphs``: the page is that many short paragraphs (:func:`small_paragraphs_page`)."""
     from corpustool.document import Document
     from corpustool.pipeline import PipelineOptions, build_stages
     from corpustool.stage import DocumentStage
@@ -57,9 +76,10 @@ def measure(size_mb: float, what: str) -> dict:
     if what == "clean":
         stages = stages[:1]
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    raw = big_page(int(size_mb * 1e6))
+    raw = small_paragraphs_page(int(size_mb * 1e6), paragraphs) if paragraphs else big_page(int(size_mb * 1e6))
     size = len(raw)
     start = time.process_time()
+    wall = time.perf_counter()
     docs = [Document(id="big", url="http://big.example/", raw=raw)]
     del raw
     words = 0
@@ -71,16 +91,17 @@ def measure(size_mb: float, what: str) -> dict:
         words = sum(d.word_count() for d in docs)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {"what": what, "size": size, "peak_bytes": peak - base, "cpu": time.process_time() - start,
+            "seconds": time.perf_counter() - wall,
             "kept": len(docs), "words": words}
 
 
-def in_child(size_mb: float, what: str) -> dict:
+def in_child(size_mb: float, what: str, paragraphs: int = 0) -> dict:
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read)
         try:
-            out = json.dumps(measure(size_mb, what)).encode()
+            out = json.dumps(measure(size_mb, what, paragraphs)).encode()
         except BaseException as exc:   # noqa: BLE001 - reported by the parent
             out = json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode()
         os.write(write, out)
@@ -96,7 +117,9 @@ def in_child(size_mb: float, what: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=float, nargs="+", default=[5, 20, 50], help="page sizes in MB")
+    ap.add_argument("--sizes", type=float, nargs="*", default=[5, 20, 50], help="page sizes in MB (none: only the many-paragraphs page)")
+    ap.add_argument("--paragraphs", type=int, default=1_000_000,
+                    help="the many-paragraphs case: a 5 MB page of this many <p> (0: skip it)")
     args = ap.parse_args(argv)
     import corpustool.extractors.clean  # noqa: F401 - imported once, before the children fork
 
@@ -106,6 +129,15 @@ def main(argv: list[str] | None = None) -> int:
             r = in_child(size, what)
             if "error" in r:
                 print(f"{what:<6} {size:>8.0f}  {r['error']}")
+                continue
+            print(f"{what:<6} {r['size'] / 1e6:>8.1f} {r['peak_bytes'] / 1e6:>8.0f} {r['peak_bytes'] / r['size']:>7.1f} "
+                  f"{r['cpu']:>6.1f} {r['words']:>10,}", flush=True)
+    if args.paragraphs:
+        print(f"a 5 MB page of {args.paragraphs:,} short paragraphs (issue 29, item 7):")
+        for what in ("clean", "build"):
+            r = in_child(5, what, args.paragraphs)
+            if "error" in r:
+                print(f"{what:<6} {5:>8.0f}  {r['error']}")
                 continue
             print(f"{what:<6} {r['size'] / 1e6:>8.1f} {r['peak_bytes'] / 1e6:>8.0f} {r['peak_bytes'] / r['size']:>7.1f} "
                   f"{r['cpu']:>6.1f} {r['words']:>10,}", flush=True)

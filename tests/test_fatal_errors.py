@@ -271,3 +271,95 @@ def test_input_error_part_way_is_counted_and_the_build_goes_on(tmp_path, monkeyp
     assert stats[0].docs_out == 5 + 3
     err = capsys.readouterr().err
     assert "Input/output error after 5 documents" in err and str(DEMO) in err
+
+
+# -- a full disk (issue 29, item 9) -------------------------------------------------------------
+# A file-size limit (RLIMIT_FSIZE) in the child makes every write past it fail as a full disk would
+# (EFBIG; Python ignores SIGXFSZ), with no root rights and no mount.
+
+def _identical_pages(directory: Path, n: int) -> Path:
+    """``n`` copies of one page: one document is kept, n - 1 are rejected as exact duplicates."""
+    directory.mkdir()
+    r = random.Random(1)
+    paras = "".join(f"<p>{' '.join(r.choices(WORDS, k=40))}.</p>" for _ in range(3))
+    for i in range(n):
+        (directory / f"copy-of-the-same-page-{i:04d}.html").write_text(f"<html><body>{paras}</body></html>")
+    return directory
+
+
+def _run_with_file_limit(limit: int, *args, cwd):
+    import resource
+
+    def limit_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.run(_cli(*args), capture_output=True, text=True, cwd=cwd, timeout=600,
+                          preexec_fn=limit_files)
+
+
+def _leftovers(directory: Path, keep: set[str]) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name not in keep)
+
+
+def test_a_full_disk_under_the_rejects_file_leaves_no_corpus_and_no_temporary_file(tmp_path):
+    src = _identical_pages(tmp_path / "in", 20)
+    out = tmp_path / "out"
+    out.mkdir()
+    ref = _run("build", src, "-o", out / "ref.vert", "--lang", "en", "--quiet", "--rejects", out / "ref.jsonl")
+    assert ref.returncode == 0, ref.stderr
+    corpus, rejects = (out / "ref.vert").stat().st_size, (out / "ref.jsonl").stat().st_size
+    assert corpus < 4000 < rejects < 8000       # the rejects fit in the write buffer: they fail at the end
+    proc = _run_with_file_limit(4096, "build", src, "-o", out / "c.vert", "--lang", "en", "--quiet",
+                                "--rejects", out / "rej.jsonl", "--stats", out / "s.json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "rej.jsonl" in lines[0] and "Traceback" not in proc.stderr
+    # the corpus is moved into place only when everything else succeeded; nothing temporary is left
+    assert _leftovers(out, {"ref.vert", "ref.jsonl"}) == []
+
+
+@pytest.mark.parametrize("name", ["c.vert", "c.vert.gz"])
+def test_a_full_disk_under_the_output_names_it_and_leaves_nothing(tmp_path, name):
+    src = _pages(tmp_path / "in", 30)
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = _run_with_file_limit(20_000, "build", src, "-o", out / name, "--lang", "en", "--quiet",
+                                "--rejects", out / "rej.jsonl", "--stats", out / "s.json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{out / name}:" in lines[0], proc.stderr
+    assert _leftovers(out, set()) == []
+
+
+def test_a_disk_full_from_the_start_leaves_no_lock_file(tmp_path):
+    src = _pages(tmp_path / "in", 3)
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = _run_with_file_limit(0, "build", src, "-o", out / "c.vert", "--lang", "en", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error: /" in lines[0], proc.stderr     # names the file that could not grow
+    assert _leftovers(out, set()) == []
+
+
+# -- outputs are regular files (issue 29, item 8) -------------------------------------------------
+
+@pytest.mark.parametrize("option", ["-o", "--stats", "--rejects", "--report"])
+def test_an_output_that_is_a_device_or_a_fifo_is_refused_and_kept(tmp_path, option):
+    src = _pages(tmp_path / "in", 2)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    args = ["build", src, "--lang", "en", "--quiet"]
+    args += ["-o", fifo] if option == "-o" else ["-o", tmp_path / "c.vert", option, fifo]
+    proc = _run(*args)
+    _assert_refused(proc, option, "not a regular file")
+    assert fifo.is_fifo()
+    assert not (tmp_path / "c.vert").exists()
+
+
+def test_dev_stdout_is_standard_output(tmp_path):
+    src = _pages(tmp_path / "in", 2)
+    ref = _run("build", src, "-o", "-", "--lang", "en", "--quiet")
+    proc = _run("build", src, "-o", "/dev/stdout", "--lang", "en", "--quiet")
+    assert ref.returncode == 0 and proc.returncode == 0, proc.stderr
+    assert proc.stdout == ref.stdout and "<doc " in proc.stdout

@@ -206,3 +206,62 @@ def test_a_filter_keeps_going_on_an_empty_stream_and_on_bad_lines_before_good_on
     assert proc.stderr.strip() == ("corpustool tokenize: error: <stdin>: no line is a JSON Lines document (3 lines, "
                                    "none a document; the first: line 1: field 'paragraphs' must be an array, not "
                                    "a string)")
+
+
+# -- invalid UTF-8 (issue 29, item 10) --------------------------------------------------------
+
+def _utf8_stream() -> tuple[bytes, list[int]]:
+    """Good documents and, between them, a line with invalid UTF-8 bytes (in the url and the text),
+    one with a lone surrogate escape, one of Latin-1 text; the numbers of the bad lines."""
+    bad_lines = [
+        b'{"id": "u1", "url": "http://bad.example/\xff\xfe", "paragraphs": [{"text": "caf\xe9 au lait", "class": "good"}]}',
+        b'{"id": "u2", "url": "http://bad.example/\\udc80", "paragraphs": [{"text": "x\\ud800y", "class": "good"}]}',
+        b'{"id": "u3", "paragraphs": [{"text": "na\xefve \xc3", "class": "good"}]}',
+    ]
+    lines, bad = [], []
+    for i, line in enumerate(bad_lines):
+        lines.append(_good(i).encode())
+        lines.append(line)
+        bad.append(len(lines))
+    lines.append(_good(len(bad_lines)).encode())
+    return b"\n".join(lines) + b"\n", bad
+
+
+UTF8_FILTERS = STAGES + [["vert"]]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8:strict", "utf-8:surrogateescape"])
+@pytest.mark.parametrize("stage", UTF8_FILTERS, ids=[s[0] for s in UTF8_FILTERS])
+def test_filters_read_bytes_and_count_invalid_utf8_as_malformed(tmp_path, stage, encoding):
+    import os
+
+    stream, bad = _utf8_stream()
+    env = dict(os.environ, PYTHONIOENCODING=encoding)
+    proc = subprocess.run([sys.executable, "-m", "corpustool", *stage, "--stats", "stats.json", "--quiet"],
+                          input=stream, capture_output=True, cwd=tmp_path, timeout=300, env=env)
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 0, err[-2000:]
+    assert "Traceback" not in err and "UnicodeDecodeError" not in err
+    out = proc.stdout.decode("utf-8")           # nothing invalid reaches the output
+    assert "\udc80" not in out and "bad.example" not in out
+    if stage[0] == "vert":
+        assert out.count("<doc ") == len(bad) + 1
+    else:
+        assert [json.loads(line)["id"] for line in out.splitlines()] == [f"good{i}" for i in range(len(bad) + 1)]
+    messages = [line for line in err.splitlines() if "malformed" in line]
+    assert len(messages) == len(bad)
+    for n, msg in zip(bad, messages):
+        assert f"line {n}:" in msg
+    stats = json.loads((tmp_path / "stats.json").read_text())["stages"]
+    assert stats[0]["stage"] == "input" and stats[0]["drops"] == {"malformed-jsonl": len(bad)}
+    if stage[0] == "vert":
+        assert stats[1]["stage"] == "vert" and stats[1]["docs_out"] == len(bad) + 1
+
+
+def test_vert_prints_its_statistics_table_when_asked(tmp_path):
+    stream, bad = _utf8_stream()
+    proc = subprocess.run([sys.executable, "-m", "corpustool", "vert", "-o", "out.vert", "--stats"],
+                          input=stream, capture_output=True, cwd=tmp_path, timeout=300)
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    assert "vert" in err and "malformed-jsonl=3" in err

@@ -218,3 +218,27 @@ def test_bad_options_and_files(tmp_path, capsys):
     assert cli_main(["onion", "-q", "-f", str(bad), str(src)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "not a duplicate n-gram file" in err
+
+
+@pytest.mark.parametrize("options", [["--engine", "extended"], ["--skip-stopwords", "--stoplist", "en"], ["--document-level"],
+                                     ["--reorder", "--two-pass"]], ids=lambda o: o[0])
+def test_the_extended_engine_keeps_cr_and_crlf_byte_for_byte(tmp_path, options):
+    """Issue 29 item 11: a lone CR does not split a line, CRLF stays CRLF; marks line up with input lines."""
+    body = [b"caf\xc3\xa9", b"lone\rcr", b"cr\r", b"na\xefve", b""] + [b"w%d" % i for i in range(30)]
+    raw = (b'<doc id="1">\r\n<p>\r\n' + b"\r\n".join(body) + b"\r\n</p>\r\n</doc>\r\n"
+           + b'<doc id="2">\n<p>\n' + b"\n".join(b"u%d\r" % i for i in range(30)) + b"\nx\ry\n</p>\n</doc>\n")
+    src = tmp_path / "in.vert"
+    src.write_bytes(raw)
+    out = tmp_path / "out.vert"
+    assert cli_main(["onion", "-q", "-s", *options, "-o", str(out), str(src)]) == 0
+    assert out.read_bytes() == raw
+    assert cli_main(["onion", "-q", *options, "-o", str(out), str(src)]) == 0
+    marked = out.read_bytes().split(b"\n")[:-1]
+    lines = raw.split(b"\n")[:-1]
+    assert len(marked) == len(lines)
+    assert [m[:2] in (b"0\t", b"1\t") for m in marked] == [True] * len(lines)
+    assert [m[2:] for m in marked] == lines
+    if "--two-pass" not in options:     # (two passes read a file, not stdin)
+        res = subprocess.run([sys.executable, "-m", "corpustool", "onion", "-q", "-s", *options], input=raw,
+                             capture_output=True)
+        assert res.returncode == 0 and res.stdout == raw

@@ -447,3 +447,99 @@ def test_spark_build_survives_crashing_and_hanging_pages(tmp_path, monkeypatch):
     assert ("http://crash.example/segfault", "clean", "crashed") in results["local"][1]
     assert ("http://crash.example/hang", "clean", "timeout") in results["local"][1]
     assert b"Staleness" in results["local"][0]
+
+
+# -- a stopped worker that is not computing (issue 29, item 2) ----------------------------
+
+class StopOnce(DocumentStage):
+    """Stage 1: on the document marked STOP, SIGSTOPs its own worker once (over all processes: a flag
+    file) at a moment when the worker is not computing: ``how`` = "idle" (before it takes its next
+    batch) or "sending" (in the middle of sending its results)."""
+
+    name = "faulty"
+    flag = ""
+    how = "idle"
+
+    def process(self, doc):
+        time.sleep(0.005)
+        if "STOP" in doc.paragraphs[0].text:
+            try:
+                os.close(os.open(StopOnce.flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                return doc
+            frame = sys._getframe()
+            while frame is not None and frame.f_code.co_name != "_worker_main":
+                frame = frame.f_back
+            conn = frame.f_locals["conn"]
+            if StopOnce.how == "idle":
+                real_recv = conn.recv
+
+                def recv():
+                    conn.recv = real_recv
+                    os.kill(os.getpid(), signal.SIGSTOP)
+                    return real_recv()
+
+                conn.recv = recv
+            else:
+                import struct
+                from multiprocessing.reduction import ForkingPickler
+                real_send = conn.send
+
+                def send(msg):
+                    if msg[0] != "done":
+                        return real_send(msg)
+                    conn.send = real_send
+                    data = bytes(ForkingPickler.dumps(msg))
+                    half = len(data) // 2
+                    os.write(conn.fileno(), struct.pack("!i", len(data)) + data[:half])
+                    os.kill(os.getpid(), signal.SIGSTOP)
+                    view = memoryview(data)[half:]
+                    while view:
+                        view = view[os.write(conn.fileno(), view):]
+
+                conn.send = send
+        return doc
+
+
+def _continue_children_later(seconds: float):
+    """A watchdog: SIGCONT every child after ``seconds``, so that a build that would wait forever
+    ends (late) and the test fails on the time instead of hanging."""
+    import threading
+
+    def go():
+        me = os.getpid()
+        children = Path(f"/proc/{me}/task/{me}/children")
+        for pid in (children.read_text().split() if children.exists() else ()):
+            try:
+                os.kill(int(pid), signal.SIGCONT)
+            except OSError:
+                pass
+
+    timer = threading.Timer(seconds, go)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+@pytest.mark.parametrize("how", ["idle", "sending"])
+def test_a_stopped_worker_that_is_not_computing_is_killed_and_its_documents_retried(tmp_path, capsys, how):
+    reference = _run(1, _docs(40))[0]
+    StopOnce.flag = str(tmp_path / "stopped")
+    StopOnce.how = how
+    stages = [Mark(), StopOnce()]
+    ex = LocalExecutor(workers=2, batch_size=4, doc_timeout=2)
+    timer = _continue_children_later(40)
+    started = time.monotonic()
+    try:
+        out = [(d.id, [p.text for p in d.paragraphs], d.meta.get("marked"))
+               for d in ex.run(_docs(40, {5: "STOP"}), stages)]
+    finally:
+        timer.cancel()
+    took = time.monotonic() - started
+    assert os.path.exists(StopOnce.flag)             # the worker was stopped
+    assert took < 30, f"the build waited {took:.0f} s on a stopped worker"
+    assert [o[0] for o in out] == [o[0] for o in reference]
+    assert [o[2] for o in out] == [True] * 40
+    assert stages[1].stats.docs_in == stages[1].stats.docs_out == 40 and not stages[1].stats.drops
+    err = capsys.readouterr().err
+    assert "its documents run again" in err and "worker" in err

@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from ..pipeline import Pipeline
 
     options = options_from_args(args)
+    check_outputs(args, args.inputs)
     if args.registry:
         from ..writers.base import format_for
         if args.output == "-" or (args.output_format or format_for(args.output)) != "vert":
@@ -103,7 +104,6 @@ def run(args: argparse.Namespace) -> int:
         if os.path.exists(args.registry) and not os.path.isdir(args.registry):
             raise OptionError(f"--registry {args.registry!r} is not a directory")
     progress = not args.quiet and sys.stderr.isatty()
-    check_outputs(args, args.inputs)
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
                         output_format=args.output_format, progress=progress)
     pipeline.require_documents = True       # inputs with no document: one line, exit 1
@@ -126,22 +126,34 @@ def _build(args: argparse.Namespace, pipeline) -> list:
     pipeline.on_drop = rejects
     for st in [pipeline.reader, *pipeline.stages]:
         st.on_drop = rejects
+    # every output is finished under its temporary name first; the corpus, the rejects, the
+    # statistics and the report take their names only when all of them were written
+    ready: list[tuple[str, str]] = []
     try:
-        stats = pipeline.run_resumable(rejects.size) if args.resume else pipeline.run()
+        stats = (pipeline.run_resumable(rejects.size, commit=False) if args.resume
+                 else pipeline.run(commit=False))
+        rejects.finish()
+        extra = {"options": _jsonable(vars(args)), "corpus": pipeline.profile.to_dict()}
+        if args.stats:
+            ready.append((write_stats(args.stats, stats, commit=False, **extra), args.stats))
+        if args.report:
+            from ..report import write_report
+            from ..stats import stats_dict
+            ready.append((write_report(stats_dict(stats, **extra), args.report, commit=False), args.report))
+        pipeline.commit_output()
     except BaseException:
         rejects.abort()
+        pipeline.abort_output()
+        from ..writers.base import remove_quietly
+        for tmp, _ in ready:
+            remove_quietly(tmp)
         raise
-    rejects.close()
+    rejects.commit()
+    for tmp, path in ready:
+        os.replace(tmp, path)
     if args.registry and pipeline.structures is not None:
         from ..writers.registry import write_registry
         write_registry(args.registry, args.output, pipeline.structures, args.target)
-    extra = {"options": _jsonable(vars(args)), "corpus": pipeline.profile.to_dict()}
-    if args.stats:
-        write_stats(args.stats, stats, **extra)
-    if args.report:
-        from ..report import write_report
-        from ..stats import stats_dict
-        write_report(stats_dict(stats, **extra), args.report)
     if not args.quiet:
         print_table(stats, file=sys.stderr)
     return stats

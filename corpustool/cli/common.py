@@ -23,6 +23,10 @@ def read_stream(stream: IO[str] | IO[bytes] | None = None, name: str = "<stdin>"
     stream in which no line is a document (a WARC, HTML or a vertical file piped
     into a filter) ends with one :class:`DataError` that says what it looks like.
     An empty stream is no error (an earlier filter may have dropped everything).
+    The stream is read as bytes (stdin by default),
+    so a line that is not valid UTF-8 is such a line too, and never stops the stream
+    or reaches the output (a text stream opened with ``surrogateescape`` shows
+    its invalid bytes as lone surrogates: the same).
     """
     from ..readers.jsonl import MAX_LISTED, no_document_message
 
@@ -38,6 +42,7 @@ def read_stream(stream: IO[str] | IO[bytes] | None = None, name: str = "<stdin>"
         if not line:
             continue
         try:
+            line = _utf8_line(line)
             doc = Document.from_json(line, fallback_id=f"{name}:{lineno}")
         except MalformedDocument as exc:
             bad += 1
@@ -72,6 +77,20 @@ def read_stream(stream: IO[str] | IO[bytes] | None = None, name: str = "<stdin>"
                                             "writes: corpustool read FILE | corpustool ..."))
 
 
+def _utf8_line(line: bytes | str) -> str:
+    """The line as text; MalformedDocument when it is not valid UTF-8."""
+    if isinstance(line, str):
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise MalformedDocument(f"invalid UTF-8 at character {exc.start}") from None
+        return line
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedDocument(f"invalid UTF-8 at byte {exc.start}") from None
+
+
 _MALFORMED = StageStats("input")
 
 
@@ -93,6 +112,8 @@ def check_outputs(args: argparse.Namespace, inputs: Iterable[str] = ()) -> None:
     that are an input, or that are the same file twice."""
     from ..writers.base import check_distinct_outputs, check_output_path
 
+    if getattr(args, "output", None) in STDOUT_NAMES:
+        args.output = "-"           # written as stdout, not renamed over the device
     named = [("-o", getattr(args, "output", None)), ("--rejects", getattr(args, "rejects", None)),
              ("--stats", getattr(args, "stats", None)), ("--report", getattr(args, "report", None))]
     check_distinct_outputs(named)
@@ -100,6 +121,8 @@ def check_outputs(args: argparse.Namespace, inputs: Iterable[str] = ()) -> None:
         if path:
             check_output_path(path, inputs, what)
 
+
+STDOUT_NAMES = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 
 STATS_TABLE = ""     # `--stats` without FILE: the table on stderr only
 
@@ -116,7 +139,7 @@ def add_vertical_options(g) -> None:
                    help="no <s> in vertical output")
 
 
-def add_stats_options(p: argparse.ArgumentParser, table: bool = False) -> None:
+def add_stats_options(p: argparse.ArgumentParser, table: bool = False, rejects: bool = True) -> None:
     """``table``: the command prints its statistics table unless --quiet (build); a filter
     prints it only when asked (``--stats``), or every stage of a pipe would (issue 22)."""
     if table:
@@ -125,8 +148,9 @@ def add_stats_options(p: argparse.ArgumentParser, table: bool = False) -> None:
         p.add_argument("--stats", metavar="FILE", nargs="?", const=STATS_TABLE,
                        help="print the statistics table on stderr; with FILE, write the statistics as JSON "
                             "to FILE instead")
-    p.add_argument("--rejects", metavar="FILE",
-                   help="write dropped documents (id, url, stage, reason) as JSON Lines to FILE")
+    if rejects:
+        p.add_argument("--rejects", metavar="FILE",
+                       help="write dropped documents (id, url, stage, reason) as JSON Lines to FILE")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar and no statistics on stderr" if table else "no messages on stderr")
     p.set_defaults(stats_table=table)
@@ -232,6 +256,7 @@ class RejectsWriter:
         self.fh = None
         self.path = path
         self.resumable = resumable
+        self.finished = False
         self.tmp: str | None = None
         if path:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -254,15 +279,33 @@ class RejectsWriter:
         if self.fh is None:
             return
         rec = {"id": doc.id, "url": doc.url, "source": doc.source, "stage": stage, "reason": doc.drop_reason}
-        self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        try:
+            self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        except OSError as exc:          # a full disk: the message names the rejects file
+            from ..writers.base import named_error
+            raise named_error(exc, self.path) from None
+
+    def finish(self) -> None:
+        """Everything written and closed, still under the temporary name (:meth:`commit` renames)."""
+        if self.fh is not None:
+            fh, self.fh = self.fh, None
+            try:
+                fh.close()
+            except OSError as exc:
+                from ..writers.base import named_error
+                raise named_error(exc, self.path) from None
+            self.finished = True
+
+    def commit(self) -> None:
+        if self.finished:
+            assert self.tmp is not None and self.path is not None
+            os.replace(self.tmp, self.path)
+            self.finished = False
 
     def close(self) -> None:
         """The run succeeded: the rejects file takes its name."""
-        if self.fh is not None:
-            self.fh.close()
-            self.fh = None
-            assert self.tmp is not None and self.path is not None
-            os.replace(self.tmp, self.path)
+        self.finish()
+        self.commit()
 
     def abort(self) -> None:
         """The run failed or was stopped: no partial rejects file (a resumable one stays for the resume)."""
@@ -272,9 +315,15 @@ class RejectsWriter:
             except OSError:
                 pass
             self.fh = None
-            if not self.resumable:
-                from ..writers.base import remove_quietly
-                remove_quietly(self.tmp)
+        if self.tmp and not self.resumable:
+            from ..writers.base import remove_quietly
+            remove_quietly(self.tmp)
+        self.finished = False
+
+
+def input_stats() -> list[StageStats]:
+    """The ``input`` row (malformed lines of the stream), when there were any."""
+    return [_MALFORMED] if _MALFORMED.drops else []
 
 
 def run_stream_command(args: argparse.Namespace, stage: Stage, detail: bool = False) -> int:

@@ -251,12 +251,13 @@ def _open_text(path: str) -> IO[str]:
     import gzip
     import io
 
+    # newline="": lines end at "\n" only and keep their CR (a lone CR or CRLF), as the default engine's
     if path == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape", newline="")
     try:
         if path.endswith(".gz"):
-            return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape")
-        return open(path, encoding="utf-8", errors="surrogateescape")
+            return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape", newline="")
+        return open(path, encoding="utf-8", errors="surrogateescape", newline="")
     except OSError as exc:
         raise OptionError(f"cannot open {path}: {exc.strerror}") from None
 

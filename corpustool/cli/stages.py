@@ -48,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", default="-", help="output file (default stdout); .gz compresses")
     p.add_argument("--format", dest="output_format", choices=("vert", "text", "jsonl"), default=None)
     add_vertical_options(p)
+    add_stats_options(p, rejects=False)
     p.set_defaults(func=run_vert)
 
     p = sub.add_parser("extractors", help="list the available extraction methods and presets")
@@ -105,17 +106,29 @@ def run_vert(args: argparse.Namespace) -> int:
 
     from ..writers.base import format_for
 
+    from ..stage import StageStats
+    from ..stats import print_table, write_stats
+    from .common import input_stats
+
     check_outputs(args)
     fmt = args.output_format or format_for(args.output)
     options = {"sentences": args.sentences, "target": args.target} if fmt == "vert" else {}
     writer = open_writer(args.output, fmt, **options)
+    stats = StageStats("vert")
     try:
         for doc in read_stream():
+            stats.count_in(doc)
             writer.write(doc)
+            stats.count_out(doc)
         writer.close()
     except BaseException:
         writer.abort()
         raise
+    table = input_stats() + [stats]
+    if args.stats:
+        write_stats(args.stats, table)
+    if show_stats_table(args):
+        print_table(table, file=sys.stderr)
     return 0
 
 

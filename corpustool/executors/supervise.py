@@ -18,6 +18,12 @@ child processes (one or more) that the main process watches:
   ``timeout`` by the stage it was in; in solo runs the worker reports each
   stage's counters as it goes, so the statistics stay exact
   (docs in = docs out + drops at every stage).
+* No wait on a worker is without a deadline: the main process talks to its
+  workers through non-blocking pipes, and a worker that stops answering
+  while it is not computing (stopped while it sends its results, or while it
+  should take its next batch) for longer than ``doc_timeout`` (60 s when
+  documents have no limit) is killed like a hanging one, and its documents
+  run again.
 * Results are handed back in input order and counters are sums, so the
   output, the statistics and the rejects are the same for any number of
   workers.
@@ -35,12 +41,15 @@ import faulthandler
 import gc
 import multiprocessing as mp
 import os
+import select
 import signal
+import struct
 import sys
 import time
 from collections import deque
 from itertools import islice
 from multiprocessing.connection import wait as wait_ready
+from multiprocessing.reduction import ForkingPickler
 from typing import Iterable, Iterator
 
 from ..document import Document
@@ -63,6 +72,73 @@ FAULT_MARKERS = {
 def fault_markers_live() -> bool:
     """Whether the test markers are live (read in the main process, or Spark's driver)."""
     return os.environ.get(FAULT_ENV) == "1"
+
+
+# -- the main process's end of a pipe: every read and write has a deadline ----------
+# The framing is multiprocessing's (a 4-byte big-endian length, or -1 and an 8-byte one), so the
+# worker keeps its plain blocking Connection.
+
+class _Stalled(Exception):
+    """The worker did not read or write a byte for longer than the limit."""
+
+
+def _wait_fd(fd: int, event: int, until: float) -> None:
+    remaining = until - time.monotonic()
+    if remaining <= 0:
+        raise _Stalled
+    poller = select.poll()
+    poller.register(fd, event)
+    poller.poll(max(1, int(remaining * 1000)))
+
+
+def send_with_deadline(fd: int, obj, limit: float) -> None:
+    """Pickle ``obj`` and write it to the non-blocking ``fd``; :class:`_Stalled` when the reader
+    takes no byte for ``limit`` seconds; OSError when it is gone."""
+    data = ForkingPickler.dumps(obj)
+    n = len(data)
+    header = struct.pack("!i", -1) + struct.pack("!Q", n) if n > 0x7fffffff else struct.pack("!i", n)
+    for part in (header, data):
+        view = memoryview(part)
+        until = time.monotonic() + limit
+        while view:
+            try:
+                written = os.write(fd, view)
+            except (BlockingIOError, InterruptedError):
+                written = 0
+            if written:
+                view = view[written:]
+                until = time.monotonic() + limit
+            else:
+                _wait_fd(fd, select.POLLOUT, until)
+
+
+def _read_exact(fd: int, size: int, limit: float, started: bool) -> bytearray:
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got = 0
+    until = time.monotonic() + limit
+    while got < size:
+        try:
+            n = os.readv(fd, [view[got:]])
+        except (BlockingIOError, InterruptedError):
+            _wait_fd(fd, select.POLLIN, until)
+            continue
+        if n == 0:
+            if got == 0 and not started:
+                raise EOFError
+            raise OSError("end of file in the middle of a message")
+        got += n
+        until = time.monotonic() + limit
+    return buf
+
+
+def recv_with_deadline(fd: int, limit: float):
+    """One message from the non-blocking ``fd``: EOFError at its end, :class:`_Stalled` when the
+    writer sends no byte for ``limit`` seconds in the middle of a message."""
+    size, = struct.unpack("!i", _read_exact(fd, 4, limit, False))
+    if size == -1:
+        size, = struct.unpack("!Q", _read_exact(fd, 8, limit, True))
+    return ForkingPickler.loads(_read_exact(fd, size, limit, True))
 
 
 # -- the worker (child process) ---------------------------------------------------
@@ -185,7 +261,7 @@ class _Job:
 
 
 class _Worker:
-    __slots__ = ("number", "proc", "conn", "progress", "job")
+    __slots__ = ("number", "proc", "conn", "progress", "job", "heard")
 
     def __init__(self, number: int, proc, conn, progress) -> None:
         self.number = number
@@ -193,6 +269,7 @@ class _Worker:
         self.conn = conn
         self.progress = progress
         self.job: _Job | None = None
+        self.heard = time.monotonic()   # the job handed over or a message received: the worker answers
 
 
 def _signal_name(exitcode: int | None) -> str:
@@ -213,6 +290,8 @@ class WorkerPool:
                  doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, faults: bool | None = None) -> None:
         self.segments = segments
         self.doc_timeout = doc_timeout or None
+        # how long a worker that is not computing may leave a message unread or half-sent
+        self.answer_timeout = self.doc_timeout or DEFAULT_DOC_TIMEOUT
         self.faults = fault_markers_live() if faults is None else faults
         methods = mp.get_all_start_methods()
         self.fork = "fork" in methods
@@ -235,13 +314,19 @@ class WorkerPool:
     def _start(self, number: int) -> _Worker:
         from multiprocessing.sharedctypes import RawArray
 
-        progress = RawArray("d", 4)
+        try:
+            progress = RawArray("d", 4)
+        except OSError as exc:          # its shared memory is a file (in /dev/shm or the temporary folder)
+            import tempfile
+            where = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+            raise OSError(exc.errno, f"{exc.strerror} (shared memory of the worker processes)", where) from None
         main_end, child_end = self.ctx.Pipe(duplex=True)
         inherited = [w.conn for w in self.workers] if self.fork else []
         proc = self.ctx.Process(target=_worker_main, name=f"corpustool-worker-{number}", daemon=True,
                                 args=(child_end, progress, self.segments, self.faults, inherited))
         proc.start()
         child_end.close()
+        os.set_blocking(main_end.fileno(), False)   # every read and write of ours has a deadline
         return _Worker(number, proc, main_end, progress)
 
     def _replace(self, w: _Worker) -> _Worker:
@@ -257,8 +342,8 @@ class WorkerPool:
                 w.proc.kill()
             else:
                 try:
-                    w.conn.send(None)
-                except OSError:
+                    send_with_deadline(w.conn.fileno(), None, 5.0)
+                except (OSError, _Stalled):
                     w.proc.kill()
         w.proc.join(5 if not kill else None)
         if w.proc.is_alive():
@@ -296,9 +381,14 @@ class WorkerPool:
     def _send(self, w: _Worker, job: _Job) -> None:
         w.job = job
         try:
-            w.conn.send((job.id, job.seg, job.docs, job.solo))
+            send_with_deadline(w.conn.fileno(), (job.id, job.seg, job.docs, job.solo), self.answer_timeout)
         except (OSError, EOFError):     # died while idle: the job is not at fault
             self._failed(w, "died")
+            return
+        except _Stalled:                # stopped while idle: it does not take its batch
+            self._stalled(w, "did not take its next batch")
+            return
+        w.heard = time.monotonic()
 
     def wait(self, job: _Job) -> None:
         """Run the workers until every document of ``job`` has a result."""
@@ -319,7 +409,7 @@ class WorkerPool:
                     continue            # replaced while handling an earlier handle
                 if ready is w.conn:
                     if not self._receive(w):    # closed its pipe or sent garbage: it is gone either way
-                        if w.job is not None:
+                        if w.job is not None and w in self.workers:
                             self._failed(w, "died")
                 elif w.job is None:
                     self._replace(w)    # an idle worker died (killed from outside): start another
@@ -330,28 +420,45 @@ class WorkerPool:
             self._check_timeouts()
 
     def _next_deadline(self, busy: list[_Worker]) -> float | None:
-        if self.doc_timeout is None:
-            return None
         now = time.monotonic()
-        soonest = self.doc_timeout
+        soonest = self.answer_timeout
         for w in busy:
             started = w.progress[_START]
-            if started:
+            if started and self.doc_timeout is not None:
                 soonest = min(soonest, started + self.doc_timeout - now)
+            elif not started:
+                soonest = min(soonest, w.heard + self.answer_timeout - now)
         return max(0.0, soonest) + 0.01
 
     def _check_timeouts(self) -> None:
-        if self.doc_timeout is None:
-            return
         now = time.monotonic()
         for w in list(self.workers):
+            if w not in self.workers or w.job is None:
+                continue
             started = w.progress[_START]
-            if w.job is not None and started and now - started > self.doc_timeout:
+            if started and self.doc_timeout is not None and now - started > self.doc_timeout:
                 w.proc.kill()
                 w.proc.join()
                 self._drain(w)          # it may have finished just before
                 if w.job is not None:
                     self._failed(w, "timeout")
+            elif not started and now - w.heard > self.answer_timeout:
+                # holds a batch, computes nothing and sends nothing (stopped, or starved): as a hang
+                if w.conn.poll():
+                    continue            # it did answer: read first, the next round
+                self._stalled(w, "holds a batch but neither computes nor answers")
+
+    def _stalled(self, w: _Worker, what: str) -> None:
+        """``w`` stopped answering while not computing: killed, its documents run again."""
+        print(f"corpustool: worker {w.number + 1} (pid {w.proc.pid}) {what} for more than "
+              f"{self.answer_timeout:g} s; it was stopped, its documents run again", file=sys.stderr)
+        w.proc.kill()
+        w.proc.join()
+        self._drain(w)
+        if w.job is not None:
+            self._failed(w, "stalled")
+        else:
+            self._replace(w)
 
     def _receive(self, w: _Worker) -> bool:
         """Handle one message of ``w``; False when its pipe is closed or broken (it died)."""
@@ -360,7 +467,13 @@ class WorkerPool:
         gc_was_on = gc.isenabled()
         gc.disable()
         try:
-            msg = w.conn.recv()
+            msg = recv_with_deadline(w.conn.fileno(), self.answer_timeout)
+        except _Stalled:                # stopped in the middle of a message
+            if gc_was_on:
+                gc.enable()
+                gc_was_on = False
+            self._stalled(w, "stopped sending in the middle of a message")
+            return True
         except (EOFError, OSError):
             return False
         except Exception:               # a message cut short by the worker's death
@@ -368,23 +481,32 @@ class WorkerPool:
         finally:
             if gc_was_on:
                 gc.enable()
+        w.heard = time.monotonic()
+        self._handle(w, msg)
+        return True
+
+    def _handle(self, w: _Worker, msg) -> None:
         kind, job_id = msg[0], msg[1]
         job = w.job
         if job is None or job_id != job.id:
-            return True
+            return
         if kind == "at":
             job.at = (msg[2], msg[3], msg[4])
         elif kind == "done":
             w.job = None
             self._complete(job, msg[2], msg[3])
-        return True
 
     def _drain(self, w: _Worker) -> None:
         """Read what a dead or killed worker sent before it stopped."""
         try:
             while w.job is not None and w.conn.poll():
-                if not self._receive(w):
+                try:
+                    msg = recv_with_deadline(w.conn.fileno(), 1.0)
+                except (_Stalled, EOFError, OSError):
                     return
+                except Exception:
+                    return
+                self._handle(w, msg)
         except (EOFError, OSError):
             pass
 

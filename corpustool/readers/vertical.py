@@ -155,8 +155,8 @@ class VerticalReader:
         self._doc_tokens = 0
         base = 0                      # lines before the current chunk
         for chunk in self._chunks():
-            if "\r\n" in chunk:
-                chunk = chunk.replace("\r\n", "\n")
+            # lines end at "\n" only and keep a CR (CRLF, a lone CR) as the default engine keeps it:
+            # in the line written back, and in its token; a tag line may end in CR ("<p>\r")
             lines = chunk.split("\n")
             if chunk.endswith("\n"):
                 lines.pop()
@@ -188,7 +188,7 @@ class VerticalReader:
                 if t == n:
                     break
                 line = lines[t]
-                m = tag_match(line)
+                m = tag_match(line[:-1] if line.endswith("\r") else line)
                 if m is None:      # "<3", "<" ...: a token after all
                     yield from self._gap(lines, cols, blank if blank_any else None, t, t + 1, base)
                 else:

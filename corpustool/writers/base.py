@@ -44,29 +44,50 @@ class Writer:
 
     def write(self, doc: Document) -> None:
         self.docs += 1
-        self.fh.write(self.format(doc))
+        try:
+            self.fh.write(self.format(doc))
+        except OSError as exc:          # a full disk: the message names the output
+            raise named_error(exc, self.path) from None
 
     def format(self, doc: Document) -> str:
         raise NotImplementedError
 
     def flush(self) -> int:
         """Write everything out; the size of the file so far (resumable builds)."""
-        self.fh.flush()
-        if self._raw is not None:
-            self._raw.flush()
-            os.fsync(self._raw.fileno())
-            return self._raw.tell()
+        try:
+            self.fh.flush()
+            if self._raw is not None:
+                self._raw.flush()
+                os.fsync(self._raw.fileno())
+                return self._raw.tell()
+        except OSError as exc:
+            raise named_error(exc, self.path) from None
         return 0
 
-    def close(self) -> None:
-        if self.path == "-" or self.append:
-            self.fh.flush()
-            if self.append:
-                self.fh.close()
-            return
-        self.fh.close()
+    _ready: str | None = None
+
+    def close(self, commit: bool = True) -> None:
+        """Finish the output; with ``commit`` (the default) also move it into place, else
+        :meth:`commit` does, once everything else of the run has succeeded."""
+        try:
+            if self.path == "-" or self.append:
+                self.fh.flush()
+                if self.append:
+                    self.fh.close()
+                return
+            self.fh.close()
+        except OSError as exc:
+            raise named_error(exc, self.path) from None
         assert self._tmp is not None
-        finish_output(self._tmp, self.path)
+        self._ready = prepare_output(self._tmp, self.path)
+        if commit:
+            self.commit()
+
+    def commit(self) -> None:
+        if self._ready is not None:
+            assert self._tmp is not None
+            commit_output(self._ready, self._tmp, self.path)
+            self._ready = None
 
     def abort(self) -> None:
         """Discard a partial output (on error or interruption)."""
@@ -77,6 +98,42 @@ class Writer:
         except Exception:
             pass
         remove_quietly(self._tmp)
+        if self._ready is not None and self._ready != self._tmp:
+            remove_quietly(self._ready)
+        self._ready = None
+
+
+def named_error(exc: OSError, path: str | None) -> OSError:
+    """``exc`` naming ``path`` when it names no file (a write to a full disk names none)."""
+    if exc.filename or not path:
+        return exc
+    return type(exc)(exc.errno, exc.strerror or str(exc), path)
+
+
+def prepare_output(plain: str, path: str) -> str:
+    """The file to move into place as ``path``: ``plain`` itself, or, when ``path`` ends in .gz,
+    its compressed copy (fixed mtime, no file name) under a temporary name."""
+    if not path.endswith(".gz"):
+        return plain
+    tmp = f"{path}.gz-tmp{os.getpid()}"
+    try:
+        with open(plain, "rb") as src, open(tmp, "wb") as raw, \
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+            shutil.copyfileobj(src, gz, 1 << 20)
+    except OSError as exc:
+        remove_quietly(tmp)
+        raise named_error(exc, path) from None
+    except BaseException:
+        remove_quietly(tmp)
+        raise
+    return tmp
+
+
+def commit_output(ready: str, plain: str, path: str) -> None:
+    """Move a prepared output into place (a rename: nothing left to fail for want of space)."""
+    os.replace(ready, path)
+    if ready != plain:
+        remove_quietly(plain)
 
 
 def finish_output(plain: str, path: str) -> None:
@@ -86,19 +143,7 @@ def finish_output(plain: str, path: str) -> None:
     gives the same bytes however the text was written: in one run or in a
     resumed one. Interrupted while compressing, it leaves no half-written file.
     """
-    if path.endswith(".gz"):
-        tmp = f"{path}.gz-tmp{os.getpid()}"
-        try:
-            with open(plain, "rb") as src, open(tmp, "wb") as raw, \
-                    gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-                shutil.copyfileobj(src, gz, 1 << 20)
-            os.replace(tmp, path)
-        except BaseException:
-            remove_quietly(tmp)
-            raise
-        os.unlink(plain)
-    else:
-        os.replace(plain, path)
+    commit_output(prepare_output(plain, path), plain, path)
 
 
 def remove_quietly(path: str | None) -> None:
@@ -137,6 +182,11 @@ def check_output_path(path: str, inputs: Iterable[str] = (), what: str = "-o") -
             raise OptionError(f"{what} {path} is the input {inp}; choose another output file")
     if os.path.isdir(real):
         raise OptionError(f"{what} {path} is a directory; give a file name")
+    if os.path.exists(real) and not os.path.isfile(real):
+        # a device, a FIFO or a socket: written under a temporary name and renamed, it would be replaced
+        hint = "; use - for standard output" if what == "-o" else ""
+        raise OptionError(f"{what} {path} is not a regular file (a device, pipe or socket); "
+                          f"outputs are regular files only{hint}")
     # the folder must exist and be a writable directory: a missing one is not created (a typo in
     # the path would make folders silently, and an interrupted run would leave them behind)
     parent = os.path.dirname(real)
@@ -213,9 +263,12 @@ class OutputLock:
             except FileNotFoundError:
                 pass
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self.fd = fd
+        try:        # the pid is for the message of a second run only: a full disk does not stop us here
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass
         return self
 
     def release(self) -> None:
