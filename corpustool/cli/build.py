@@ -106,10 +106,17 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args, args.inputs)
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
                         output_format=args.output_format, progress=progress)
-    pipeline.lock_output()      # held until the statistics are written too
+    from ..writers.base import OutputLock
+    locks: list[OutputLock] = []
     try:
+        pipeline.lock_output()      # held until the statistics are written too
+        for path in (args.rejects, args.stats, args.report):   # every output, not -o alone
+            if path and path != "-":
+                locks.append(OutputLock(path).acquire())
         _build(args, pipeline)
     finally:
+        for lock in reversed(locks):
+            lock.release()
         pipeline.unlock_output()
     return 0
 
@@ -126,7 +133,7 @@ def _build(args: argparse.Namespace, pipeline) -> list:
     for st in [pipeline.reader, *pipeline.stages]:
         st.on_drop = rejects
     try:
-        stats = pipeline.run_resumable(rejects.size) if args.resume else pipeline.run()
+        stats = pipeline.run_resumable(rejects.size, keep_checkpoint=True) if args.resume else pipeline.run()
     except BaseException:
         rejects.abort()
         raise
@@ -141,6 +148,8 @@ def _build(args: argparse.Namespace, pipeline) -> list:
         from ..report import write_report
         from ..stats import stats_dict
         write_report(stats_dict(stats, **extra), args.report)
+    if args.resume:     # everything is written: a kill before this resumes with nothing but the above to do
+        pipeline.discard_checkpoint()
     if not args.quiet:
         print_table(stats, file=sys.stderr)
     return stats
