@@ -99,6 +99,25 @@ class CorpusProfile:
         else:
             self.no_domain += 1
 
+    def state(self) -> dict[str, Any]:
+        """Every counter, as JSON (a resumable build's checkpoint); :meth:`from_state` reads it back."""
+        d = {k: v for k, v in vars(self).items() if k != "domains"}
+        d["domains"] = dict(vars(self.domains))
+        return d
+
+    @classmethod
+    def from_state(cls, d: dict[str, Any]) -> "CorpusProfile":
+        p = cls()
+        for k, v in d.items():
+            if k == "domains":
+                for dk, dv in v.items():
+                    setattr(p.domains, dk, dv)
+            elif isinstance(getattr(p, k, None), Counter):
+                setattr(p, k, Counter(v))
+            else:
+                setattr(p, k, v)
+        return p
+
     def merge(self, other: "CorpusProfile") -> None:
         """Add another profile's counts (e.g. from another shard)."""
         self.docs += other.docs

@@ -161,10 +161,9 @@ class Pipeline:
         if pending[0] == "writer":
             pending[1].commit()
         else:
-            from .writers.base import commit_output, remove_quietly
+            from .writers.base import commit_output
             _, ready, partial = pending
-            commit_output(ready, partial, self.output)
-            remove_quietly(self.checkpoint_path())
+            commit_output(ready, partial, self.output)     # the checkpoint goes last (discard_checkpoint)
 
     def abort_output(self) -> None:
         """Discard the output finished by ``run(commit=False)`` (a resumable build keeps its
@@ -207,14 +206,17 @@ class Pipeline:
 
     # -- resumable runs ------------------------------------------------------
     # Each INPUT argument is a shard. After a shard has gone through every
-    # stage, the output written so far (plain, in OUTPUT.partial), the state of
-    # every stage (what the de-duplication stages have seen) and the counters
-    # are saved in OUTPUT.checkpoint. A run started again with the same inputs
-    # and options continues after the last finished shard; at the end the
-    # partial output becomes OUTPUT (compressed when it ends in .gz) and the
-    # checkpoint is removed. Per-document and de-duplication stages decide the
-    # same with or without shard boundaries; site-level methods that buffer a
-    # site's pages decide each shard's buffer at the shard's end.
+    # stage, the output written so far (plain, in OUTPUT.partial) is flushed and
+    # a checkpoint is added to OUTPUT.checkpoint/ (corpustool/checkpoint.py):
+    # one append-only segment with what the stages' state gained in the shard
+    # (hashes, sketches, ids), then a manifest with the counters and the sizes
+    # of the partial output and rejects. A run started again with the same
+    # inputs and options rebuilds the stages from the segments and continues
+    # after the last finished shard; at the end the partial output becomes
+    # OUTPUT (compressed when it ends in .gz) and the checkpoint is removed.
+    # Per-document and de-duplication stages decide the same with or without
+    # shard boundaries; site-level methods that buffer a site's pages decide
+    # each shard's buffer at the shard's end.
 
     def fingerprint(self) -> str:
         import dataclasses
@@ -228,21 +230,31 @@ class Pipeline:
         return self.output + ".checkpoint"
 
     def load_checkpoint(self) -> dict | None:
-        """The saved state of an interrupted run of this pipeline, if any."""
-        import pickle
+        """The manifest of an interrupted run of this pipeline, if any."""
+        from .checkpoint import Checkpoint
         from .extractors.base import OptionError
         path = self.checkpoint_path()
-        if not os.path.exists(path):
+        state = Checkpoint(path).load_manifest()
+        if state is None:
             return None
-        with open(path, "rb") as fh:
-            state = pickle.load(fh)
         if state.get("fingerprint") != self.fingerprint():
             raise OptionError(f"{path} was written by a run with other inputs or options; "
                               f"remove it to start afresh")
         return state
 
-    def run_resumable(self, rejects_size: Callable[[], int] | None = None, commit: bool = True) -> list[StageStats]:
-        """Like :meth:`run`, but restartable after an interruption (see above)."""
+    def discard_checkpoint(self) -> None:
+        from .checkpoint import Checkpoint
+        Checkpoint(self.checkpoint_path()).clear()
+
+    def run_resumable(self, rejects_size: Callable[[], int] | None = None, commit: bool = True,
+                      keep_checkpoint: bool = False) -> list[StageStats]:
+        """Like :meth:`run`, but restartable after an interruption (see above).
+
+        ``keep_checkpoint``: leave the finished checkpoint for the caller to remove
+        (:meth:`discard_checkpoint`) once it has written its other outputs, so that a
+        kill before then resumes with nothing to do but those. Without ``commit`` the
+        output waits under its temporary name for :meth:`commit_output`.
+        """
         from .extractors.base import OptionError
 
         if self.output == "-":
@@ -252,32 +264,102 @@ class Pipeline:
         held = self._lock is not None
         self.lock_output()
         try:
-            return self._run_resumable(rejects_size, commit)
+            stats = self._run_resumable(rejects_size, commit)
+            if not keep_checkpoint:
+                self.discard_checkpoint()
+            return stats
         finally:
             if not held:
                 self.unlock_output()
 
-    def _run_resumable(self, rejects_size: Callable[[], int] | None, commit: bool = True) -> list[StageStats]:
+    def _restore(self, state: dict, segments: list[dict], opaque: dict) -> None:
+        """Counters, profile and stage state from a checkpoint (stages matched by name, in order)."""
+        from .extractors.base import OptionError
+
+        _load_stats(self.reader.stats, state["reader_stats"])
+        self.profile = CorpusProfile.from_state(state["profile"])
+        saved = state["stages"]
+        j = 0
+        for st in self.stages:
+            while j < len(saved) and saved[j]["name"] != st.name:
+                j += 1
+            if j == len(saved):
+                raise OptionError(f"{self.checkpoint_path()} holds no state of the {st.name} stage; "
+                                  f"remove it to start afresh")
+            _load_stats(st.stats, saved[j]["stats"])
+            if st.checkpoint_format:
+                prefix = f"{j}."
+                deltas = [{k[len(prefix):]: v for k, v in seg.items() if k.startswith(prefix)} for seg in segments]
+                st.checkpoint_restore(saved[j].get("numbers", {}), deltas)
+            elif j in opaque or str(j) in opaque:
+                vars(st).update(opaque.get(j, opaque.get(str(j))))
+            j += 1
+
+    def _save_checkpoint(self, checkpoint, done: int, output_bytes: int,
+                         rejects_size: Callable[[], int] | None) -> None:
         import pickle
         from .extractors.base import OptionError
+
+        arrays: dict[str, Any] = {}
+        stages: list[dict[str, Any]] = []
+        opaque: dict[int, Any] = {}
+        for j, st in enumerate(self.stages):
+            entry: dict[str, Any] = {"name": st.name, "stats": st.stats.to_dict()}
+            if st.checkpoint_format:
+                numbers, delta = st.checkpoint_delta()
+                entry["numbers"] = numbers
+                arrays.update({f"{j}.{k}": v for k, v in delta.items()})
+            else:
+                opaque[j] = {k: v for k, v in vars(st).items() if k not in ("stats", "on_drop")}
+            stages.append(entry)
+        blob = None
+        if opaque:
+            try:
+                blob = pickle.dumps(opaque, protocol=pickle.HIGHEST_PROTOCOL)
+            except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                raise OptionError(f"this configuration cannot be resumed: {exc}") from None
+        rejects_bytes = rejects_size() if rejects_size else 0
+        manifest = {"fingerprint": self.fingerprint(), "output_bytes": output_bytes,
+                    "rejects_bytes": rejects_bytes, "reader_stats": self.reader.stats.to_dict(),
+                    "profile": self.profile.state(), "stages": stages}
+        checkpoint.write(done, manifest, arrays, blob)
+
+    def _run_resumable(self, rejects_size: Callable[[], int] | None, commit: bool = True) -> list[StageStats]:
+        from .checkpoint import Checkpoint
+        from .extractors.base import OptionError
         from .readers import make_reader
-        from .writers.base import format_for, named_error, prepare_output, remove_quietly
+        from .writers.base import format_for, prepare_output, remove_quietly
 
         partial = self.output + ".partial"
+        checkpoint = Checkpoint(self.checkpoint_path())
         state = self.load_checkpoint()
         done = 0
+        finished = False
         if state is not None:
             done = state["done"]
-            self.stages = state["stages"]
-            self.reader.stats = state["reader_stats"]
-            self.profile = state["profile"]
+            self._restore(state, checkpoint.load_segments(done), checkpoint.load_opaque(done))
             for st in [self.reader, *self.stages]:
                 st.on_drop = self.on_drop
-            with open(partial, "r+b") as fh:   # drop what a shard wrote before the interruption
-                fh.truncate(state["output_bytes"])
+            if not os.path.exists(partial):
+                if done == len(self.inputs) and os.path.exists(self.output):
+                    finished = True     # stopped after the output was renamed into place
+                else:
+                    raise OptionError(f"{partial} is missing; remove {checkpoint.path} to start afresh")
+            else:
+                with open(partial, "r+b") as fh:   # drop what a shard wrote before the interruption
+                    fh.truncate(state["output_bytes"])
         else:
+            checkpoint.clear()      # what a run stopped before its first checkpoint left
             open(partial, "wb").close()
+        for st in self.stages:
+            st.checkpoint_start()
         fmt = self.output_format or format_for(self.output)
+        if finished:
+            if fmt == "vert":   # what a resumed vertical writer declares (see _note_structures)
+                self._note_structures(_Written({"doc": set(), "p": {"heading"}}), resumed=True)
+            for st in self.stages:
+                st.close()
+            return self.stats()
         writer = self._open_writer(partial, fmt, append=True, **self._writer_options())
         try:
             for index in range(done, len(self.inputs)):
@@ -289,29 +371,7 @@ class Pipeline:
                     self.profile.add(doc)
                 self.reader.stats.merge(reader.stats)
                 size = writer.flush()
-                for st in self.stages:
-                    st.on_drop = None   # the rejects file is no part of the state
-                try:
-                    data = pickle.dumps({"fingerprint": self.fingerprint(), "done": index + 1,
-                                         "output_bytes": size, "stages": self.stages,
-                                         "reader_stats": self.reader.stats, "profile": self.profile,
-                                         "rejects_bytes": rejects_size() if rejects_size else 0})
-                except (pickle.PicklingError, TypeError, AttributeError) as exc:
-                    raise OptionError(f"this configuration cannot be resumed: {exc}") from None
-                finally:
-                    for st in self.stages:
-                        st.on_drop = self.on_drop
-                tmp = self.checkpoint_path() + ".tmp"
-                try:
-                    try:
-                        with open(tmp, "wb") as fh:
-                            fh.write(data)
-                    except OSError as exc:
-                        raise named_error(exc, self.checkpoint_path()) from None
-                    os.replace(tmp, self.checkpoint_path())
-                except BaseException:
-                    remove_quietly(tmp)
-                    raise
+                self._save_checkpoint(checkpoint, index + 1, size, rejects_size)
         finally:
             writer.close()
             self._note_structures(writer, resumed=done > 0)
@@ -319,7 +379,7 @@ class Pipeline:
             self._check_documents()
         except DataError:
             remove_quietly(partial)      # nothing to resume: the inputs hold no document
-            remove_quietly(self.checkpoint_path())
+            checkpoint.clear()
             raise
         for st in self.stages:
             st.close()
@@ -359,3 +419,19 @@ class Pipeline:
 
     def stats(self) -> list[StageStats]:
         return [self.reader.stats, *[s.stats for s in self.stages]]
+
+
+class _Written:
+    def __init__(self, structures: dict[str, set[str]]) -> None:
+        self.structures = structures
+
+
+def _load_stats(target: StageStats, saved: dict[str, Any]) -> None:
+    """Set a stage's counters in place (other objects may hold them) to saved ones."""
+    src = StageStats.from_dict(saved)
+    for key in ("docs_in", "docs_out", "paragraphs_in", "paragraphs_out", "words_in", "words_out", "bytes_in"):
+        setattr(target, key, getattr(src, key))
+    target.drops.clear()
+    target.drops.update(src.drops)
+    target.extra.clear()
+    target.extra.update(src.extra)

@@ -116,6 +116,24 @@ class Stage:
     def close(self) -> None:
         """Called once after the stream is exhausted (flush files, write reports)."""
 
+    # -- checkpoints of resumable builds (corpustool/checkpoint.py) -------------
+    # The counters are saved by the pipeline. What else a stage keeps between
+    # documents is saved as numbers plus arrays of what it gained since the
+    # previous checkpoint (append-only), and rebuilt from all of them on resume.
+    # A stage without that format (``checkpoint_format = False``) is saved whole,
+    # as an opaque pickle of its attributes, at every checkpoint.
+    checkpoint_format = True      # a stateless stage: nothing to save
+
+    def checkpoint_start(self) -> None:
+        """A resumable run begins or resumes: from now on, record what the state gains."""
+
+    def checkpoint_delta(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(numbers, numpy arrays gained since the previous call); the numbers replace older ones."""
+        return {}, {}
+
+    def checkpoint_restore(self, numbers: dict[str, Any], deltas: list[dict[str, Any]]) -> None:
+        """Rebuild the state from the last numbers and every checkpoint's arrays, oldest first."""
+
     def __call__(self, docs: Iterable[Document]) -> Iterator[Document]:
         return self.run(docs)
 
@@ -189,6 +207,7 @@ class StreamStage(Stage):
     """A stage that must see documents in order in one process."""
 
     parallel = False
+    checkpoint_format = False     # its state, if any, is saved whole (see Stage.checkpoint_delta)
 
     def accept(self, doc: Document) -> bool:
         """Decide on one document; return False (with drop_reason set) to drop."""

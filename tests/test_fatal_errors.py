@@ -224,6 +224,34 @@ def test_second_build_on_the_same_output_is_refused_at_once(tmp_path, resume):
                                                           "stats.json"]
 
 
+@pytest.mark.parametrize("shared", ["--rejects", "--stats", "--report"])
+def test_second_build_sharing_any_output_is_refused_at_once(tmp_path, shared):
+    """Issue 29, item 12: every output is locked, not -o alone."""
+    pages = [_pages(tmp_path / f"pages{i}", 400) for i in range(3)]
+    name = {"--rejects": "rej.jsonl", "--stats": "stats.json", "--report": "report.html"}[shared]
+
+    def args(out):
+        return ["build", *pages, "-o", tmp_path / out, "--lang", "en", "--no-dedup-near", shared, tmp_path / name,
+                "-q"]
+    first = subprocess.Popen(_cli(*args("a.vert")), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert _wait_for(lambda: (tmp_path / f"{name}.lock").exists() or first.poll() is not None)
+        assert first.poll() is None
+        first.send_signal(signal.SIGSTOP)
+        second = _run(*args("b.vert"))
+        first.send_signal(signal.SIGCONT)
+        _, err = first.communicate(timeout=300)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert second.returncode == 2, second.stderr
+    assert len(second.stderr.strip().splitlines()) == 1
+    assert name in second.stderr and "another running build" in second.stderr and f"pid {first.pid}" in second.stderr
+    assert first.returncode == 0, err
+    # the second build left nothing, not even its own output's lock
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.vert", "pages0", "pages1", "pages2", name]
+
+
 def test_lock_of_a_killed_build_does_not_block_the_next(tmp_path):
     out = tmp_path / "c.vert"
     (tmp_path / "c.vert.lock").write_text("999999\n")        # left by a build killed with SIGKILL

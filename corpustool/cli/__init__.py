@@ -120,12 +120,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpustool {args.command}: error: {exc}", file=sys.stderr)
         return 1
     except Terminated as exc:
-        return _stopped(args.command, exc.signum)
+        return _stopped(args.command, exc.signum, getattr(args, "resume", False))
     except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             return _broken_pipe()
         if _received:
-            return _stopped(args.command, _received[0])
+            return _stopped(args.command, _received[0], getattr(args, "resume", False))
         # a disk full, a file that became unreadable...: one line naming the file, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"corpustool {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:
         if _received:
-            return _stopped(args.command, _received[0])
+            return _stopped(args.command, _received[0], getattr(args, "resume", False))
         if os.environ.get("CORPUSTOOL_TRACEBACK"):
             raise
         detail = " ".join(str(exc).split())[:300]
@@ -144,10 +144,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _stopped(command: str, signum: int) -> int:
+def _stopped(command: str, signum: int, resumable: bool = False) -> int:
     import signal
     if signum == signal.SIGINT:
         print("corpustool: interrupted", file=sys.stderr)
+    elif resumable:
+        name = signal.Signals(signum).name
+        print(f"corpustool {command}: stopped by {name}; run it again with --resume to continue", file=sys.stderr)
     else:
         name = signal.Signals(signum).name
         print(f"corpustool {command}: stopped by {name}; no partial output was left", file=sys.stderr)

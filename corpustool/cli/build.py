@@ -107,10 +107,17 @@ def run(args: argparse.Namespace) -> int:
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
                         output_format=args.output_format, progress=progress)
     pipeline.require_documents = True       # inputs with no document: one line, exit 1
-    pipeline.lock_output()      # held until the statistics are written too
+    from ..writers.base import OutputLock
+    locks: list[OutputLock] = []
     try:
+        pipeline.lock_output()      # held until the statistics are written too
+        for path in (args.rejects, args.stats, args.report):   # every output, not -o alone
+            if path and path != "-":
+                locks.append(OutputLock(path).acquire())
         _build(args, pipeline)
     finally:
+        for lock in reversed(locks):
+            lock.release()
         pipeline.unlock_output()
     return 0
 
@@ -130,7 +137,7 @@ def _build(args: argparse.Namespace, pipeline) -> list:
     # statistics and the report take their names only when all of them were written
     ready: list[tuple[str, str]] = []
     try:
-        stats = (pipeline.run_resumable(rejects.size, commit=False) if args.resume
+        stats = (pipeline.run_resumable(rejects.size, commit=False, keep_checkpoint=True) if args.resume
                  else pipeline.run(commit=False))
         rejects.finish()
         extra = {"options": _jsonable(vars(args)), "corpus": pipeline.profile.to_dict()}
@@ -154,6 +161,8 @@ def _build(args: argparse.Namespace, pipeline) -> list:
     if args.registry and pipeline.structures is not None:
         from ..writers.registry import write_registry
         write_registry(args.registry, args.output, pipeline.structures, args.target)
+    if args.resume:     # everything is written: a kill before this resumes with nothing but the above to do
+        pipeline.discard_checkpoint()
     if not args.quiet:
         print_table(stats, file=sys.stderr)
     return stats

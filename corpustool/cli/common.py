@@ -261,6 +261,9 @@ class RejectsWriter:
         if path:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             self.tmp = f"{path}.partial" if resumable else f"{path}.tmp{os.getpid()}"
+            if resumable and resume_at is not None and not os.path.exists(self.tmp) and os.path.exists(path):
+                # stopped after the rejects file was moved into place, before the checkpoint was removed
+                os.replace(path, self.tmp)
             if resumable and resume_at is not None and os.path.exists(self.tmp):
                 # a resumed build: keep what the finished shards wrote
                 self.fh = open(self.tmp, "r+", encoding="utf-8")
@@ -273,6 +276,7 @@ class RejectsWriter:
         if self.fh is None:
             return 0
         self.fh.flush()
+        os.fsync(self.fh.fileno())      # a checkpoint counts these bytes
         return self.fh.tell()
 
     def __call__(self, doc: Document, stage: str) -> None:

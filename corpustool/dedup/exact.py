@@ -24,6 +24,27 @@ class ExactDuplicates(StreamStage):
     def __init__(self) -> None:
         super().__init__()
         self.seen: dict[int, str] = {}
+        self._saved = 0         # entries of ``seen`` (in insertion order) in earlier checkpoints
+
+    checkpoint_format = True
+
+    def checkpoint_start(self) -> None:
+        self._saved = len(self.seen)
+
+    def checkpoint_delta(self):
+        import itertools
+        import numpy as np
+        from ..checkpoint import pack_strings
+        new = list(itertools.islice(self.seen.items(), self._saved, None))
+        self._saved = len(self.seen)
+        return {}, {"hashes": np.array([h for h, _ in new], dtype=np.uint64),
+                    **pack_strings("ids", [i for _, i in new])}
+
+    def checkpoint_restore(self, numbers, deltas) -> None:
+        from ..checkpoint import unpack_strings
+        for d in deltas:
+            self.seen.update(zip(d["hashes"].tolist(), unpack_strings("ids", d)))
+        self._saved = len(self.seen)
 
     def accept(self, doc: Document) -> bool:
         h = text_fingerprint(doc)

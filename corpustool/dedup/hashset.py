@@ -157,9 +157,33 @@ class HashSet:
         self._main = SortedRun(self._buf[:0], bits)
         self._l1 = SortedRun(np.empty(0, dtype=_UINT64), bits)
         self._l0 = SortedRun(np.empty(0, dtype=_UINT64), bits)
+        self._journal: list[np.ndarray] | None = None     # hashes added since the last checkpoint
 
     def __len__(self) -> int:
         return self._size + len(self._l1) + len(self._l0)
+
+    # -- checkpoints: what was added since the last one, and back ---------------
+    def start_journal(self) -> None:
+        """Record the hashes added from now on (for :meth:`take_journal`)."""
+        if self._journal is None:
+            self._journal = []
+
+    def take_journal(self) -> np.ndarray:
+        """The hashes added since the previous call (or :meth:`start_journal`), sorted."""
+        parts, self._journal = self._journal or [], []
+        if not parts:
+            return np.empty(0, dtype=_UINT64)
+        return unique_sorted(np.concatenate(parts))
+
+    def restore(self, hashes: np.ndarray) -> None:
+        """Become the set of ``hashes`` (any order), in a buffer of its own that can grow."""
+        u = unique_sorted(self.trim(hashes))
+        self._buf = np.empty(max(int(u.size * self.GROWTH), 1 << 16) if u.size else 0, dtype=_UINT64)
+        self._buf[:u.size] = u
+        self._size = int(u.size)
+        self._main = SortedRun(self._buf[:self._size], self.bits)
+        self._l1 = SortedRun(np.empty(0, dtype=_UINT64), self.bits)
+        self._l0 = SortedRun(np.empty(0, dtype=_UINT64), self.bits)
 
     def nbytes(self) -> int:
         """Bytes held by the structure (buffer capacity included)."""
@@ -207,6 +231,8 @@ class HashSet:
         """Insert sorted distinct hashes known to be absent."""
         if u.size == 0:
             return 0
+        if self._journal is not None:
+            self._journal.append(u)
         self._l0 = SortedRun(_merge_sorted(self._l0.data, u), self.bits)
         if len(self._l0) >= self.l0_limit:
             self._l1 = SortedRun(_merge_sorted(self._l1.data, self._l0.data), self.bits)
@@ -222,7 +248,12 @@ class HashSet:
             cap = max(need, int(self._buf.size * self.GROWTH), 1 << 16)
             # drop every view of the buffer before resizing it in place
             self._main = SortedRun(np.empty(0, dtype=_UINT64), self.bits)
-            self._buf.resize(cap, refcheck=False)
+            if self._buf.flags.owndata and self._buf.base is None:
+                self._buf.resize(cap, refcheck=False)
+            else:   # a view (restored from a buffer, e.g. an old pickle): it cannot grow in place
+                grown = np.empty(cap, dtype=_UINT64)
+                grown[:self._size] = self._buf[:self._size]
+                self._buf = grown
         self._buf[self._size:need] = extra
         # two sorted runs: timsort ("stable") merges them in linear time in place
         self._buf[:need].sort(kind="stable")
@@ -269,6 +300,22 @@ class FlaggedHashSet:
         self.g2 = SortedRun(dup, bits)
         self.in_out = np.zeros(dup.size, dtype=bool)
         self.n_out = 0
+        self._journal: list[np.ndarray] | None = None     # positions flagged since the last checkpoint
+
+    def start_journal(self) -> None:
+        if self._journal is None:
+            self._journal = []
+
+    def take_journal(self) -> np.ndarray:
+        """The positions in G2+ moved to G_out since the previous call."""
+        parts, self._journal = self._journal or [], []
+        return np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.empty(0, dtype=np.int64)
+
+    def restore(self, positions: np.ndarray) -> None:
+        """Flag exactly ``positions`` (from :meth:`take_journal` calls) as in G_out."""
+        self.in_out[:] = False
+        self.in_out[np.asarray(positions, dtype=np.int64)] = True
+        self.n_out = int(np.count_nonzero(self.in_out))
 
     def __len__(self) -> int:
         return self.n_out
@@ -329,5 +376,7 @@ class FlaggedHashSet:
             return 0
         new = _distinct_count(fresh)     # the same hash may come twice in one batch
         self.in_out[fresh] = True
+        if self._journal is not None:
+            self._journal.append(fresh.astype(np.int64))
         self.n_out += new
         return new

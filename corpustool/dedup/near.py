@@ -101,6 +101,7 @@ class FeatureIndex:
 
     def __init__(self) -> None:
         self._runs: list[tuple[np.ndarray, np.ndarray]] = []
+        self.journal: list[tuple[np.ndarray, np.ndarray]] | None = None   # (keys, ordinals) since a checkpoint
 
     def __len__(self) -> int:
         return sum(r[0].size for r in self._runs)
@@ -111,6 +112,16 @@ class FeatureIndex:
             return
         keys = features.ravel()
         vals = np.repeat(np.asarray(ordinals, dtype=np.uint32), features.shape[1])
+        if self.journal is not None:
+            self.journal.append((keys.copy(), vals))
+        self.add_pairs(keys, vals)
+
+    def add_pairs(self, keys: np.ndarray, vals: np.ndarray) -> None:
+        """Index (feature, ordinal) pairs in any order (lookups do not depend on the runs' layout)."""
+        if keys.size == 0:
+            return
+        keys = np.asarray(keys, dtype=_U64)
+        vals = np.asarray(vals, dtype=np.uint32)
         order = np.argsort(keys, kind="stable")
         self._runs.append((keys[order], vals[order]))
         while len(self._runs) > 1 and self._runs[-2][0].size <= 2 * self._runs[-1][0].size:
@@ -274,6 +285,50 @@ class NearDuplicates(StreamStage):
         self._members: dict[int, list[tuple[str, str | None, int, np.ndarray, float]]] = {}  # only with a clusters file
         self._clusters_fh: IO[str] | None = open(clusters, "w", encoding="utf-8") if clusters else None
         self.pairs: list[tuple[int, int, float]] = []         # batch mode: verified pairs (ordinals, estimate)
+        self._saved = (0, 0)                                    # (stored sketches, kept ids) saved so far
+        self._absorbing_new: list[int] | None = None           # ordinals added to _absorbing since then
+
+    # -- checkpoints (stream mode): sketches, ids, index entries and absorbing ordinals gained ----------
+    checkpoint_format = True
+
+    def _check_resumable(self) -> None:
+        if self.mode != "stream" or self._clusters_fh is not None:
+            raise OptionError("near-duplicate removal in batch mode or with a clusters file cannot be resumed")
+
+    def checkpoint_start(self) -> None:
+        self._check_resumable()
+        self._saved = (self.index.n, len(self._kept_ids))
+        self.index.features.journal = []
+        self._absorbing_new = []
+
+    def checkpoint_delta(self):
+        from ..checkpoint import pack_strings
+        n, k = self._saved
+        journal = self.index.features.journal or []
+        keys = np.concatenate([j[0] for j in journal]) if journal else np.empty(0, dtype=_U64)
+        vals = np.concatenate([j[1] for j in journal]) if journal else np.empty(0, dtype=np.uint32)
+        delta = {"sketches": self.index.store.rows[n:self.index.n].copy(), "feature_keys": keys,
+                 "feature_ordinals": vals, "absorbing": np.array(self._absorbing_new or [], dtype=np.int64),
+                 **pack_strings("kept_ids", self._kept_ids[k:])}
+        self._saved = (self.index.n, len(self._kept_ids))
+        self.index.features.journal = []
+        self._absorbing_new = []
+        return {}, delta
+
+    def checkpoint_restore(self, numbers, deltas) -> None:
+        from ..checkpoint import unpack_strings
+        self._check_resumable()
+        t = self.params.t
+        rows = [d["sketches"].reshape(-1, t) for d in deltas]
+        if rows:
+            self.index.store.extend(np.concatenate(rows).astype(_STORE))
+        keys = [d["feature_keys"] for d in deltas]
+        if keys:
+            self.index.features.add_pairs(np.concatenate(keys), np.concatenate([d["feature_ordinals"] for d in deltas]))
+        for d in deltas:
+            self._kept_ids.extend(unpack_strings("kept_ids", d))
+            self._absorbing.update(d["absorbing"].tolist())
+        self._saved = (self.index.n, len(self._kept_ids))
 
     # -- fingerprints -----------------------------------------------------------
     def fingerprint_batch(self, token_lists: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -375,6 +430,8 @@ class NearDuplicates(StreamStage):
                 est = mt / t
                 doc.meta["near_duplicate_of"] = self._kept_ids[kept]     # (kept rows of this batch are in it too)
                 doc.meta["resemblance"] = round(est, 4)
+                if self._absorbing_new is not None and kept not in self._absorbing:
+                    self._absorbing_new.append(kept)
                 self._absorbing.add(kept)
                 if self._clusters_fh is not None:
                     self._members.setdefault(kept, []).append(

@@ -1109,6 +1109,24 @@ class Onion(StreamStage):
             out_set = FlaggedHashSet(hashes, hash_bits)
         self.engine = OnionEngine(self.opts, out_set=out_set)
 
+    # -- checkpoints: the hashes (or two-pass flags) gained since the last one, and the token count ------
+    checkpoint_format = True
+
+    def checkpoint_start(self) -> None:
+        self.engine.out.start_journal()
+
+    def checkpoint_delta(self):
+        return {"tokens_seen": int(self.engine.tokens_seen)}, {"out": self.engine.out.take_journal()}
+
+    def checkpoint_restore(self, numbers, deltas) -> None:
+        out = self.engine.out
+        parts = [d["out"] for d in deltas]
+        if isinstance(out, FlaggedHashSet):
+            out.restore(np.concatenate(parts) if parts else np.empty(0, dtype=np.int64))
+        else:
+            out.restore(np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64))
+        self.engine.tokens_seen = int(numbers.get("tokens_seen", 0))
+
     def _units(self, docs: Iterable[Document]) -> Iterator[DocumentUnit]:
         for doc in docs:
             self.stats.count_in(doc)
