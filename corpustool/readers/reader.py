@@ -204,12 +204,20 @@ class Reader(Stage):
     def _say(self, message: str) -> None:
         print(f"corpustool: read: {message}", file=sys.stderr)
 
+    def _skipped(self, display: str, offset: int, length: int | None, kind: str) -> str:
+        """Count and name a skipped byte range; its words for the message."""
+        if length is None:
+            return ""
+        self.stats.skip(display, offset, length, kind)
+        return f", {length} bytes skipped"
+
     def truncated(self, display: str, offset: int, before: int, detail: str | None = None,
-                  unit: str = "records") -> None:
+                  unit: str = "records", length: int | None = None) -> None:
         """The file ends (or its data breaks off) at ``offset``; what came before was read."""
         self.stats.extra["error:truncated"] += 1
         extra = f" ({detail})" if detail else ""
-        self._say(f"{display}: truncated or damaged at byte offset {offset}{extra}; "
+        skipped = self._skipped(display, offset, length, "truncated")
+        self._say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; "
                   f"{before} {unit} before it were read, the rest of the file is skipped")
 
     def damaged(self, display: str, offset: int, before: int, detail: str) -> None:
@@ -218,16 +226,18 @@ class Reader(Stage):
         self._say(f"{display}: unreadable data at byte offset {offset} ({detail}); "
                   f"{before} records before it were read, the rest of the file is skipped")
 
-    def damaged_record(self, display: str, offset: int, detail: str) -> None:
+    def damaged_record(self, display: str, offset: int, detail: str, length: int | None = None) -> None:
         """One WARC record is damaged (a wrong Content-Length, a broken gzip member): it alone is skipped."""
         self.stats.extra["error:damaged-record"] += 1
-        self._say(f"{display}: damaged record at byte offset {offset} skipped ({detail}); "
+        skipped = self._skipped(display, offset, length, "damaged-record")
+        self._say(f"{display}: damaged record at byte offset {offset} skipped ({detail}{skipped}); "
                   f"reading goes on at the next record")
 
-    def damaged_data(self, display: str, offset: int, detail: str) -> None:
+    def damaged_data(self, display: str, offset: int, detail: str, length: int | None = None) -> None:
         """Data that is no record at all at ``offset``: skipped up to the next record (if any)."""
         self.stats.extra["error:damaged"] += 1
-        self._say(f"{display}: unreadable data at byte offset {offset} ({detail}) skipped; "
+        skipped = self._skipped(display, offset, length, "damaged")
+        self._say(f"{display}: unreadable data at byte offset {offset} ({detail}{skipped}) skipped; "
                   f"reading goes on at the next record, if any")
 
     def bad_record(self, where: str, counter: str, detail: str, say: bool = True) -> None:

@@ -169,11 +169,11 @@ def _read_resync(display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc
 
     def report(damage: Damage) -> None:
         if damage.kind == "truncated":
-            reader.truncated(display, damage.offset, n_records, detail=damage.detail)
+            reader.truncated(display, damage.offset, n_records, detail=damage.detail, length=damage.length)
         elif damage.kind == "damaged-record":
-            reader.damaged_record(display, damage.offset, damage.detail)
+            reader.damaged_record(display, damage.offset, damage.detail, length=damage.length)
         else:
-            reader.damaged_data(display, damage.offset, damage.detail)
+            reader.damaged_data(display, damage.offset, damage.detail, length=damage.length)
 
     # the block is held up to the size limit (the page) plus its HTTP headers
     keep = None if reader.max_bytes is None else reader.max_bytes + MAX_HEADER_BYTES
