@@ -42,7 +42,8 @@ class Reader(Stage):
     name = "read"
 
     def __init__(self, inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,
-                 backend: str | None = None, stdin: IO[bytes] | None = None) -> None:
+                 backend: str | None = None, stdin: IO[bytes] | None = None,
+                 defer_decoding: bool = False) -> None:
         super().__init__()
         if input_format not in FORMATS:
             raise OptionError(f"unknown input format {input_format!r}; choose from: {', '.join(FORMATS)}")
@@ -67,6 +68,9 @@ class Reader(Stage):
         self.max_bytes = max_bytes
         self.backend = backend
         self.stdin = stdin
+        # compressed HTTP bodies (Content-Encoding) passed on compressed, marked in
+        # ``doc.meta["content_encoding"]``, for the clean stage to decompress in its worker
+        self.defer_decoding = defer_decoding
 
     # -- the stream ----------------------------------------------------------
     def run(self, docs: Iterable[Document] | None = None) -> Iterator[Document]:
@@ -286,6 +290,12 @@ def sniff_format(head: bytes) -> str:
 
 
 def make_reader(inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,
-                backend: str | None = None, stdin: IO[bytes] | None = None) -> Reader:
-    """The read stage for ``inputs`` (paths, directories, or "-" for standard input)."""
-    return Reader(inputs, input_format=input_format, max_bytes=max_bytes, backend=backend, stdin=stdin)
+                backend: str | None = None, stdin: IO[bytes] | None = None,
+                defer_decoding: bool = False) -> Reader:
+    """The read stage for ``inputs`` (paths, directories, or "-" for standard input).
+
+    ``defer_decoding``: compressed HTTP bodies are passed on compressed, for the clean
+    stage to decompress (in its supervised worker, capped at its size limit).
+    """
+    return Reader(inputs, input_format=input_format, max_bytes=max_bytes, backend=backend, stdin=stdin,
+                  defer_decoding=defer_decoding)

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Callable, Iterator
 
 from ..document import Document
-from .http import (HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, http_body, media_type,
-                   parse_http_head, sniffs_as_html)
+from .http import (ENCODED, HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, content_codings,
+                   decode_content, http_body, media_type, parse_http_head, sniffs_as_html)
 
 if TYPE_CHECKING:
     from .reader import Reader
@@ -236,17 +236,24 @@ def _record_document(rec: ArchiveRecord, display: str, base: str, reader: "Reade
     block = head + _read_exactly(rec.read, rec.length - len(head)) if rec.length > len(head) else head
     if len(block) < rec.length:
         return _TRUNCATED
+    codings = content_codings(msg) if msg else []
+    # a compressed body is decompressed where the page is parsed, in a supervised worker, when
+    # the reader feeds the clean stage (build); here only enough of it to tell whether it is HTML
+    defer = bool(codings) and getattr(reader, "defer_decoding", False)
     try:
-        body = http_body(block, msg, reader.max_bytes) if msg else block
+        body = http_body(block, msg, reader.max_bytes, decode=not defer) if msg else block
+        sniff = body if not defer or mtype in HTML_TYPES else decode_content(body, codings, 1024)
     except PayloadError as exc:
         reader.bad_record(where, "error:bad-payload", str(exc))
         return None
     if reader.max_bytes is not None and len(body) > reader.max_bytes:
         return reader.too_large(doc, len(body))
-    if mtype not in HTML_TYPES and not sniffs_as_html(body):
+    if mtype not in HTML_TYPES and not sniffs_as_html(sniff):
         stats.extra["skipped:non-html"] += 1
         return None
     doc.raw = body
+    if defer:
+        doc.meta[ENCODED] = ", ".join(codings)
     return doc
 
 
