@@ -65,6 +65,8 @@ class StageStats:
             setattr(self, key, getattr(self, key) + getattr(other, key))
         self.drops.update(other.drops)
         self.extra.update(other.extra)
+        if not hasattr(self, "skipped"):       # restored from a checkpoint written before the field
+            self.skipped = []
         room = MAX_SKIPPED_NAMED - len(self.skipped)
         if room > 0:
             self.skipped.extend(getattr(other, "skipped", ())[:room])
