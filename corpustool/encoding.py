@@ -58,15 +58,50 @@ def canonical(label: str) -> str | None:
     return name
 
 
-def looks_binary(raw: bytes) -> bool:
-    """True for bytes that are no markup at all (images, archives, executables)."""
+def looks_binary(raw: bytes, content_type: str | None = None) -> bool:
+    """True for bytes that are no markup at all (images, archives, executables).
+
+    Text in UTF-16 or UTF-32 (a byte-order mark, the zero bytes of ASCII markup in
+    UTF-16, or a declaration in ``content_type``) is judged by its characters, not
+    its bytes: half of the bytes of UTF-16 HTML are zero.
+    """
     head = raw[:4096]
     if head.startswith(_BINARY_MAGIC):
         return True
     if not head:
         return False
+    wide = _wide_encoding(head, content_type)
+    if wide is not None:
+        codec, skip = wide
+        unit = 4 if "32" in codec else 2
+        body = head[skip:]
+        text = body[:len(body) - len(body) % unit].decode(codec, "replace")
+        if not text:
+            return False
+        bad = sum(text.count(c) for c in _CONTROL_TEXT) + text.count("\ufffd")
+        return bad / len(text) > 0.10
     controls = sum(head.count(c) for c in _CONTROL)
     return controls / len(head) > 0.10
+
+
+_CONTROL_TEXT = [chr(c) for c in _CONTROL]
+
+
+def _wide_encoding(head: bytes, content_type: str | None) -> tuple[str, int] | None:
+    """(codec, bytes of BOM) when ``head`` is UTF-16/32 text by its BOM, its zero bytes or its HTTP
+    declaration; else None."""
+    for bom, enc in _BOMS:
+        if head.startswith(bom):
+            return (enc, len(bom)) if enc.startswith(("utf-16", "utf-32")) else None
+    utf16 = _utf16_without_bom(head)
+    if utf16:
+        return utf16, 0
+    if content_type:
+        m = _HTTP_CHARSET.search(content_type)
+        enc = canonical(m.group(1)) if m else None
+        if enc and enc.startswith(("utf-16", "utf-32")) and head.count(0):
+            return enc, 0
+    return None
 
 
 def _utf16_without_bom(raw: bytes) -> str | None:

@@ -117,7 +117,9 @@ class Pipeline:
         self.inputs = list(inputs)
         self.input_format = input_format
         self.on_drop = on_drop
-        self.reader = make_reader(inputs, input_format=input_format, max_bytes=self.options.max_bytes)
+        # the clean stage, first of the stages, decompresses the pages in its supervised worker
+        self.reader = make_reader(inputs, input_format=input_format, max_bytes=self.options.max_bytes,
+                                  defer_decoding=True)
         self.stages = build_stages(self.options)
         for st in [self.reader, *self.stages]:
             st.on_drop = on_drop
@@ -364,7 +366,7 @@ class Pipeline:
         try:
             for index in range(done, len(self.inputs)):
                 reader = make_reader([self.inputs[index]], input_format=self.input_format,
-                                     max_bytes=self.options.max_bytes)
+                                     max_bytes=self.options.max_bytes, defer_decoding=True)
                 reader.on_drop = self.on_drop
                 for doc in self.executor.run(reader.read(), self.stages):
                     writer.write(doc)

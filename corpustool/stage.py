@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterable, Iterator
 from .document import Document
 
 DropHandler = Callable[[Document, str], None]
+MAX_SKIPPED_NAMED = 1000       # byte ranges named in a stage's statistics (all are counted)
 
 
 @dataclass
@@ -39,6 +40,9 @@ class StageStats:
     bytes_in: int = 0
     drops: Counter = field(default_factory=Counter)
     extra: Counter = field(default_factory=Counter)   # stage-specific counters
+    # byte ranges of the input that no document came from (damage), named: [file, offset, length, kind];
+    # the first MAX_SKIPPED_NAMED of them (the bytes of all are counted in ``extra["skipped-bytes"]``)
+    skipped: list = field(default_factory=list)
 
     def count_in(self, doc: Document) -> None:
         self.docs_in += 1
@@ -61,6 +65,17 @@ class StageStats:
             setattr(self, key, getattr(self, key) + getattr(other, key))
         self.drops.update(other.drops)
         self.extra.update(other.extra)
+        if not hasattr(self, "skipped"):       # restored from a checkpoint written before the field
+            self.skipped = []
+        room = MAX_SKIPPED_NAMED - len(self.skipped)
+        if room > 0:
+            self.skipped.extend(getattr(other, "skipped", ())[:room])
+
+    def skip(self, file: str, offset: int, length: int, kind: str) -> None:
+        """``length`` bytes of ``file`` from ``offset`` on were skipped as ``kind`` (counted and named)."""
+        self.extra["skipped-bytes"] += length
+        if len(self.skipped) < MAX_SKIPPED_NAMED:
+            self.skipped.append([file, offset, length, kind])
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +89,7 @@ class StageStats:
             "bytes_in": self.bytes_in,
             "drops": dict(sorted(self.drops.items())),
             **({"extra": dict(sorted(self.extra.items()))} if self.extra else {}),
+            **({"skipped": [list(r) for r in self.skipped]} if getattr(self, "skipped", None) else {}),
         }
 
     @classmethod
@@ -84,6 +100,7 @@ class StageStats:
             setattr(s, key, d.get(key, 0))
         s.drops.update(d.get("drops", {}))
         s.extra.update(d.get("extra", {}))
+        s.skipped = [list(r) for r in d.get("skipped", ())]
         return s
 
 

@@ -58,3 +58,166 @@ def test_control_characters_in_given_text_are_removed():
     html = "<html><body><p>" + "This is the text of the article and it is long enough. \x01\x0b " * 8 + "</p></body></html>"
     assert "\x01" not in corpustool.extract_text(html, language="en")
     assert "This is the text" in corpustool.extract_text(html, language="en", extractor="justext-package")
+
+
+# -- issue 29, item 6: UTF-16 pages are text, not binary ---------------------------------------------
+
+_UTF16_PAGE = ("<html><head><meta charset=\"utf-16\"><title>T</title></head><body><p>"
+               + "This is the text of an English article written for the test, long enough to keep. " * 6
+               + "</p><p>" + "Another paragraph of ordinary English prose with many common words in it. " * 5
+               + "</p></body></html>")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("codec, content_type", [
+    ("utf-16", None),                                   # with a BOM (little endian)
+    ("utf-16-be", None), ("utf-16-le", None),           # without a BOM
+    ("utf-16-le", "text/html; charset=utf-16"),         # declared in HTTP
+    ("utf-16-be", "text/html; charset=UTF-16BE"),
+    ("utf-32", None),
+], ids=["bom", "be", "le", "http-le", "http-be", "utf-32-bom"])
+def test_utf16_pages_are_cleaned_not_dropped_as_binary(codec, content_type):
+    from corpustool.encoding import decode, looks_binary
+
+    raw = _UTF16_PAGE.encode(codec)
+    assert not looks_binary(raw, content_type)
+    assert "English article" in decode(raw, content_type).text
+    stage = Clean(languages=["en"])
+    out = stage.apply(Document(id="u16", raw=raw, content_type=content_type))
+    assert out is not None, stage.stats.drops
+    assert "This is the text of an English article" in out.clean_text()
+
+
+def test_binary_is_still_binary():
+    from corpustool.encoding import looks_binary
+
+    rng = random.Random(7)
+    assert looks_binary(b"\x00" * 1000)
+    assert looks_binary(bytes(rng.randrange(0, 32) for _ in range(2000)))
+    assert looks_binary(b"\x89PNG\r\n\x1a\n" + rng.randbytes(2000))
+    assert looks_binary(b"\xff\xfe" + bytes(rng.randrange(0, 9) for _ in range(2000)))   # a BOM, then controls
+
+
+# -- issue 29, item 5: a compression bomb costs the cap, in the worker, never the main process ---------
+
+def _bomb(coding: str, mb: int) -> bytes:
+    import zlib
+
+    zeros = b"<p>" + b"\0" * ((1 << 20) - 3)
+    if coding == "br":
+        brotli = pytest.importorskip("brotli")
+        c = brotli.Compressor(quality=5, lgwin=24)
+        return b"".join([c.process(zeros) for _ in range(mb)] + [c.finish()])
+    wbits = {"gzip": 31, "deflate": 15}[coding]
+    c = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return b"".join([c.compress(zeros) for _ in range(mb)] + [c.flush()])
+
+
+@pytest.mark.parametrize("coding", ["br", "gzip", "deflate"])
+def test_decompression_is_capped_whatever_the_ratio(coding):
+    """In a fresh process: a 1 GB bomb gives limit + 1 bytes and costs tens of MB, not the gigabyte
+    (the brotli one cost 2.1 GB before issue 29: brotli.decompress had no limit)."""
+    import subprocess
+    import sys
+
+    code = f"""
+import resource, sys
+sys.path.insert(0, {str(__import__('pathlib').Path(__file__).parent)!r})
+from test_bad_input import _bomb
+from corpustool.readers.http import decompress
+body = _bomb({coding!r}, 1024)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+out = decompress(body, {coding!r}, 1_000_000)
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(len(body), len(out), grown // 1024)
+"""
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    size, out, grown_mb = map(int, res.stdout.split())
+    assert size < 1_100_000 and out == 1_000_001
+    assert grown_mb < 64, f"{coding}: {grown_mb} MB for a {size}-byte body"
+
+
+def test_zstd_is_capped_when_a_library_is_there():
+    from corpustool.readers.http import PayloadError, decompress
+
+    try:
+        import zstandard
+    except ImportError:
+        zstandard = None
+    if zstandard is None:
+        with pytest.raises(PayloadError, match="zstd"):
+            decompress(b"(\xb5/\xfd", "zstd", 100)
+        return
+    c = zstandard.ZstdCompressor().compressobj()
+    body = b"".join([c.compress(b"\0" * (1 << 20)) for _ in range(64)] + [c.flush()])
+    assert len(decompress(body, "zstd", 1000)) == 1001
+    assert decompress(zstandard.ZstdCompressor().compress(b"<p>hi</p>"), "zstd", 1000) == b"<p>hi</p>"
+
+
+def _warc(path, records) -> None:
+    import io
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as fh:
+        w = WARCWriter(fh, gzip=False)
+        for i, (url, body, headers) in enumerate(records):
+            http = StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8"), *headers],
+                                    protocol="HTTP/1.1")
+            w.write_record(w.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=http,
+                                                warc_headers_dict={"WARC-Date": "2024-03-04T09:00:00Z",
+                                                                   "WARC-Record-ID": f"<urn:uuid:{i}>"}))
+
+
+def _page(n: int) -> bytes:
+    return (f"<html><body><p>Page {n}. " + "This is an ordinary English page with enough words to be kept "
+            "by the cleaner, written for the test. " * 8 + "</p></body></html>").encode()
+
+
+def test_build_decompresses_in_the_worker_and_drops_a_bomb_as_too_large(tmp_path):
+    """``build`` passes compressed bodies on compressed (the main process never inflates them); the
+    clean stage decompresses each in its supervised worker, capped at --max-bytes."""
+    import gzip
+    import json
+    import zlib
+
+    from corpustool.readers import make_reader
+    from corpustool.readers.http import ENCODED
+
+    brotli = pytest.importorskip("brotli")
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+    records = [
+        ("http://ex.example/gz", gzip.compress(_page(1)), [("Content-Encoding", "gzip")]),
+        ("http://ex.example/br", brotli.compress(_page(2)), [("Content-Encoding", "br")]),
+        ("http://ex.example/deflate", deflate.compress(_page(3)) + deflate.flush(), [("Content-Encoding", "deflate")]),
+        ("http://ex.example/both", brotli.compress(gzip.compress(_page(4))), [("Content-Encoding", "gzip, br")]),
+        ("http://ex.example/bomb", _bomb("br", 64), [("Content-Encoding", "br")]),
+        ("http://ex.example/broken", gzip.compress(_page(5))[:40] + b"\xff" * 40, [("Content-Encoding", "gzip")]),
+        ("http://ex.example/plain", _page(6), []),
+    ]
+    warc = tmp_path / "crawl.warc"
+    _warc(warc, records)
+    # what build's reader hands on: the bodies as stored, marked
+    docs = list(make_reader([str(warc)], defer_decoding=True).read())
+    assert [d.meta.get(ENCODED) for d in docs] == ["gzip", "br", "deflate", "gzip, br", "br", "gzip", None]
+    assert [d.raw for d in docs] == [r[1] for r in records]
+    # `corpustool read` (no worker after it) still decodes, capped
+    plain = list(make_reader([str(warc)], max_bytes=1_000_000).read())
+    assert [d.raw for d in plain[:4]] == [_page(n) for n in (1, 2, 3, 4)]
+    assert plain[4].drop_reason == "too-large"
+
+    from corpustool.cli import main
+
+    out, rejects, stats = tmp_path / "out.vert", tmp_path / "rej.jsonl", tmp_path / "stats.json"
+    assert main(["build", str(warc), "-o", str(out), "--rejects", str(rejects), "--stats", str(stats),
+                 "--lang", "en", "--max-bytes", "1000000", "--no-dedup-near", "--no-dedup-para"]) == 0
+    text = out.read_text()
+    assert text.count("<doc ") == 5
+    for name in ("gz", "br", "deflate", "both", "plain"):
+        assert f'url="http://ex.example/{name}"' in text
+    dropped = {json.loads(line)["url"]: json.loads(line)["reason"] for line in rejects.read_text().splitlines()}
+    assert dropped == {"http://ex.example/bomb": "too-large", "http://ex.example/broken": "bad-payload"}

@@ -230,3 +230,114 @@ def test_random_damage_to_one_record_never_costs_a_record_further_on(tmp_path, g
         urls = [d.url for d in reader.read()]
         spared = set(range(N)) - {k, k + 1} if not gz else set(range(N)) - {k}
         assert {f"http://ex.example/{i}" for i in spared} <= set(urls), (seed, k)
+
+
+# -- issue 29, item 3: damage anywhere costs no intact record, and every skipped byte range is named --
+
+@pytest.mark.parametrize("gz", [True, False], ids=["gz", "plain"])
+@pytest.mark.parametrize("junk", [b"junk without a line feed", b"\x00\x13 junk \n more junk WARC/ \r\n x",
+                                  b"junk ending in a carriage return\r"], ids=["text", "binary", "cr"])
+def test_junk_not_ending_in_a_line_feed_costs_no_record(tmp_path, capsys, gz, junk):
+    data, offsets = _file(RECORDS, gz)
+    cut = offsets[DAMAGED]
+    urls, reader, path = _read(tmp_path, data[:cut] + junk + data[cut:], gz)
+    assert urls == _urls()
+    extra = reader.stats.extra
+    assert extra["error:damaged"] == 1 and extra["records"] == N
+    assert sum(v for k, v in extra.items() if k.startswith("error:")) == 1
+    # the skipped range is counted and named: offset and length, on stderr and in the statistics
+    assert extra["skipped-bytes"] == len(junk)
+    assert reader.stats.skipped == [[str(path), cut, len(junk), "damaged"]]
+    assert reader.stats.to_dict()["skipped"] == [[str(path), cut, len(junk), "damaged"]]
+    err = capsys.readouterr().err
+    assert f"byte offset {cut}" in err and f"{len(junk)} bytes skipped" in err
+    # ids as in the intact file
+    assert [d.id for d in make_reader([str(path)]).read()] == [f"{path.name}:{i}" for i in range(N)]
+
+
+@pytest.mark.parametrize("how", sorted(WRONG_LENGTHS) + ["huge"])
+def test_single_stream_gzip_with_a_damaged_first_record_keeps_every_other_record(tmp_path, capsys, how):
+    """``gzip crawl.warc`` whose first record has a wrong length: was 0 documents, 1 counted."""
+    records = list(RECORDS)
+    n = _length(records[0])
+    records[0] = _with_length(records[0], str(2 ** 64) if how == "huge" else WRONG_LENGTHS[how](n))
+    plain = b"".join(records)
+    path = tmp_path / "crawl.warc.gz"
+    path.write_bytes(gzip.compress(plain, mtime=0))
+    reader = make_reader([str(path)])
+    docs = list(reader.read())
+    assert [d.url for d in docs] == _urls(skip={0})
+    assert [d.id for d in docs] == [f"crawl.warc.gz:{i}" for i in range(1, N)]
+    assert reader.stats.extra["error:damaged-record"] == 1
+    # offsets in the uncompressed stream: the first record, up to the second one
+    assert reader.stats.skipped == [[str(path), 0, plain.index(b"WARC/1", 1), "damaged-record"]]
+    assert "byte offset 0" in capsys.readouterr().err
+
+
+def test_damaged_record_names_the_bytes_it_skips(tmp_path, capsys):
+    for gz in (True, False):
+        records = list(RECORDS)
+        records[DAMAGED] = _with_length(records[DAMAGED], "0")
+        data, offsets = _file(records, gz)
+        urls, reader, path = _read(tmp_path, data, gz)
+        size = offsets[DAMAGED + 1] - offsets[DAMAGED]
+        assert reader.stats.skipped == [[str(path), offsets[DAMAGED], size, "damaged-record"]]
+        assert reader.stats.extra["skipped-bytes"] == size
+        assert f"{size} bytes skipped" in capsys.readouterr().err
+
+
+def test_truncated_file_names_the_bytes_it_skips(tmp_path):
+    data, offsets = _file(RECORDS, gz=False)
+    cut = (offsets[-1] + len(data)) // 2
+    urls, reader, path = _read(tmp_path, data[:cut], gz=False)
+    assert reader.stats.skipped == [[str(path), offsets[-1], cut - offsets[-1], "truncated"]]
+
+
+# -- issue 29, item 4: a Content-Length of 2**63 or more is a damaged record, not the end of the build --
+
+HUGE = [2 ** 63 - 1, 2 ** 63, 2 ** 64, 10 ** 40]
+
+
+@pytest.mark.parametrize("value", HUGE, ids=["2^63-1", "2^63", "2^64", "10^40"])
+@pytest.mark.parametrize("kind", ["plain", "gz", "whole-gz", "stdin"])
+def test_huge_content_length_costs_that_record_only(tmp_path, kind, value):
+    records = list(RECORDS)
+    records[DAMAGED] = _with_length(records[DAMAGED], str(value))
+    if kind == "stdin":
+        data, _ = _file(records, gz=False)
+        reader = make_reader(["-"], stdin=io.BytesIO(data))
+    else:
+        data = gzip.compress(b"".join(records), mtime=0) if kind == "whole-gz" else _file(records, kind == "gz")[0]
+        path = tmp_path / ("crawl.warc.gz" if "gz" in kind else "crawl.warc")
+        path.write_bytes(data)
+        reader = make_reader([str(path)])
+    docs = list(reader.read())
+    assert [d.url for d in docs] == _urls(skip={DAMAGED})
+    assert reader.stats.extra["error:damaged-record"] == 1
+    name = "stdin" if kind == "stdin" else path.name
+    assert [d.id for d in docs][DAMAGED] == f"{'<stdin>' if kind == 'stdin' else name}:{DAMAGED + 1}"
+
+
+@pytest.mark.parametrize("gz", [True, False], ids=["gz", "plain"])
+@pytest.mark.parametrize("value", [2 ** 63, 2 ** 64, 10 ** 40], ids=["2^63", "2^64", "10^40"])
+def test_arc_record_with_a_huge_length_costs_that_record_only(tmp_path, gz, value):
+    records = _arc_records()
+    line, _, rest = records[1 + DAMAGED].partition(b"\n")
+    records[1 + DAMAGED] = line.rsplit(b" ", 1)[0] + f" {value}\n".encode() + rest
+    path = tmp_path / ("old.arc.gz" if gz else "old.arc")
+    path.write_bytes(b"".join(gzip.compress(r, mtime=0) if gz else r for r in records))
+    reader = make_reader([str(path)])
+    assert [d.url for d in reader.read()] == _urls(skip={DAMAGED})
+    assert sum(v for k, v in reader.stats.extra.items() if k.startswith("error:")) == 1
+
+
+def test_arc_junk_not_ending_in_a_line_feed_costs_no_record(tmp_path):
+    records = _arc_records()
+    junk = b"some junk with spaces "
+    records[1 + DAMAGED] = junk + records[1 + DAMAGED]
+    path = tmp_path / "old.arc"
+    path.write_bytes(b"".join(records))
+    reader = make_reader([str(path)])
+    assert [d.url for d in reader.read()] == _urls()
+    assert reader.stats.extra["error:damaged"] == 1
+    assert reader.stats.extra["skipped-bytes"] == len(junk)

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import encoding
 from ..document import BAD, Document
+from ..readers.http import ENCODED, PayloadError, decode_content
 from ..stage import DocumentStage
 from ..text.normalize import clean_text
 from .base import OptionError, Page, get_extractor
@@ -66,6 +67,17 @@ class Clean(DocumentStage):
         if doc.html is not None:   # given as text (JSON Lines "html", the library API)
             doc.html = encoding.strip_controls(doc.html)
             return True
+        codings = doc.meta.pop(ENCODED, None)
+        if codings and doc.raw is not None:
+            # a compressed HTTP body, decompressed here (in the supervised worker, not the main
+            # process), streaming: at most max_bytes + 1 bytes come out, whatever the ratio
+            try:
+                doc.raw = decode_content(doc.raw, codings, self.max_bytes)
+            except PayloadError as exc:
+                doc.meta["payload_error"] = str(exc)[:200]
+                doc.raw = None
+                doc.drop("bad-payload")
+                return False
         raw = doc.raw
         if raw is None or not raw.strip():
             doc.drop("empty")
@@ -76,10 +88,10 @@ class Clean(DocumentStage):
         if len(raw) < self.min_bytes:
             doc.drop("too-small")
             return False
-        if encoding.looks_binary(raw):
+        ct = doc.http_headers.get("content-type") or doc.http_headers.get("Content-Type") or doc.content_type
+        if encoding.looks_binary(raw, ct):
             doc.drop("binary")
             return False
-        ct = doc.http_headers.get("content-type") or doc.http_headers.get("Content-Type") or doc.content_type
         dec = encoding.decode(raw, ct)
         doc.html, doc.encoding, doc.encoding_source = dec.text, dec.encoding, dec.source
         if dec.declared:

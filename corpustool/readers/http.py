@@ -24,6 +24,10 @@ _XML_THEN_HTML = re.compile(rb"<\?xml[^>]*\?>\s*(?:<!--.*?-->\s*)*<(?:!doctype\s
                             re.IGNORECASE | re.DOTALL)
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 MAX_HEADER_BYTES = 64 * 1024
+# the Document.meta key of a body passed on still compressed (its Content-Encoding codings): the
+# clean stage decompresses it, in its supervised worker, capped at the size limit
+# (``Reader(defer_decoding=True)``, as ``build`` reads)
+ENCODED = "content_encoding"
 
 
 class PayloadError(ValueError):
@@ -130,46 +134,145 @@ def _looks_chunked(body: bytes) -> bool:
     return re.match(rb"[0-9a-fA-F]{1,8}[ \t]*(?:;[^\r\n]*)?\r?\n", body) is not None
 
 
+_STEP = 1 << 16         # compressed bytes fed to a decoder at a time
+
+
 def decompress(body: bytes, coding: str, limit: int | None) -> bytes:
-    """Undo a ``Content-Encoding``; at most ``limit`` bytes (a guard against zip bombs)."""
+    """Undo a ``Content-Encoding``, streaming: at most ``limit + 1`` bytes come out (None: no limit).
+
+    A guard against compression bombs: whatever the ratio (a 1.6 KB brotli body can
+    inflate to 2 GB), the decoder's output never grows past the limit, so one more
+    byte than ``limit`` tells the caller the page is too large. gzip, x-gzip,
+    deflate (zlib-wrapped or raw), br (the ``brotli`` module) and zstd (Python 3.14's
+    ``compression.zstd``, ``pyzstd`` or ``zstandard``), each when its module is there.
+    """
     coding = coding.strip().lower()
-    max_length = (limit + 1) if limit else 0
+    cap = None if limit is None else limit + 1
     if coding in ("gzip", "x-gzip"):
         if not body.startswith(b"\x1f\x8b"):
             return body  # crawler already stored the decoded body but kept the header
-        d = zlib.decompressobj(zlib.MAX_WBITS | 16)
-    elif coding == "deflate":
+        return _zlib(body, zlib.MAX_WBITS | 16, cap, coding)
+    if coding == "deflate":
         # RFC 9110 says zlib-wrapped; many servers send raw deflate
-        wbits = zlib.MAX_WBITS if body[:1] == b"\x78" else -zlib.MAX_WBITS
-        d = zlib.decompressobj(wbits)
-    elif coding == "br":
-        try:
-            import brotli  # type: ignore[import-not-found]
-        except ImportError:
-            raise PayloadError("brotli-compressed body and no brotli module installed") from None
-        try:
-            out = brotli.decompress(body)
-        except Exception as exc:  # brotli.error
-            raise PayloadError(f"brotli: {exc}") from None
-        return out[:max_length] if max_length else out
-    elif coding in ("identity", ""):
+        return _zlib(body, zlib.MAX_WBITS if body[:1] == b"\x78" else -zlib.MAX_WBITS, cap, coding)
+    if coding == "br":
+        return _brotli(body, cap)
+    if coding == "zstd":
+        return _zstd(body, cap)
+    if coding in ("identity", ""):
         return body
-    else:
-        raise PayloadError(f"unsupported content encoding {coding!r}")
+    raise PayloadError(f"unsupported content encoding {coding!r}")
+
+
+def _zlib(body: bytes, wbits: int, cap: int | None, coding: str) -> bytes:
+    d = zlib.decompressobj(wbits)
     try:
-        out = d.decompress(body, max_length) if max_length else d.decompress(body)
+        return d.decompress(body, cap) if cap else d.decompress(body)
     except zlib.error as exc:
         raise PayloadError(f"{coding}: {exc}") from None
-    return out
 
 
-def http_body(block: bytes, msg: HttpMessage, limit: int | None = None) -> bytes:
-    """The entity body of an HTTP message: de-chunked and decompressed."""
+def _brotli(body: bytes, cap: int | None) -> bytes:
+    try:
+        import brotli  # type: ignore[import-not-found]
+    except ImportError:
+        raise PayloadError("brotli-compressed body and no brotli module installed") from None
+    d = brotli.Decompressor()
+    parts: list[bytes] = []
+    total = 0
+    pos = 0
+    # brotli >= 1.1 bounds each call's output (output_buffer_limit); older ones get small inputs
+    bounded = _brotli_bounded(d)
+    step = _STEP if bounded else 16
+    try:
+        while not d.is_finished() and (cap is None or total < cap):
+            if not bounded or d.can_accept_more_data():
+                if pos >= len(body):
+                    raise PayloadError("brotli: the compressed data ends early")
+                chunk = body[pos:pos + step]
+                pos += len(chunk)
+            else:
+                chunk = b""             # output still pending from the last input
+            if bounded:
+                room = (1 << 20) if cap is None else min(cap - total, 1 << 20)
+                out = d.process(chunk, output_buffer_limit=room)
+            else:
+                out = d.process(chunk)
+            if out:
+                parts.append(out)
+                total += len(out)
+    except brotli.error as exc:
+        raise PayloadError(f"brotli: {exc}") from None
+    data = b"".join(parts)
+    return data if cap is None else data[:cap]
+
+
+def _brotli_bounded(d) -> bool:
+    try:
+        d.process(b"", output_buffer_limit=1)
+    except TypeError:
+        return False
+    except Exception:       # noqa: BLE001 - an empty input may be refused; the keyword was known
+        return True
+    return hasattr(d, "can_accept_more_data")
+
+
+def _zstd(body: bytes, cap: int | None) -> bytes:
+    try:
+        from compression import zstd as _z  # type: ignore[import-not-found]   # Python 3.14
+    except ImportError:
+        try:
+            import pyzstd as _z  # type: ignore[import-not-found]
+        except ImportError:
+            _z = None
+    try:
+        if _z is not None:
+            d = _z.ZstdDecompressor()
+            return d.decompress(body, cap if cap else -1)
+        try:
+            import zstandard  # type: ignore[import-not-found]
+        except ImportError:
+            raise PayloadError("zstd-compressed body and no zstd module installed") from None
+        reader = zstandard.ZstdDecompressor().stream_reader(body, read_across_frames=True)
+        if cap is None:
+            return reader.readall()
+        parts: list[bytes] = []
+        total = 0
+        while total < cap:
+            out = reader.read(min(cap - total, 1 << 20))
+            if not out:
+                break
+            parts.append(out)
+            total += len(out)
+        return b"".join(parts)
+    except PayloadError:
+        raise
+    except Exception as exc:        # noqa: BLE001 - each library has its own error class
+        raise PayloadError(f"zstd: {exc}") from None
+
+
+def content_codings(msg: HttpMessage) -> list[str]:
+    """The message's ``Content-Encoding`` codings that change the bytes, in the order applied."""
+    ce = msg.headers.get("content-encoding", "")
+    return [c.strip().lower() for c in ce.split(",") if c.strip() and c.strip().lower() != "identity"]
+
+
+def decode_content(body: bytes, codings: list[str] | str, limit: int | None = None) -> bytes:
+    """Undo ``codings`` (a list, or a ``Content-Encoding`` value), last applied first, each capped at
+    ``limit + 1`` bytes of output; raises PayloadError."""
+    if isinstance(codings, str):
+        codings = [c for c in codings.split(",") if c.strip()]
+    for coding in reversed(codings):
+        body = decompress(body, coding, limit)
+    return body
+
+
+def http_body(block: bytes, msg: HttpMessage, limit: int | None = None, decode: bool = True) -> bytes:
+    """The entity body of an HTTP message: de-chunked and (with ``decode``) decompressed."""
     body = block[msg.header_length:]
     te = msg.headers.get("transfer-encoding", "").lower()
     if "chunked" in te and _looks_chunked(body):
         body = dechunk(body)
-    ce = msg.headers.get("content-encoding", "")
-    for coding in reversed([c for c in ce.split(",") if c.strip()]):
-        body = decompress(body, coding, limit)
+    if decode:
+        body = decode_content(body, content_codings(msg), limit)
     return body

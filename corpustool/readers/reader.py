@@ -46,7 +46,8 @@ class Reader(Stage):
     name = "read"
 
     def __init__(self, inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,
-                 backend: str | None = None, stdin: IO[bytes] | None = None) -> None:
+                 backend: str | None = None, stdin: IO[bytes] | None = None,
+                 defer_decoding: bool = False) -> None:
         super().__init__()
         if input_format not in FORMATS:
             raise OptionError(f"unknown input format {input_format!r}; choose from: {', '.join(FORMATS)}")
@@ -76,6 +77,9 @@ class Reader(Stage):
         # document at all they are kept for the build's one error line (no_documents_message)
         self.notes: list[str] = []
         self.hold_notes = False
+        # compressed HTTP bodies (Content-Encoding) passed on compressed, marked in
+        # ``doc.meta["content_encoding"]``, for the clean stage to decompress in its worker
+        self.defer_decoding = defer_decoding
 
     # -- the stream ----------------------------------------------------------
     def run(self, docs: Iterable[Document] | None = None) -> Iterator[Document]:
@@ -251,12 +255,20 @@ class Reader(Stage):
     def _say(self, message: str) -> None:
         print(f"corpustool: read: {message}", file=sys.stderr)
 
+    def _skipped(self, display: str, offset: int, length: int | None, kind: str) -> str:
+        """Count and name a skipped byte range; its words for the message."""
+        if length is None:
+            return ""
+        self.stats.skip(display, offset, length, kind)
+        return f", {length} bytes skipped"
+
     def truncated(self, display: str, offset: int, before: int, detail: str | None = None,
-                  unit: str = "records") -> None:
+                  unit: str = "records", length: int | None = None) -> None:
         """The file ends (or its data breaks off) at ``offset``; what came before was read."""
         self.stats.extra["error:truncated"] += 1
         extra = f" ({detail})" if detail else ""
-        self._say(f"{display}: truncated or damaged at byte offset {offset}{extra}; "
+        skipped = self._skipped(display, offset, length, "truncated")
+        self._say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; "
                   f"{before} {unit} before it were read, the rest of the file is skipped")
 
     def damaged(self, display: str, offset: int, before: int, detail: str) -> None:
@@ -265,16 +277,18 @@ class Reader(Stage):
         self._say(f"{display}: unreadable data at byte offset {offset} ({detail}); "
                   f"{before} records before it were read, the rest of the file is skipped")
 
-    def damaged_record(self, display: str, offset: int, detail: str) -> None:
+    def damaged_record(self, display: str, offset: int, detail: str, length: int | None = None) -> None:
         """One WARC record is damaged (a wrong Content-Length, a broken gzip member): it alone is skipped."""
         self.stats.extra["error:damaged-record"] += 1
-        self._say(f"{display}: damaged record at byte offset {offset} skipped ({detail}); "
+        skipped = self._skipped(display, offset, length, "damaged-record")
+        self._say(f"{display}: damaged record at byte offset {offset} skipped ({detail}{skipped}); "
                   f"reading goes on at the next record")
 
-    def damaged_data(self, display: str, offset: int, detail: str) -> None:
+    def damaged_data(self, display: str, offset: int, detail: str, length: int | None = None) -> None:
         """Data that is no record at all at ``offset``: skipped up to the next record (if any)."""
         self.stats.extra["error:damaged"] += 1
-        self._say(f"{display}: unreadable data at byte offset {offset} ({detail}) skipped; "
+        skipped = self._skipped(display, offset, length, "damaged")
+        self._say(f"{display}: unreadable data at byte offset {offset} ({detail}{skipped}) skipped; "
                   f"reading goes on at the next record, if any")
 
     def bad_record(self, where: str, counter: str, detail: str, say: bool = True) -> None:
@@ -371,6 +385,12 @@ def describe_content(head: bytes) -> str:
 
 
 def make_reader(inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,
-                backend: str | None = None, stdin: IO[bytes] | None = None) -> Reader:
-    """The read stage for ``inputs`` (paths, directories, or "-" for standard input)."""
-    return Reader(inputs, input_format=input_format, max_bytes=max_bytes, backend=backend, stdin=stdin)
+                backend: str | None = None, stdin: IO[bytes] | None = None,
+                defer_decoding: bool = False) -> Reader:
+    """The read stage for ``inputs`` (paths, directories, or "-" for standard input).
+
+    ``defer_decoding``: compressed HTTP bodies are passed on compressed, for the clean
+    stage to decompress (in its supervised worker, capped at its size limit).
+    """
+    return Reader(inputs, input_format=input_format, max_bytes=max_bytes, backend=backend, stdin=stdin,
+                  defer_decoding=defer_decoding)

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Callable, Iterator
 
 from ..document import Document
-from .http import (HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, http_body, media_type,
-                   parse_http_head, sniffs_as_html)
+from .http import (ENCODED, HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, content_codings,
+                   decode_content, http_body, media_type, parse_http_head, sniffs_as_html)
 
 if TYPE_CHECKING:
     from .reader import Reader
@@ -169,11 +169,11 @@ def _read_resync(display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc
 
     def report(damage: Damage) -> None:
         if damage.kind == "truncated":
-            reader.truncated(display, damage.offset, n_records, detail=damage.detail)
+            reader.truncated(display, damage.offset, n_records, detail=damage.detail, length=damage.length)
         elif damage.kind == "damaged-record":
-            reader.damaged_record(display, damage.offset, damage.detail)
+            reader.damaged_record(display, damage.offset, damage.detail, length=damage.length)
         else:
-            reader.damaged_data(display, damage.offset, damage.detail)
+            reader.damaged_data(display, damage.offset, damage.detail, length=damage.length)
 
     # the block is held up to the size limit (the page) plus its HTTP headers
     keep = None if reader.max_bytes is None else reader.max_bytes + MAX_HEADER_BYTES
@@ -236,17 +236,24 @@ def _record_document(rec: ArchiveRecord, display: str, base: str, reader: "Reade
     block = head + _read_exactly(rec.read, rec.length - len(head)) if rec.length > len(head) else head
     if len(block) < rec.length:
         return _TRUNCATED
+    codings = content_codings(msg) if msg else []
+    # a compressed body is decompressed where the page is parsed, in a supervised worker, when
+    # the reader feeds the clean stage (build); here only enough of it to tell whether it is HTML
+    defer = bool(codings) and getattr(reader, "defer_decoding", False)
     try:
-        body = http_body(block, msg, reader.max_bytes) if msg else block
+        body = http_body(block, msg, reader.max_bytes, decode=not defer) if msg else block
+        sniff = body if not defer or mtype in HTML_TYPES else decode_content(body, codings, 1024)
     except PayloadError as exc:
         reader.bad_record(where, "error:bad-payload", str(exc))
         return None
     if reader.max_bytes is not None and len(body) > reader.max_bytes:
         return reader.too_large(doc, len(body))
-    if mtype not in HTML_TYPES and not sniffs_as_html(body):
+    if mtype not in HTML_TYPES and not sniffs_as_html(sniff):
         stats.extra["skipped:non-html"] += 1
         return None
     doc.raw = body
+    if defer:
+        doc.meta[ENCODED] = ", ".join(codings)
     return doc
 
 

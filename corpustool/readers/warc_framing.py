@@ -60,11 +60,16 @@ class FramedRecord:
 
 @dataclass
 class Damage:
-    """What the framer skipped: ``kind`` is damaged-record, damaged (no record at all) or truncated."""
+    """What the framer skipped: ``kind`` is damaged-record, damaged (no record at all) or truncated.
+
+    ``length`` is the number of bytes skipped from ``offset`` on: up to the next record read (or
+    tried), or to the end of the file.
+    """
 
     kind: str
     offset: int
     detail: str
+    length: int = 0
 
 
 Report = Callable[[Damage], None]
@@ -149,12 +154,48 @@ class _Spec:
     header_end: Callable[[bytes], int]
     parse: Callable[[bytes], "tuple[dict[str, str], int] | str"]
     peek: int                   # bytes enough to match ``start``
+    # a record start after junk that does not end in a line feed: where in a line it may begin
+    # (a record found there is taken only when its whole header parses)
+    mid_line: Callable[[bytes, int, int], int]
 
 
-WARC = _Spec(_VERSION_LINE, b"\nWARC/", _RECORD_END, _header_end, _parse_header, 16)
+def _warc_mid_line(data: bytes, start: int, stop: int) -> int:
+    """The first ``WARC/x.y`` version line that begins inside a line at ``data[start:stop]``, or -1."""
+    i = data.find(b"WARC/", start)
+    while 0 <= i < stop:
+        if i > 0 and data[i - 1:i] != b"\n" and _VERSION_LINE.match(data, i):
+            return i
+        i = data.find(b"WARC/", i + 1)
+    return -1
+
+
+def _arc_mid_line(data: bytes, start: int, stop: int) -> int:
+    """The first ARC header line that ends a line of ``data[start:stop]`` but does not begin it, or -1.
+
+    Only after white space: junk without it would be taken as part of the URL by a match at the
+    line start.
+    """
+    pos = start
+    while pos < stop:
+        eol = data.find(b"\n", pos)
+        if eol < 0:
+            return -1
+        at = pos
+        while eol - at <= 4096:
+            m = _ARC_HEADER_LINE.search(data, at, eol + 1)
+            if m is None or m.start() >= stop or m.end() != eol + 1:
+                break
+            if m.start() > 0 and data[m.start() - 1:m.start()] in (b" ", b"\t", b"\r", b"\0"):
+                return m.start()        # after junk that ends in white space: else it is part of the URL
+            at = m.start() + 1
+        pos = eol + 1
+    return -1
+
+
+WARC = _Spec(_VERSION_LINE, b"\nWARC/", _RECORD_END, _header_end, _parse_header, 16, _warc_mid_line)
 # ARC (the Internet Archive's format before WARC): one header line "URL IP DATE TYPE [...] LENGTH",
 # the block, one line feed
-ARC = _Spec(_ARC_HEADER_LINE, b"\n", b"\n", _arc_header_end, _parse_arc_header, 2048)
+ARC = _Spec(_ARC_HEADER_LINE, b"\n", b"\n", _arc_header_end, _parse_arc_header, 2048, _arc_mid_line)
 
 
 # -- plain WARC ------------------------------------------------------------------
@@ -168,6 +209,12 @@ class _PlainFramer:
         self.keep = keep
         self.spec = spec
         self.index = 0
+        fh.seek(0, io.SEEK_END)
+        self.size = fh.tell()
+
+    def _skipped(self, kind: str, pos: int, detail: str, nxt: int | None) -> None:
+        """Report the bytes from ``pos`` up to ``nxt`` (the next record tried; None: the end of the file)."""
+        self.report(Damage(kind, pos, detail, (self.size if nxt is None else nxt) - pos))
 
     def records(self) -> Iterator[FramedRecord]:
         fh = self.fh
@@ -175,8 +222,8 @@ class _PlainFramer:
         while pos is not None:
             if not self.spec.start.match(self._peek(pos, self.spec.peek)):
                 nxt = self._find_header(pos)
-                self.report(Damage("damaged", pos, "data that is no WARC record" if nxt is not None or pos else
-                                   "no WARC record found"))
+                self._skipped("damaged", pos, "data that is no WARC record" if nxt is not None or pos else
+                              "no WARC record found", nxt)
                 if nxt is None:
                     return
                 pos = nxt
@@ -193,16 +240,16 @@ class _PlainFramer:
             if end < 0:
                 nxt = self._find_header(pos + 1)
                 if nxt is None:
-                    self.report(Damage("truncated", pos, "the file ends inside a record header"))
+                    self._skipped("truncated", pos, "the file ends inside a record header", None)
                     return
-                self.report(Damage("damaged-record", pos, "a record header without an end"))
+                self._skipped("damaged-record", pos, "a record header without an end", nxt)
                 self.index += 1
                 pos = nxt
                 continue
             parsed = self.spec.parse(head[:end])
             if isinstance(parsed, str):
                 nxt = self._find_header(pos + 1)
-                self.report(Damage("damaged-record", pos, parsed))
+                self._skipped("damaged-record", pos, parsed, nxt)
                 self.index += 1
                 if nxt is None:
                     return
@@ -210,13 +257,15 @@ class _PlainFramer:
                 continue
             headers, length = parsed
             block_start = pos + end
-            verdict = self._check_end(block_start, block_start + length)
+            # a length past the end of the file (up to any size: 2**64 is no offset) is cut short or wrong
+            verdict = "eof" if length > self.size - block_start else self._check_end(block_start, block_start + length)
             if verdict != "ok":
                 nxt = self._find_header(pos + 1)
                 if nxt is None and verdict == "eof":
-                    self.report(Damage("truncated", pos, "the last record is cut short"))
+                    self._skipped("truncated", pos, "the last record is cut short", None)
                     return
-                self.report(Damage("damaged-record", pos, f"Content-Length {length} does not match the record"))
+                self._skipped("damaged-record", pos, f"Content-Length {_short(length)} does not match the record",
+                              nxt)
                 self.index += 1
                 if nxt is None:
                     return
@@ -229,6 +278,8 @@ class _PlainFramer:
             pos = self._skip_blank(block_start + length)
 
     def _peek(self, pos: int, n: int) -> bytes:
+        if pos >= self.size:
+            return b""
         self.fh.seek(pos)
         return self.fh.read(n)
 
@@ -261,29 +312,53 @@ class _PlainFramer:
         inside = self._find_header(start)
         return "ok" if inside is None or inside >= end else "bad"
 
+    def _header_parses(self, pos: int) -> bool:
+        """Does a whole record header (with a usable length) begin at ``pos``?"""
+        head = self._peek(pos, 65536)
+        end = self.spec.header_end(head)
+        return end >= 0 and not isinstance(self.spec.parse(head[:end]), str)
+
     def _find_header(self, start: int) -> int | None:
-        """Offset of the next record start (``WARC/x.y`` version line) at a line start at or after ``start``."""
+        """Offset of the next record start at or after ``start``: a ``WARC/x.y`` version line (an ARC
+        header line) at a line start, or inside a line after junk when its whole header parses."""
         fh = self.fh
         pos = start
         prev = self._peek(start - 1, 1) if start > 0 else b"\n"
+        spec = self.spec
         while True:
             fh.seek(pos)
-            chunk = fh.read(_SCAN_CHUNK + self.spec.peek)
+            chunk = fh.read(_SCAN_CHUNK + spec.peek)
             if not chunk:
                 return None
             data = prev + chunk
-            i = 0
-            while True:
-                i = data.find(self.spec.scan, i)
-                if i < 0 or i + 1 >= len(prev) + _SCAN_CHUNK:
+            stop = len(prev) + _SCAN_CHUNK          # candidates beginning before it belong to this chunk
+            line_start = -1
+            i = data.find(spec.scan)
+            while 0 <= i and i + 1 < stop:
+                if spec.start.match(data, i + 1):
+                    line_start = i + 1
                     break
-                if self.spec.start.match(data, i + 1):
-                    return pos - len(prev) + i + 1
-                i += 1
+                i = data.find(spec.scan, i + 1)
+            # junk without a line feed at its end: a record header inside a line, before the first
+            # one at a line start, taken when its whole header parses
+            limit = line_start if line_start >= 0 else stop
+            mid = spec.mid_line(data, len(prev), limit)
+            while mid >= 0:
+                if self._header_parses(pos - len(prev) + mid):
+                    return pos - len(prev) + mid
+                mid = spec.mid_line(data, mid + 1, limit)
+            if line_start >= 0:
+                return pos - len(prev) + line_start
             if len(chunk) <= _SCAN_CHUNK:
                 return None
             pos += _SCAN_CHUNK
             prev = chunk[_SCAN_CHUNK - 1:_SCAN_CHUNK]
+
+
+def _short(n: int) -> str:
+    """A number for a message: a Content-Length of 10**400 digits is not printed whole."""
+    text = str(n)
+    return text if len(text) <= 24 else f"{text[:12]}...({len(text)} digits)"
 
 
 # -- gzipped WARC: one member per record -----------------------------------------
@@ -365,6 +440,10 @@ class _GzipFramer:
             start += _SCAN_CHUNK
         return None
 
+    def _to(self, pos: int, nxt: int | None) -> int:
+        """Bytes from ``pos`` to ``nxt`` (None: the end of the file)."""
+        return (self.size if nxt is None else nxt) - pos
+
     def _skip_padding(self, pos: int) -> int | None:
         if pos == self._after_pos and self._after[:3] == _GZIP_MAGIC:
             return pos              # the usual case: the next member follows at once
@@ -392,7 +471,7 @@ class _GzipFramer:
                 magic = self.fh.read(3)
             if magic != _GZIP_MAGIC:
                 nxt = self._next_member(pos)
-                self.report(Damage("damaged", pos, "data that is no gzip member"))
+                self.report(Damage("damaged", pos, "data that is no gzip member", self._to(pos, nxt)))
                 pos = nxt
                 continue
             try:
@@ -400,21 +479,21 @@ class _GzipFramer:
             except _MemberError as exc:
                 nxt = self._next_member(pos)
                 if nxt is None and exc.kind == "eof":
-                    self.report(Damage("truncated", pos, str(exc)))
+                    self.report(Damage("truncated", pos, str(exc), self._to(pos, None)))
                     return
-                self.report(Damage("damaged-record", pos, str(exc)))
+                self.report(Damage("damaged-record", pos, str(exc), self._to(pos, nxt)))
                 self.index += 1
                 pos = nxt
                 continue
             hend = self.spec.header_end(data)
             if not self.spec.start.match(data) or hend < 0:
                 if data.strip():
-                    self.report(Damage("damaged", pos, "a gzip member that holds no WARC record"))
+                    self.report(Damage("damaged", pos, "a gzip member that holds no WARC record", end - pos))
                 pos = self._skip_padding(end)
                 continue
             parsed = self.spec.parse(data[:hend])
             if isinstance(parsed, str):
-                self.report(Damage("damaged-record", pos, parsed))
+                self.report(Damage("damaged-record", pos, parsed, end - pos))
                 self.index += 1
                 pos = self._skip_padding(end)
                 continue
@@ -425,12 +504,17 @@ class _GzipFramer:
                 yield FramedRecord(self.index, pos, headers, length, block)
                 self.index += 1
             else:
-                self.report(Damage("damaged-record", pos, f"Content-Length {length} does not match the record"))
+                self.report(Damage("damaged-record", pos, f"Content-Length {_short(length)} does not match the record",
+                                   end - pos))
                 self.index += 1
             pos = self._skip_padding(end)
 
     def _one_member_for_many_records(self) -> bool:
-        """Does the first member go on, after its first record, with another record (``gzip crawl.warc``)?"""
+        """Does the first member go on, after its first record, with another record (``gzip crawl.warc``)?
+
+        Told by the first record's length where it is right; where it is not (a damaged first
+        record), by a second record header found in the first member, read up to 64 MB.
+        """
         self.fh.seek(0)
         d = zlib.decompressobj(zlib.MAX_WBITS | 16)
         out = bytearray()
@@ -445,11 +529,11 @@ class _GzipFramer:
                     hend = self.spec.header_end(out)
                     if hend < 0:
                         if len(out) > _HEADER_MAX:
-                            return False
+                            return self._second_record_in_first_member()
                         continue
                     parsed = self.spec.parse(bytes(out[:hend]))
                     if isinstance(parsed, str) or parsed[1] > (64 << 20):
-                        return False
+                        return self._second_record_in_first_member()
                     need = hend + parsed[1] + self.spec.peek
                 if len(out) >= need:
                     break
@@ -458,7 +542,41 @@ class _GzipFramer:
         if need is None:
             return False
         rest = out[need - self.spec.peek:].lstrip(b"\r\n")
-        return bool(self.spec.start.match(rest))
+        if self.spec.start.match(rest):
+            return True
+        if d.eof and len(out) >= need - self.spec.peek and not rest:
+            return False            # one whole record in the first member: one member per record
+        return self._second_record_in_first_member()
+
+    def _second_record_in_first_member(self, limit: int = 64 << 20) -> bool:
+        """Is there a record header at a line start after the first byte of the first member?"""
+        self.fh.seek(0)
+        d = _inflate.decompressobj(zlib.MAX_WBITS | 16)
+        carry = b""
+        seen = 0
+        scan, start = self.spec.scan, self.spec.start
+        try:
+            while not d.eof and seen < limit:
+                chunk = self.fh.read(1 << 16)
+                if not chunk:
+                    break
+                out = d.decompress(chunk)
+                if not out:
+                    continue
+                data = carry + out
+                i = data.find(scan, 0 if seen else 1)
+                while i >= 0:
+                    if len(data) - i - 1 < self.spec.peek and not d.eof:
+                        break                   # not enough bytes yet: look again with the next output
+                    if start.match(data, i + 1):
+                        return True
+                    i = data.find(scan, i + 1)
+                keep = max(len(data) - i if i >= 0 else 0, len(scan) + self.spec.peek)
+                seen += len(out)
+                carry = data[-keep:]
+        except (zlib.error, _inflate.error):
+            return False
+        return False
 
     def _whole_file(self) -> Iterator[FramedRecord]:
         """Frame the uncompressed stream of a file whose members hold many records each.
