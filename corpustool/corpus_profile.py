@@ -1,4 +1,4 @@
-"""A profile of the kept corpus: languages, document lengths, top domains.
+"""A profile of the kept corpus: languages, document lengths, top domains, text types.
 
 The pipeline calls :meth:`CorpusProfile.add` for every document it writes; the
 result goes into the ``corpus`` section of the statistics JSON, which
@@ -6,7 +6,10 @@ result goes into the ``corpus`` section of the statistics JSON, which
 corpus size: document lengths go into a fixed histogram, languages are few,
 and domains are counted with the Space-Saving algorithm (Metwally, Agrawal
 and El Abbadi, 2005), which keeps at most ``max_domains`` counters and is
-exact as long as fewer distinct domains are seen.
+exact as long as fewer distinct domains are seen. The text types (text_types.py: page type,
+top-level domain, length class, year of the page's date) are counted as documents and
+words per value; they have few values (a top-level domain beyond :data:`MAX_TLDS` is
+counted as ``other``).
 """
 from __future__ import annotations
 
@@ -15,6 +18,11 @@ from collections import Counter
 from typing import Any
 
 from .document import Document
+from .text_types import length_class, site_and_tld
+
+MAX_TLDS = 2000
+#: the text types counted: name -> what the report calls it
+TEXT_TYPES = ("type", "tld", "length", "year")
 
 # Upper bin edges of the document length histogram, in words (roughly 1-2-5
 # steps, so a log-scaled plot has even bars); the last bin is open-ended.
@@ -79,6 +87,18 @@ class CorpusProfile:
         self.max_words = 0
         self.domains = SpaceSaving(max_domains)
         self.no_domain = 0
+        # text type -> value -> [documents, words]
+        self.text_types: dict[str, dict[str, list[int]]] = {name: {} for name in TEXT_TYPES}
+
+    def _count_type(self, name: str, value: str, words: int) -> None:
+        values = self.text_types[name]
+        if value not in values and name == "tld" and len(values) >= MAX_TLDS:
+            value = "other"
+        row = values.get(value)
+        if row is None:
+            row = values[value] = [0, 0]
+        row[0] += 1
+        row[1] += words
 
     def add(self, doc: Document) -> None:
         good = doc.good_paragraphs()
@@ -98,6 +118,13 @@ class CorpusProfile:
             self.domains.add(domain.lower())
         else:
             self.no_domain += 1
+        meta = doc.meta
+        ptype = meta.get("page_type")
+        self._count_type("type", ptype if isinstance(ptype, str) and ptype else "none", words)
+        self._count_type("tld", site_and_tld(domain)[1] or "none", words)
+        self._count_type("length", length_class(words), words)
+        date = meta.get("date")
+        self._count_type("year", date[:4] if isinstance(date, str) and len(date) >= 4 else "none", words)
 
     def state(self) -> dict[str, Any]:
         """Every counter, as JSON (a resumable build's checkpoint); :meth:`from_state` reads it back."""
@@ -133,6 +160,12 @@ class CorpusProfile:
             self.domains.add(key, n)
         self.domains.evictions += other.domains.evictions
         self.no_domain += other.no_domain
+        for name in TEXT_TYPES:
+            for value, (docs, words) in sorted(other.text_types.get(name, {}).items()):
+                self._count_type(name, value, 0)
+                row = self.text_types[name]["other" if value not in self.text_types[name] else value]
+                row[0] += docs - 1
+                row[1] += words
 
     def to_dict(self) -> dict[str, Any]:
         """The ``corpus`` section of the statistics JSON."""
@@ -160,4 +193,8 @@ class CorpusProfile:
             "domains_distinct": len(self.domains.counts) if self.domains.exact else None,
             "domains_exact": self.domains.exact,
             "docs_without_domain": self.no_domain,
+            "text_types": {name: {value: {"docs": docs, "words": words}
+                                  for value, (docs, words) in sorted(self.text_types[name].items(),
+                                                                     key=lambda kv: (-kv[1][0], kv[0]))}
+                           for name in TEXT_TYPES},
         }

@@ -460,6 +460,36 @@ def render_report(data: dict[str, Any], title: str | None = None) -> str:
         parts.append(_table(["domain", "documents", "% documents"],
                             ([_esc(k), _num(v), _pct(100.0 * v / total)] for k, v in top_table), numeric=(1, 2)))
 
+    # text types (documents and words per page type, top-level domain, length class, year)
+    text_types = corpus.get("text_types")
+    if isinstance(text_types, dict) and any(isinstance(v, dict) and v for v in text_types.values()):
+        from .text_types import LENGTH_CLASSES
+        parts.append('<h2 id="text-types">Text types</h2>')
+        parts.append('<p class="note">The <code>&lt;doc&gt;</code> attributes <code>type</code>, '
+                     '<code>tld</code>, <code>length</code> and the year of <code>date</code>: documents '
+                     'and words per value (&ldquo;none&rdquo;: the attribute is not written).</p>')
+        order = {label: i for i, (_, label) in enumerate(LENGTH_CLASSES)}
+        for name, title in (("type", "page type"), ("tld", "top-level domain"), ("length", "length class"),
+                            ("year", "year")):
+            values = text_types.get(name)
+            if not isinstance(values, dict) or not values:
+                continue
+            rows = [(str(k), int(v.get("docs", 0)), int(v.get("words", 0))) for k, v in values.items()
+                    if isinstance(v, dict)]
+            if name == "length":
+                rows.sort(key=lambda r: (order.get(r[0], len(order)), r[0]))
+            elif name == "year":
+                rows.sort(key=lambda r: (r[0] == "none", r[0]))
+            else:
+                rows.sort(key=lambda r: (-r[1], r[0]))
+            total_docs = sum(r[1] for r in rows) or 1
+            total_words = sum(r[2] for r in rows) or 1
+            parts.append(f'<h3>{_esc(title)}</h3>')
+            parts.append(_table([title, "documents", "% documents", "words", "% words"],
+                                ([_esc(k), _num(d), _pct(100.0 * d / total_docs), _num(w),
+                                  _pct(100.0 * w / total_words)] for k, d, w in rows[:_TOP_DOMAINS_TABLE]),
+                                numeric=(1, 2, 3, 4)))
+
     # options
     options = data.get("options")
     if isinstance(options, dict) and options:

@@ -10,7 +10,9 @@ pages per second. Then the same on ../shared/data/wcxb-dev (the WCXB development
 1,476 pages with a main text, seven page types) with the default, the classic
 ``justext`` and every installed peer (trafilatura gets the page URL): mean
 word F1 (the benchmark's bag-of-words metric), per page type, per domain fold
-and for the development and held-out halves of the folds. Without one of the
+and for the development and held-out halves of the folds; then the page type written on
+``<doc>`` against the pages' types (``scripts/bench_page_types.py``: macro-F1 cross-validated
+by domain). Without one of the
 data sets it says so and goes on; without both it says what is missing and
 exits with status 1 (nothing was evaluated). ``$CORPUSTOOL_EVAL_DATA`` names
 another folder holding ``snippets/`` and ``wcxb-dev/``.
@@ -115,6 +117,13 @@ def main(argv: list[str]) -> int:
         for spec in specs():
             args += ["--extractor", spec]
         status = cli_main(args + argv) or status
+    if (wcxb / DATA_SETS["wcxb-dev"][0]).exists() and not argv:
+        # the page type written on <doc> (corpustool/page_type.py) against the pages' types,
+        # macro-F1 cross-validated by domain (scripts/bench_page_types.py)
+        print("\npage types (the <doc> attribute type) on wcxb-dev:")
+        import subprocess
+        status = subprocess.call([sys.executable, str(REPO / "scripts" / "bench_page_types.py"),
+                                  "--data", str(wcxb)]) or status
     return status
 
 

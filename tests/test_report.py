@@ -253,5 +253,6 @@ def test_report_renders_in_headless_chromium(stats_file, tmp_path):
     assert len(result["images"]) == len(expected) == 6
     for (complete, width, height), png in zip(result["images"], expected):
         assert complete and (width, height) == _png_size(png)
-    assert result["h2"] == ["sizes", "stages", "drops", "duplicates", "languages", "lengths", "domains", "options"]
+    assert result["h2"] == ["sizes", "stages", "drops", "duplicates", "languages", "lengths", "domains", "text-types",
+                            "options"]
     assert result["tables"] >= 8

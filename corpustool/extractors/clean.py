@@ -11,11 +11,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .. import encoding
+from .. import encoding, page_type
 from ..document import BAD, Document
 from ..readers.http import ENCODED, PayloadError, decode_content
 from ..stage import DocumentStage
 from ..text.normalize import clean_text
+from ..text_types import page_metadata
 from .base import OptionError, Page, get_extractor
 
 DEFAULT_EXTRACTOR = "justext-plus"
@@ -217,11 +218,23 @@ class Clean(DocumentStage):
         title = self.extractor.title(page)
         doc.title = clean_text(title) if title else title      # a title is text as paragraphs are
         doc.meta["extractor"] = self.extractor_name
-        if not self.keep_html:
-            doc.html = None
-        doc.raw = None
         if not doc.paragraphs:
             doc.drop("no-text")
         elif not any(p.is_good for p in doc.paragraphs):
             doc.drop("boilerplate-only")
+        else:
+            self.text_types(doc, page)
+        if not self.keep_html:
+            doc.html = None
+        doc.raw = None
         return doc
+
+    def text_types(self, doc: Document, page: Page) -> None:
+        """What the page declares (date, author, site name) and its page type, into ``doc.meta``
+        (text_types.py, page_type.py); the page type's features are kept in ``last_features``."""
+        info = page_metadata(doc.html, doc.url, doc.crawl_date)
+        self.last_features = page_type.features(doc.url, info, page.meta.get("structure", ()), doc.paragraphs)
+        info.pop("schema_types", None)
+        info.pop("og_type", None)
+        info["page_type"] = page_type.model().predict(self.last_features)
+        doc.meta.update(info)

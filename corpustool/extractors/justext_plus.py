@@ -458,6 +458,8 @@ class JustextPlusExtractor(Extractor):
                     retry.tree   # a page given as lxml's tree is repaired on the same path (same result)
                 again = self._extract_once(retry)
                 if any(p.cls == GOOD for p in again):
+                    if "structure" in retry.meta:
+                        page.meta["structure"] = retry.meta["structure"]
                     return again
         return paras
 
@@ -510,7 +512,8 @@ class JustextPlusExtractor(Extractor):
             totals = compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
         else:
             self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
-        structure.after_decide(paras, types, tree.kinds, tree.chains, page.html, tree, totals)
+        page.meta["structure"] = structure.after_decide(paras, types, tree.kinds, tree.chains, page.html, tree,
+                                                        totals)
 
     def _extract_sax(self, page: Page) -> list[Paragraph] | None:
         """:meth:`extract` of an unparsed page through the SAX parse (the same paragraphs and
@@ -556,7 +559,7 @@ class JustextPlusExtractor(Extractor):
         tree = XPathTree(paras, kinds, hints, why)
         types = structure.before_decide(page.html, kinds, paras, tree.chains)
         self.decide(paras, kinds, hints, self.title(page) if page._tree_done else _title_of(root), why, tree)
-        structure.after_decide(paras, types, kinds, tree.chains, page.html)
+        page.meta["structure"] = structure.after_decide(paras, types, kinds, tree.chains, page.html)
         return paras
 
     def decide(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],

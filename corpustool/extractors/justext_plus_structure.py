@@ -428,19 +428,32 @@ def _restore(paras: list[Paragraph], members: Sequence[int], reasons: frozenset[
 
 def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str, str],
                  chains: Sequence[Sequence[str]], html: str | None = None, tree: Any = None,
-                 totals: tuple[int, int, dict[str, int]] | None = None) -> None:
+                 totals: tuple[int, int, dict[str, int]] | None = None) -> frozenset[str]:
     """The evidence of structure applied to the decided paragraphs (``kinds`` and ``chains``:
     the page's named regions and each paragraph's regions, ``PageTree``/``XPathTree``; ``tree``
-    the PageTree itself, when there is one; ``totals`` the compiled decide's word sums)."""
+    the PageTree itself, when there is one; ``totals`` the compiled decide's word sums).
+    Returns what the structure said of the page (for its page type, text_types.py):
+    ``discussion``, ``product``, ``items`` (a list of records was its content), ``comments``
+    (it has comment regions), ``fallback`` (jusText's own verdict decided)."""
+    said = set()
+    if is_discussion(types):
+        said.add("discussion")
+    if is_product(types):
+        said.add("product")
+    if "comment" in kinds.values():
+        said.add("comments")
     if "description" in RULES and is_product(types):
         if restore_description(paras, html):
             totals = None
     if "items" in RULES:
-        restore_items(paras, kinds, chains, tree, totals)
+        if restore_items(paras, kinds, chains, tree, totals):
+            said.add("items")
     if "fallback" in RULES:
-        fall_back_to_justext(paras)
+        if fall_back_to_justext(paras):
+            said.add("fallback")
     if "repeats" in RULES:
         drop_repeats(paras, lists=is_product(types))
+    return frozenset(said)
 
 
 # -- text the page repeats ------------------------------------------------------------

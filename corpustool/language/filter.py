@@ -19,7 +19,8 @@ Outcomes, each counted under its reason in the stage's statistics:
   ``min_confidence``;
 * ``unwanted-language``: identified, but not among ``languages`` (when given).
 
-The language and its confidence are recorded in ``doc.lang``/``doc.lang_score``.
+The language and its confidence are recorded in ``doc.lang``/``doc.lang_score``, the
+confidence minus the second language's in ``doc.meta["lang_diff"]``.
 With ``paragraph_level``, every good paragraph of a kept document is
 identified too (``Paragraph.lang``/``lang_score``); a paragraph confidently
 in another language than the wanted ones (the document's language when none
@@ -63,6 +64,11 @@ def _langdetect():
 
 def langdetect_language(text: str) -> tuple[str, float]:
     """(code, probability) by langdetect (seeded: same text, same answer), or ("und", 0.0)."""
+    return langdetect_scores(text)[:2]
+
+
+def langdetect_scores(text: str) -> tuple[str, float, float]:
+    """(code, probability, the second language's probability) by langdetect, or ("und", 0.0, 0.0)."""
     from langdetect.lang_detect_exception import LangDetectException
 
     factory = _langdetect()
@@ -71,12 +77,13 @@ def langdetect_language(text: str) -> tuple[str, float]:
         detector.append(text)
         probs = detector.get_probabilities()
     except LangDetectException:
-        return UNDETERMINED, 0.0
+        return UNDETERMINED, 0.0, 0.0
     if not probs:
-        return UNDETERMINED, 0.0
+        return UNDETERMINED, 0.0, 0.0
     best = probs[0]
     code = _LANGDETECT_CODES.get(best.lang, best.lang)
-    return code, round(float(best.prob), 4)
+    second = round(float(probs[1].prob), 4) if len(probs) > 1 else 0.0
+    return code, round(float(best.prob), 4), second
 
 
 class LanguageFilter(DocumentStage):
@@ -123,22 +130,28 @@ class LanguageFilter(DocumentStage):
     # -- identification -----------------------------------------------------
     def identify_text(self, text: str) -> tuple[str, float, str]:
         """(code or "und", confidence, method used) for one text."""
+        return self.identify_scores(text)[:3]
+
+    def identify_scores(self, text: str) -> tuple[str, float, str, float]:
+        """(code or "und", confidence, method used, confidence of the second language)."""
         if self.method == "langdetect":
-            code, prob = langdetect_language(text)
-            return code, prob, "langdetect"
+            code, prob, second = langdetect_scores(text)
+            return code, prob, "langdetect", second
         result = identify(text)
         code, conf = result.lang, result.confidence
         if self.second_opinion and conf < self.second_opinion_below:
-            other, prob = langdetect_language(text)
+            other, prob, second = langdetect_scores(text)
             if other != UNDETERMINED and prob > conf:
-                return other, prob, "langdetect"
-        return code, conf, "fast"
+                return other, prob, "langdetect", second
+        return code, conf, "fast", result.second
 
     # -- the stage ------------------------------------------------------------
     def process(self, doc: Document) -> Document:
         text = language_sample(doc.clean_text())     # bounded memory on a huge page
-        code, conf, used = self.identify_text(text) if text.strip() else (UNDETERMINED, 0.0, "none")
+        code, conf, used, second = self.identify_scores(text) if text.strip() else (UNDETERMINED, 0.0, "none", 0.0)
         doc.lang, doc.lang_score = code, conf
+        # (TenTen's lang_diff: how clearly the best language won; a text attribute)
+        doc.meta["lang_diff"] = round(max(0.0, conf - second), 4)
         if used == "langdetect" and self.method == "fast":
             self.stats.extra["second-opinion-used"] += 1
         if code == UNDETERMINED:

@@ -318,6 +318,7 @@ class Identification(NamedTuple):
     runner_up: str | None = None
     words: int = 0         # words of the text (letters-only tokens)
     hits: int = 0          # distinct stop words of the winner found
+    second: float = 0.0    # the runner-up's confidence, as ``confidence`` is the winner's
 
 
 @functools.lru_cache(maxsize=1)
@@ -512,8 +513,12 @@ def _identify(words: PageWords, cands: tuple[str, ...], explicit: bool,
         # only the prior speaks for it: the text itself says nothing
         return Identification(langs[best], 0.0, "prior", None, n_words, 0)
     runner = langs[order[1]] if len(order) > 1 else None
+    second = 0.0
+    if runner is not None:
+        other = order[1]
+        second = (posterior * math.exp(logit[other] - top)) * (1.0 - math.exp(-hits[other] / SUPPORT_WORDS))
     return Identification(langs[best], round(posterior * support, 4), "stopwords", runner,
-                          n_words, hits[best])
+                          n_words, hits[best], round(second, 4))
 
 
 def _log_prior(prior: dict[str, float] | None, langs: tuple[str, ...]) -> dict[int, float]:

@@ -1,9 +1,11 @@
-"""JSON Lines: one document per line, the same schema as the stage stream."""
+"""JSON Lines: one document per line, the same schema as the stage stream, plus ``text_types``
+(the attributes the vertical writer writes on ``<doc>`` beyond the crawl metadata)."""
 from __future__ import annotations
 
 import json
 
 from ..document import Document
+from ..text_types import text_types
 from .base import Writer
 
 
@@ -13,5 +15,7 @@ class JsonlWriter(Writer):
         self.detail = detail
 
     def format(self, doc: Document) -> str:
-        return json.dumps(doc.to_dict(detail=self.detail, with_raw=False), ensure_ascii=False,
-                          separators=(",", ":")) + "\n"
+        d = doc.to_dict(detail=self.detail, with_raw=False)
+        # the text types the vertical writer writes on <doc> (text_types.py), as strings
+        d["text_types"] = dict(text_types(doc))
+        return json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n"

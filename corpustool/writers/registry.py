@@ -20,7 +20,8 @@ import re
 import shlex
 
 # the order in which the writer writes a document's attributes, then any others
-_DOC_ORDER = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain")
+_DOC_ORDER = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain", "tld", "site",
+              "wordcount", "length", "lang_diff", "type", "date", "date_source", "author", "sitename")
 
 
 def corpus_name(output: str) -> str:

@@ -35,7 +35,8 @@ TARGETS = ("manatee", "cwb")
 #: structures and attributes corpustool writes (the declarations a corpus configuration /
 #: ``cwb-encode -S`` list should make)
 STRUCTURES: dict[str, tuple[str, ...]] = {
-    "doc": ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain"),
+    "doc": ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain", "tld", "site",
+            "wordcount", "length", "lang_diff", "type", "date", "date_source", "author", "sitename"),
     "p": ("heading", "lang"),
     "s": (),
     "g": (),

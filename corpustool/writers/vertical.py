@@ -30,6 +30,8 @@ from ..document import Document
 from ..errors import OptionError
 from ..text.normalize import bound_tokens, clean_value, needs_bounding
 from ..text.tokenizer import sentence_spans, tokenize
+from ..text_types import ATTRIBUTES as TEXT_TYPES
+from ..text_types import text_types
 from .base import Writer
 
 TARGETS = ("manatee", "cwb")
@@ -39,7 +41,7 @@ _CWB_TOKEN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _CWB_VALUE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 _MANATEE_VALUE = str.maketrans({"\\": "\\\\", '"': '\\"'})
 
-DOC_ATTRIBUTES = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain")
+DOC_ATTRIBUTES = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain") + TEXT_TYPES
 
 
 def escape_token(token: str, target: str = DEFAULT_TARGET) -> str:
@@ -63,6 +65,7 @@ def doc_attributes(doc: Document) -> list[tuple[str, object]]:
                        ("crawl_date", doc.crawl_date), ("encoding", doc.encoding), ("domain", doc.domain)):
         if value is not None:
             attrs.append((key, value))
+    attrs += text_types(doc)     # tld, site, wordcount, length, lang_diff, type, date ... (text_types.py)
     return attrs
 
 
