@@ -1,4 +1,5 @@
 """`make test` uses what the machine has; system packages come only from `make system-deps` (issue 30)."""
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -33,8 +34,9 @@ def test_system_deps_is_an_explicit_target_that_ci_calls():
 
 def test_make_dry_run_of_test_names_only_pytest():
     try:
-        r = subprocess.run(["make", "-n", "-o", ".venv/.installed", "test"], cwd=REPO, capture_output=True,
-                           text=True, timeout=60)
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+        r = subprocess.run(["make", "--no-print-directory", "-n", "-o", ".venv/.installed", "test"], cwd=REPO,
+                           capture_output=True, text=True, timeout=60, env=env)
     except FileNotFoundError:
         pytest.skip("make is not installed")
     assert r.returncode == 0, r.stderr
