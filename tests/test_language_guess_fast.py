@@ -71,8 +71,12 @@ def ref_identify(text, candidates=None, *, prior=None):
     if hits[best] == 0:
         return ident.Identification(langs[best], 0.0, "prior", None, n_words, 0)
     runner = langs[order[1]] if len(order) > 1 else None
+    second = 0.0
+    if runner is not None:      # the runner-up's confidence (lang_diff on <doc>)
+        other = order[1]
+        second = posterior * math.exp(logit[other] - top) * (1.0 - math.exp(-hits[other] / ident.SUPPORT_WORDS))
     return ident.Identification(langs[best], round(posterior * support, 4), "stopwords", runner,
-                                n_words, hits[best])
+                                n_words, hits[best], round(second, 4))
 
 
 def ref_stopword_density(text, code):
