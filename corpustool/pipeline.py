@@ -1,6 +1,6 @@
 """The whole pipeline, from inputs to a corpus file, as a library object.
 
-    read -> clean (decode, stoplist, extractor) -> langfilter -> dedup-exact
+    read -> clean (decode, stoplist, extractor) -> langfilter -> quality -> dedup-exact
          -> dedup-near -> dedup-para (onion) -> tokenize -> write
 
 :class:`PipelineOptions` holds every option of ``corpustool build``;
@@ -34,6 +34,7 @@ class PipelineOptions:
     min_lang_confidence: float = 0.5
     lang_method: str = "fast"
     paragraph_lang: bool = False
+    quality: str = "mark"                   # quality marks (quality.py): off | mark | drop
     dedup_exact: bool = True
     dedup_near: bool = True
     near_threshold: float = 0.8
@@ -79,6 +80,9 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
         from .language.filter import LanguageFilter
         stages.append(LanguageFilter(languages=opts.wanted_languages(), min_confidence=opts.min_lang_confidence,
                                      method=opts.lang_method, paragraph_level=opts.paragraph_lang))
+    if opts.quality != "off":
+        from .quality import QualityMarks
+        stages.append(QualityMarks(mode=opts.quality, stoplist_file=opts.stoplist_file))
     # cheapest de-duplication first: each removes what the next would compare
     if opts.dedup_exact:
         stages.append(ExactDuplicates())

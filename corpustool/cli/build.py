@@ -33,6 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--lang-method", default="fast", choices=("fast", "langdetect"),
                    help="language identification method after cleaning (default fast)")
     g.add_argument("--paragraph-lang", action="store_true", help="also drop foreign-language paragraphs")
+    g.add_argument("--quality", choices=("off", "mark", "drop"), default="mark",
+                   help="document quality marks (q, q_rules, q_punct, q_stop ... on <doc>; docs/quality.md): "
+                        "mark (default) writes them, drop also drops the documents judged low (reasons "
+                        "counted as quality:RULE, written to --rejects), off computes nothing")
     g = p.add_argument_group("de-duplication")
     g.add_argument("--no-dedup-exact", action="store_true", help="keep exact duplicate documents")
     g.add_argument("--no-dedup-near", action="store_true", help="keep near-duplicate documents")
@@ -83,7 +87,7 @@ def options_from_args(args: argparse.Namespace):
         max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), no_stoplist=kw.pop("no_stoplist"),
         extractor_options=kw,
         langfilter=not args.no_langfilter, min_lang_confidence=args.min_lang_confidence,
-        lang_method=args.lang_method, paragraph_lang=args.paragraph_lang,
+        lang_method=args.lang_method, paragraph_lang=args.paragraph_lang, quality=args.quality,
         dedup_exact=not args.no_dedup_exact, dedup_near=not args.no_dedup_near,
         near_threshold=args.near_threshold, dedup_para=not args.no_dedup_para,
         template_evidence=args.template_evidence, sentences=args.sentences, target=args.target,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ..document import Document
+from ..quality import quality_attributes
 from ..text_types import text_types
 from .base import Writer
 
@@ -17,5 +18,5 @@ class JsonlWriter(Writer):
     def format(self, doc: Document) -> str:
         d = doc.to_dict(detail=self.detail, with_raw=False)
         # the text types the vertical writer writes on <doc> (text_types.py), as strings
-        d["text_types"] = dict(text_types(doc))
+        d["text_types"] = dict(text_types(doc) + quality_attributes(doc))
         return json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -36,7 +36,10 @@ TARGETS = ("manatee", "cwb")
 #: ``cwb-encode -S`` list should make)
 STRUCTURES: dict[str, tuple[str, ...]] = {
     "doc": ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain", "tld", "site",
-            "wordcount", "length", "lang_diff", "type", "date", "date_source", "author", "sitename"),
+            "wordcount", "length", "lang_diff", "type", "date", "date_source", "author", "sitename",
+            # quality marks (corpustool/quality.py ATTRIBUTES)
+            "q", "q_rules", "q_punct", "q_short", "q_wordlen", "q_symbols", "q_nonalpha", "q_stop", "q_bullets",
+            "q_ellipsis", "q_dup_lines", "q_dup_chars", "q_top2", "q_top3", "q_top4", "q_dup5"),
     "p": ("heading", "lang"),
     "s": (),
     "g": (),

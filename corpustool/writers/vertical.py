@@ -30,6 +30,8 @@ from ..document import Document
 from ..errors import OptionError
 from ..text.normalize import bound_tokens, clean_value, needs_bounding
 from ..text.tokenizer import sentence_spans, tokenize
+from ..quality import ATTRIBUTES as QUALITY
+from ..quality import quality_attributes
 from ..text_types import ATTRIBUTES as TEXT_TYPES
 from ..text_types import text_types
 from .base import Writer
@@ -41,7 +43,7 @@ _CWB_TOKEN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _CWB_VALUE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 _MANATEE_VALUE = str.maketrans({"\\": "\\\\", '"': '\\"'})
 
-DOC_ATTRIBUTES = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain") + TEXT_TYPES
+DOC_ATTRIBUTES = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain") + TEXT_TYPES + QUALITY
 
 
 def escape_token(token: str, target: str = DEFAULT_TARGET) -> str:
@@ -66,6 +68,7 @@ def doc_attributes(doc: Document) -> list[tuple[str, object]]:
         if value is not None:
             attrs.append((key, value))
     attrs += text_types(doc)     # tld, site, wordcount, length, lang_diff, type, date ... (text_types.py)
+    attrs += quality_attributes(doc)     # q, q_rules, q_punct, q_stop ... (quality.py)
     return attrs
 
 

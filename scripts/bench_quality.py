@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Quality marks (corpustool/quality.py) against documents read and labelled by a person.
+
+The sample: the documents that `corpustool build --lang auto` keeps from
+../shared/data/snippets/pages, ../shared/data/wcxb-dev/html and the demo crawl
+(data/demo/crawl.warc.gz), each page fed with its real URL. data/quality_labels.jsonl holds,
+for every labelled document, its id, URL, the SHA-1 of its clean text, its language and the label
+("good" or "low") given by reading the text against the criteria in docs/quality.md; never the text.
+
+    python scripts/bench_quality.py                 # the figures of docs/quality.md
+    python scripts/bench_quality.py --dump FILE     # the kept documents (id, url, lang, text) to read
+    python scripts/bench_quality.py --timing        # cost of the quality stage vs the whole build
+
+Thresholds are chosen on one half of the sample (split by site: the SHA-1 of the registrable
+domain, even / odd) and precision / recall of "low" is reported on the other half and on both.
+Skips cleanly (exit 0) when ../shared is absent.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+SHARED = REPO.parent / "shared" / "data"
+SNIPPETS = SHARED / "snippets"
+WCXB = SHARED / "wcxb-dev"
+DEMO = REPO / "data" / "demo" / "crawl.warc.gz"
+LABELS = REPO / "data" / "quality_labels.jsonl"
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def write_inputs(folder: Path, limit: int = 0) -> list[str]:
+    """JSON Lines inputs (id, url, html) of the shared pages, and the demo crawl."""
+    inputs = []
+    snip = folder / "snippets.jsonl"
+    gold = json.loads((SNIPPETS / "evaldata.json").read_text(encoding="utf-8"))
+    with snip.open("w", encoding="utf-8") as out:
+        rows = sorted((e["file"], url) for url, e in gold.items() if (SNIPPETS / "pages" / e["file"]).is_file())
+        for name, url in rows[:limit or None]:
+            raw = (SNIPPETS / "pages" / name).read_bytes()
+            import base64
+            out.write(json.dumps({"id": f"snippets:{name}", "url": url,
+                                  "html_base64": base64.b64encode(raw).decode("ascii")}) + "\n")
+    inputs.append(str(snip))
+    wc = folder / "wcxb.jsonl"
+    with wc.open("w", encoding="utf-8") as out:
+        files = sorted((WCXB / "html").glob("*.html.gz"))
+        for f in files[:limit or None]:
+            fid = f.name.split(".")[0]
+            gt = json.loads((WCXB / "ground-truth" / f"{fid}.json").read_text(encoding="utf-8"))
+            raw = gzip.decompress(f.read_bytes())
+            import base64
+            out.write(json.dumps({"id": f"wcxb:{fid}", "url": gt.get("url"),
+                                  "html_base64": base64.b64encode(raw).decode("ascii")}) + "\n")
+    inputs.append(str(wc))
+    inputs.append(str(DEMO))
+    return inputs
+
+
+def kept_documents(limit: int = 0, workers: int = 1):
+    """(pipeline, documents kept by the default build) of the sample's pages."""
+    from corpustool.pipeline import Pipeline, PipelineOptions
+
+    tmp = tempfile.mkdtemp(prefix="bench-quality-")
+    inputs = write_inputs(Path(tmp), limit)
+    opts = PipelineOptions(languages=["auto"], workers=workers)
+    pipe = Pipeline(inputs, "-", opts)
+    return pipe, list(pipe.documents())
+
+
+def doc_key(doc) -> str:
+    return doc.id if doc.id.startswith(("snippets:", "wcxb:")) else f"demo:{doc.url}"
+
+
+def dump(path: str, limit: int) -> None:
+    _, docs = kept_documents(limit)
+    with open(path, "w", encoding="utf-8") as out:
+        for doc in docs:
+            text = doc.clean_text()
+            out.write(json.dumps({"id": doc_key(doc), "url": doc.url, "lang": doc.lang,
+                                  "stoplist_lang": doc.stoplist_lang, "sha1": text_hash(text),
+                                  "paragraphs": [p.text for p in doc.good_paragraphs()],
+                                  "quality": doc.meta.get("quality")}, ensure_ascii=False) + "\n")
+    print(f"{len(docs)} documents -> {path}")
+
+
+def site_of(url: str | None) -> str:
+    """The registrable domain of a URL (or the host-like part of a "hard::name" key)."""
+    from urllib.parse import urlsplit
+    from corpustool.text_types import site_and_tld
+
+    url = url or ""
+    host = urlsplit(url).hostname if "://" in url else url.split("::")[-1].split("-")[0]
+    return site_and_tld(host)[0] or host or ""
+
+
+def half_of(url: str | None) -> str:
+    """"tune" or "test": the sample split by site (the SHA-1 of the registrable domain)."""
+    return "tune" if hashlib.sha1(site_of(url).encode("utf-8")).digest()[0] % 2 == 0 else "test"
+
+
+def pr(rows, rules) -> tuple[float, float, float, int, int]:
+    """Precision, recall, F1 of "low", documents judged low, labelled low."""
+    from corpustool.quality import judge
+
+    tp = fp = fn = 0
+    for r in rows:
+        low = bool(judge(r["m"], r["words"], rules))
+        gold = r["label"] == "low"
+        tp += low and gold
+        fp += low and not gold
+        fn += gold and not low
+    p = tp / (tp + fp) if tp + fp else 0.0
+    rec = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * p * rec / (p + rec) if p + rec else 0.0
+    return p, rec, f, tp + fp, tp + fn
+
+
+# the thresholds of the literature (Gopher, C4, FineWeb), where the search starts
+LITERATURE = (
+    ("short", "words", "min", 50, 0), ("punct", "q_punct", "min", 0.12, 0),
+    ("short-lines", "q_short", "max", 0.67, 0), ("stop-words", "q_stop", "min", 0.10, 0),
+    ("word-length", "q_wordlen", "min", 3.0, 0), ("word-length", "q_wordlen", "max", 10.0, 0),
+    ("symbols", "q_symbols", "max", 0.10, 0), ("non-alpha", "q_nonalpha", "max", 0.20, 0),
+    ("bullets", "q_bullets", "max", 0.90, 0), ("ellipsis", "q_ellipsis", "max", 0.30, 0),
+    ("dup-lines", "q_dup_lines", "max", 0.30, 0), ("dup-lines", "q_dup_chars", "max", 0.20, 0),
+    ("top-ngram", "q_top2", "max", 0.20, 0), ("top-ngram", "q_top3", "max", 0.18, 0),
+    ("top-ngram", "q_top4", "max", 0.16, 0), ("dup-ngram", "q_dup5", "max", 0.15, 0),
+)
+
+# the grid searched for each rule's threshold on the tuning half (None: rule off)
+GRID = {
+    "short": [None, 20, 30, 50, 75, 100, 150],
+    "punct": [None, 0.12, 0.2, 0.3, 0.4, 0.5, 0.6],
+    "short-lines": [None, 0.4, 0.5, 0.6, 0.67, 0.75],
+    "stop-words": [None, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
+    "dup-ngram": [None, 0.15, 0.2, 0.25, 0.3, 0.4],
+    "ellipsis": [None, 0.3, 0.5],
+    "symbols": [None, 0.1, 0.2],
+    "non-alpha": [None, 0.2, 0.3],
+}
+
+
+def with_threshold(rules, name, value):
+    out = []
+    for r in rules:
+        if r[0] == name:
+            if value is None:
+                continue
+            r = (r[0], r[1], r[2], value, r[4])
+        out.append(r)
+    return tuple(out)
+
+
+def tune(rows, rules):
+    """Coordinate search of the GRID thresholds for the best F1 of "low" (two sweeps, ties: first)."""
+    best = pr(rows, rules)[2]
+    chosen = {}
+    for _ in range(2):
+        for name, values in GRID.items():
+            for v in values:
+                cand = with_threshold(rules, name, v)
+                f = pr(rows, cand)[2]
+                if f > best + 1e-9:
+                    best, rules, chosen[name] = f, cand, v
+    return rules, chosen
+
+
+def evaluate(limit: int = 0) -> int:
+    from corpustool.quality import RULES
+
+    labels = {}
+    for line in LABELS.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            labels[rec["id"]] = rec
+    t0 = time.perf_counter()
+    pipe, docs = kept_documents(limit)
+    elapsed = time.perf_counter() - t0
+    quality = next(s for s in pipe.stages if s.name == "quality")
+    rows, changed = [], 0
+    for doc in docs:
+        rec = labels.get(doc_key(doc))
+        if rec is None:
+            continue
+        if text_hash(doc.clean_text()) != rec["sha1"]:
+            changed += 1        # the extractor's text changed since it was read: not comparable
+            continue
+        q = doc.meta.get("quality") or {}
+        rows.append({"label": rec["label"], "lang": rec["lang"], "half": half_of(rec["url"]),
+                     "words": doc.word_count(), "m": {k: v for k, v in q.items() if k.startswith("q_")}})
+    print(f"labelled documents: {len(labels)}; found with the same text: {len(rows)}; text changed: {changed}")
+    langs = Counter(r["lang"] for r in rows)
+    lows = Counter(r["lang"] for r in rows if r["label"] == "low")
+    print("per language (labelled / low): " + ", ".join(f"{l} {n}/{lows[l]}" for l, n in langs.most_common()))
+    tune_rows = [r for r in rows if r["half"] == "tune"]
+    test_rows = [r for r in rows if r["half"] == "test"]
+    print(f"halves by site: tune {len(tune_rows)} ({sum(r['label'] == 'low' for r in tune_rows)} low), "
+          f"test {len(test_rows)} ({sum(r['label'] == 'low' for r in test_rows)} low)")
+
+    def line(name, rules):
+        cells = []
+        for part, rs in (("tune", tune_rows), ("test", test_rows), ("all", rows)):
+            p, r, f, judged, gold = pr(rs, rules)
+            cells.append(f"{part} P {p:.2f} R {r:.2f} F1 {f:.2f} ({judged} judged low, {gold} labelled)")
+        print(f"{name}: " + "; ".join(cells))
+
+    line("literature thresholds (Gopher, C4, FineWeb)", LITERATURE)
+    tuned, chosen = tune(tune_rows, LITERATURE)
+    print(f"tuned on the tune half, from the literature's: {chosen or 'no change'}")
+    line("tuned thresholds", tuned)
+    DEFAULT = RULES
+    line("shipped thresholds (corpustool/quality.py RULES)", DEFAULT)
+    print("each rule alone (shipped threshold), over all rows: precision / documents it fires on")
+    for rule in dict.fromkeys(r[0] for r in DEFAULT):
+        alone = tuple(r for r in DEFAULT if r[0] == rule)
+        p, r, f, judged, gold = pr(rows, alone)
+        print(f"  {rule:12s} fires {judged:3d}  P {p:.2f}  R {r:.2f}")
+    stats = quality.stats
+    print(f"quality stage: {stats.docs_in} documents; build of the sample {elapsed:.1f} s")
+    return 0
+
+
+def timing(limit: int = 0, repeat: int = 3) -> int:
+    """The quality stage's share of the build: the same kept documents measured again, in one run."""
+    from corpustool.quality import QualityMarks
+
+    t0 = time.perf_counter()
+    pipe, docs = kept_documents(limit)
+    build = time.perf_counter() - t0
+    stage = QualityMarks()
+    best = None
+    for _ in range(repeat):
+        t1 = time.perf_counter()
+        for doc in docs:
+            stage.process(doc)
+        spent = time.perf_counter() - t1
+        best = spent if best is None else min(best, spent)
+    words = sum(d.word_count() for d in docs)
+    print(f"build (wall, one worker, quality stage included): {build:.2f} s for {len(docs)} kept documents, {words} words")
+    print(f"quality stage alone (wall, best of {repeat}): {best:.3f} s = {100 * best / build:.1f}% of the build, "
+          f"{1e6 * best / max(1, len(docs)):.0f} us per document")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dump", metavar="FILE", help="write the kept documents to FILE (outside the repository)")
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--timing", action="store_true", help="the quality stage's share of the build time")
+    args = ap.parse_args(argv)
+    if not (SNIPPETS / "evaldata.json").is_file() or not (WCXB / "html").is_dir():
+        print("skipped: ../shared/data (snippets, wcxb-dev) not present")
+        return 0
+    if args.dump:
+        dump(args.dump, args.limit)
+        return 0
+    if args.timing:
+        return timing(args.limit)
+    return evaluate(args.limit)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
