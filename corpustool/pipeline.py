@@ -119,7 +119,11 @@ class Pipeline:
         self.input_format = input_format
         self.on_drop = on_drop
         # the clean stage, first of the stages, decompresses the pages in its supervised worker
-        self.reader = make_reader(inputs, input_format=input_format, max_bytes=self.options.max_bytes,
+        readable = list(inputs)
+        if self.options.engine == "spark":      # its executors also read file: URIs
+            from .executors.spark import local_path
+            readable = [local_path(i) or i for i in inputs]
+        self.reader = make_reader(readable, input_format=input_format, max_bytes=self.options.max_bytes,
                                   defer_decoding=True)
         self.stages = build_stages(self.options)
         for st in [self.reader, *self.stages]:
