@@ -101,6 +101,7 @@ def make_executor(opts: PipelineOptions):
     if opts.engine == "spark":
         from .executors.spark import SparkExecutor
         return SparkExecutor(master=opts.spark_master, workers=opts.workers, doc_timeout=opts.doc_timeout)
+    # (build --no-merge sets the Spark executor's ``merge``: it is no option of the pipeline's result)
     if opts.engine != "local":
         from .extractors.base import OptionError
         raise OptionError(f"unknown engine {opts.engine!r}; choose local or spark")
@@ -122,7 +123,11 @@ class Pipeline:
         self.input_format = input_format
         self.on_drop = on_drop
         # the clean stage, first of the stages, decompresses the pages in its supervised worker
-        self.reader = make_reader(inputs, input_format=input_format, max_bytes=self.options.max_bytes,
+        readable = list(inputs)
+        if self.options.engine == "spark":      # its executors also read file: URIs
+            from .executors.spark import local_path
+            readable = [local_path(i) or i for i in inputs]
+        self.reader = make_reader(readable, input_format=input_format, max_bytes=self.options.max_bytes,
                                   defer_decoding=True)
         self.stages = build_stages(self.options)
         for st in [self.reader, *self.stages]:
@@ -179,6 +184,10 @@ class Pipeline:
             return
         if pending[0] == "writer":
             pending[1].abort()
+        elif pending[0] == "merged":         # the parts merged into a temporary file: nothing to keep
+            from .writers.base import remove_quietly
+            remove_quietly(pending[1])
+            remove_quietly(pending[2])
         elif pending[1] != pending[2]:
             from .writers.base import remove_quietly
             remove_quietly(pending[1])
@@ -186,6 +195,8 @@ class Pipeline:
     def run(self, commit: bool = True) -> list[StageStats]:
         """Every input through every stage into the output; without ``commit`` the finished
         output waits under its temporary name for :meth:`commit_output` (or :meth:`abort_output`)."""
+        if getattr(self.executor, "can_build", None) is not None and self.executor.can_build(self):
+            return self._run_parts(commit)
         held = self._lock is not None
         self.lock_output()
         try:
@@ -203,6 +214,35 @@ class Pipeline:
             except BaseException:
                 writer.abort()      # an error or a signal: no partial output is left behind
                 raise
+        finally:
+            if not held:
+                self.unlock_output()
+        for st in self.stages:
+            st.close()
+        return self.stats()
+
+    def _run_parts(self, commit: bool = True) -> list[StageStats]:
+        """:meth:`run` by an executor that reads, runs every stage and writes the output in parts
+        itself (the Spark engine: ``OUTPUT.parts/``, merged into OUTPUT unless it was told not to)."""
+        held = self._lock is not None
+        self.lock_output()
+        try:
+            self.reader.hold_notes = self.require_documents
+            result = self.executor.build(self, commit=False)
+            self.profile = result["profile"]
+            if result["structures"] is not None:
+                self._note_structures(_Written(result["structures"]))
+            if result["ready"] is not None:
+                self._pending = ("merged", result["ready"], result["plain"])
+            try:
+                self._check_documents()
+            except DataError:
+                import shutil
+                self.abort_output()
+                shutil.rmtree(result["parts"], ignore_errors=True)
+                raise
+            if commit:
+                self.commit_output()
         finally:
             if not held:
                 self.unlock_output()

@@ -241,3 +241,146 @@ def test_keep_first_follows_stream_mode_on_chains():
     dropped, absorbing = _keep_first(verified)
     assert dropped == {1: ("A", 210), 7: ("A", 230)}     # E: most similar kept one, ties -> earliest (A < C)
     assert absorbing == {0}
+
+
+# -- a whole build on Spark: executors read the input files, tokenize and write the parts -----------
+
+def split_warc(src: Path, directory: Path, pieces: int) -> list[Path]:
+    """``src`` (one gzip member per record) cut into ``pieces`` WARC files on record boundaries."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    data = src.read_bytes()
+    bounds = []
+    with open(src, "rb") as fh:
+        it = ArchiveIterator(fh)
+        for _record in it:
+            bounds.append(it.get_record_offset())
+    bounds.append(len(data))
+    per = -(-len(bounds[:-1]) // pieces)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(pieces):
+        lo, hi = bounds[min(i * per, len(bounds) - 1)], bounds[min((i + 1) * per, len(bounds) - 1)]
+        path = directory / f"crawl-{i}.warc.gz"
+        path.write_bytes(data[lo:hi])
+        paths.append(path)
+    return paths
+
+
+def bench_html_line(line: str) -> str:
+    """A benchmark document as a page (the build cleans HTML)."""
+    rec = json.loads(line)
+    html = "<html><body>" + "".join(f"<p>{p['text']}</p>\n" for p in rec["paragraphs"]) + "</body></html>"
+    return json.dumps({"id": rec["id"], "url": rec.get("url"), "html": html}) + "\n"
+
+
+def build_run(inputs: list[str], out: Path, executor=None, languages=("en",), **options):
+    """A build through Pipeline.run (the CLI's path), with the given executor or the local one."""
+    from corpustool.cli.common import RejectsWriter
+    from corpustool.pipeline import Pipeline, PipelineOptions
+
+    rejects = RejectsWriter(str(out) + ".rejects.jsonl")
+    pipeline = Pipeline(inputs, str(out), PipelineOptions(languages=list(languages), **options), on_drop=rejects)
+    if executor is not None:
+        pipeline.executor = executor
+    try:
+        stats = pipeline.run()
+    finally:
+        rejects.close()
+    return ([s.to_dict() for s in stats], Path(str(out) + ".rejects.jsonl").read_text(), pipeline)
+
+
+@needs_spark
+def test_build_on_spark_reads_and_writes_in_the_executors(spark_context, tmp_path, monkeypatch):
+    """Demo crawl in four WARCs (a directory of three and a file: URI): the executors read every
+    file and write one part per file; merged, the corpus is the local run's file, byte for byte."""
+    from corpustool.executors.spark import SparkExecutor
+    from corpustool.readers.reader import Reader
+    from corpustool.writers.parts import read_manifest
+
+    paths = split_warc(CRAWL, tmp_path / "crawl", 4)
+    (tmp_path / "last").mkdir()
+    last = tmp_path / "last" / "crawl-3.warc.gz"
+    paths[3].rename(last)
+    local_stats, local_rejects, local_pipe = build_run([str(tmp_path / "crawl"), str(last)],
+                                                       tmp_path / "local.vert.gz")
+    local_out = (tmp_path / "local.vert.gz").read_bytes()
+
+    # the driver reads no input: its read stage would fail
+    def no_reading(self):
+        raise AssertionError("the driver read the input")
+    monkeypatch.setattr(Reader, "read", no_reading)
+    executor = SparkExecutor(workers=2)
+    spark_stats, spark_rejects, spark_pipe = build_run([str(tmp_path / "crawl"), last.as_uri()],
+                                                       tmp_path / "spark.vert.gz", executor, engine="spark")
+    assert (tmp_path / "spark.vert.gz").read_bytes() == local_out
+    assert spark_stats == local_stats
+    _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+    assert spark_pipe.profile.to_dict() == local_pipe.profile.to_dict()
+    assert spark_pipe.structures == local_pipe.structures
+    assert executor.last_build["partitions"] == 4 and executor.last_build["in_executors"]
+    assert not (tmp_path / "spark.vert.gz.parts").exists()      # merged, then removed
+    assert local_out and b"<doc " in __import__("gzip").decompress(local_out)
+
+    # --no-merge: the parts stay, one per input file, and `corpustool merge` joins them
+    executor.merge = False
+    build_run([str(tmp_path / "crawl"), last.as_uri()], tmp_path / "kept.vert.gz", executor, engine="spark")
+    parts = tmp_path / "kept.vert.gz.parts"
+    assert not (tmp_path / "kept.vert.gz").exists()
+    manifest = read_manifest(str(parts))
+    assert [p["file"] for p in manifest["parts"]] == [f"part-{i:05d}.vert.gz" for i in range(4)]
+    assert manifest["documents"] == __import__("gzip").decompress(local_out).count(b"<doc ")
+    from corpustool.cli import main
+    assert main(["merge", str(parts), "-o", str(tmp_path / "merged.vert.gz")]) == 0
+    assert (tmp_path / "merged.vert.gz").read_bytes() == local_out
+    assert main(["merge", str(parts), "-o", str(tmp_path / "merged.vert")]) == 0
+    assert (tmp_path / "merged.vert").read_bytes() == __import__("gzip").decompress(local_out)
+
+
+@needs_spark
+def test_build_on_spark_equals_local_on_dedup_bench_files(spark_context, tmp_path, bench_lines):
+    """The dedup benchmark in three JSON Lines files: near-duplicates and duplicate paragraphs
+    across files, decided in the executors, tokenized and written there."""
+    from corpustool.executors.spark import SparkExecutor
+
+    inputs = []
+    for i in range(3):
+        path = tmp_path / f"bench-{i}.jsonl"
+        path.write_text("".join(bench_html_line(l) for l in bench_lines[i::3]), encoding="utf-8")
+        inputs.append(str(path))
+    options = {"langfilter": False, "languages": ["auto"]}
+    local_stats, local_rejects, _ = build_run(inputs, tmp_path / "local.vert", **options)
+    executor = SparkExecutor(workers=2)
+    spark_stats, spark_rejects, _ = build_run(inputs, tmp_path / "spark.vert", executor, **options)
+    assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
+    assert spark_stats == local_stats
+    _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+    stats = {s["stage"]: s for s in local_stats}
+    assert stats["dedup-near"]["drops"].get("near-duplicate", 0) >= 3
+    assert stats["dedup-para"]["extra"]["paragraphs_removed"] >= 20
+    assert executor.last_build["partitions"] == 3 and executor.last_build["in_executors"]
+
+
+def test_merge_refuses_a_damaged_part(tmp_path):
+    from corpustool.errors import DataError
+    from corpustool.writers.parts import merge_parts, write_manifest
+    import hashlib
+
+    part = tmp_path / "part-00000.vert"
+    part.write_bytes(b"<doc id=\"a\">\n</doc>\n")
+    write_manifest(str(tmp_path), {"parts": [{"file": part.name, "docs": 1, "bytes": part.stat().st_size,
+                                              "sha256": hashlib.sha256(part.read_bytes()).hexdigest()}]})
+    merge_parts(str(tmp_path), str(tmp_path / "out.vert"))
+    assert (tmp_path / "out.vert").read_bytes() == part.read_bytes()
+    part.write_bytes(b"<doc id=\"b\">\n</doc>\n")
+    with pytest.raises(DataError, match="checksum"):
+        merge_parts(str(tmp_path), str(tmp_path / "out2.vert"))
+    assert not (tmp_path / "out2.vert").exists()
+
+
+def test_spark_plans_use_only_the_stages_public_hooks():
+    """The executor knows no stage's insides: no state, index or set of a de-duplication stage."""
+    source = (REPO / "corpustool" / "executors" / "spark.py").read_text(encoding="utf-8")
+    for inside in (".seen", ".index", "HashSet", "engine.out", "ExactDuplicates(", "_absorbing",
+                   "OnionEngine", "DocumentUnit", "text_fingerprint", "document_tokens", ".sketcher"):
+        assert inside not in source, inside

@@ -57,6 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run on this machine (default) or on Apache Spark (needs pyspark)")
     g.add_argument("--master", default=None, help="Spark master URL, with --engine spark (default: local[WORKERS]); a cluster "
                         "master is refused when it cannot be reached or does not take the application")
+    g.add_argument("--no-merge", action="store_true",
+                   help="with --engine spark: leave the output as OUTPUT.parts/ (part files in document order, "
+                        "a manifest; join them with 'corpustool merge') instead of merging it into OUTPUT")
     g.add_argument("--report", metavar="FILE", help="also write an HTML report with plots of the statistics")
     g.add_argument("--resume", action="store_true",
                    help="checkpoint after each INPUT; run again with the same arguments to continue an "
@@ -111,6 +114,10 @@ def run(args: argparse.Namespace) -> int:
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
                         output_format=args.output_format, progress=progress)
     pipeline.require_documents = True       # inputs with no document: one line, exit 1
+    if args.no_merge:
+        if args.engine != "spark" or args.resume:
+            raise OptionError("--no-merge needs --engine spark (and no --resume)")
+        pipeline.executor.merge = False
     from ..writers.base import OutputLock
     locks: list[OutputLock] = []
     try:

@@ -47,11 +47,26 @@ class ExactDuplicates(StreamStage):
         self._saved = len(self.seen)
 
     def accept(self, doc: Document) -> bool:
-        h = text_fingerprint(doc)
+        h = self.key(doc)
         first = self.seen.get(h)
         if first is not None:
-            doc.meta["duplicate_of"] = first
-            doc.drop("exact-duplicate")
+            self.mark_duplicate(doc, first)
             return False
         self.seen[h] = doc.id
         return True
+
+    # -- hooks for an executor that decides elsewhere (the Spark engine: a shuffle on the key) --------
+    def distributable(self) -> bool:
+        """True while nothing was seen: "keep the first document of each key" is then the whole decision."""
+        return not self.seen
+
+    @staticmethod
+    def key(doc: Document) -> int:
+        """What two documents share iff one is an exact duplicate of the other."""
+        return text_fingerprint(doc)
+
+    @staticmethod
+    def mark_duplicate(doc: Document, first_id: str) -> None:
+        """Drop ``doc`` as a duplicate of the (earlier) document ``first_id``, as :meth:`accept` does."""
+        doc.meta["duplicate_of"] = first_id
+        doc.drop("exact-duplicate")

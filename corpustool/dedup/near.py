@@ -450,6 +450,58 @@ class NearDuplicates(StreamStage):
             self.index.add(sk16[kept_rows], features[kept_rows])
         return decisions
 
+    # -- hooks for an executor that decides elsewhere (the Spark engine: shuffles on the features) -----
+    def distributable(self) -> bool:
+        """Stream mode, nothing indexed yet and no clusters file: the decisions are :meth:`decide_pairs`
+        over the verified pairs (batch mode's mass-copy cap and clusters file are not reproduced)."""
+        return self.mode == "stream" and self.clusters_path is None and self.index.n == 0
+
+    def fingerprint_documents(self, docs: list[Document]) -> list[tuple[np.ndarray | None, np.ndarray | None]]:
+        """(16-bit sketch, super-shingles) per document, (None, None) without words: the numbers
+        :meth:`_decide` computes (a sketch depends on its document only, not on the batch); the
+        tokens are stored in the paragraphs as there (``keep_tokens``)."""
+        tokens = [document_tokens(doc, keep=self.keep_tokens) for doc in docs]
+        sketches, features, valid = self.fingerprint_batch(tokens)
+        sk16 = sketches.astype(_STORE)
+        return [(sk16[row].copy(), features[row].copy()) if valid[row] else (None, None)
+                for row in range(len(docs))]
+
+    @staticmethod
+    def decide_pairs(verified: list[tuple[int, int, str, int]]) -> tuple[dict[int, tuple[str, int]], set[int]]:
+        """Stream mode's decisions from verified pairs (a, b, id of a, equal sketch values), a < b in
+        global order: greedily in that order, a document is dropped iff it resembles a document
+        kept before it; it is reported against the most similar kept one (ties: the earliest).
+
+        Returns {dropped position: (id of that kept document, equal sketch values)} and the
+        positions of the kept documents that absorbed a near-duplicate."""
+        earlier: dict[int, list[tuple[int, int, str]]] = {}
+        for a, b, a_id, matches in verified:
+            earlier.setdefault(b, []).append((matches, a, a_id))
+        dropped: dict[int, tuple[str, int]] = {}
+        absorbing: set[int] = set()
+        for d in sorted(earlier):       # every earlier document is decided when d is
+            prior = [c for c in earlier[d] if c[1] not in dropped]
+            if prior:
+                matches, a, a_id = min(prior, key=lambda c: (-c[0], c[1]))
+                dropped[d] = (a_id, matches)
+                absorbing.add(a)
+        return dropped, absorbing
+
+    def mark_near_duplicate(self, doc: Document, kept_id: str, matches: int) -> None:
+        """Drop ``doc`` as a near-duplicate of the kept document ``kept_id`` (``matches`` equal values)."""
+        doc.meta["near_duplicate_of"] = kept_id
+        doc.meta["resemblance"] = round(matches / self.params.t, 4)
+        doc.drop(DROP_REASON)
+
+    def decided_elsewhere(self, absorbing: set, candidate_pairs: int, verified_pairs: int) -> None:
+        """The stage-wide numbers of decisions made elsewhere: :meth:`close` reports ``clusters``;
+        the pair counters are added to the statistics (call it after merging the counters)."""
+        self._absorbing = set(absorbing)
+        if candidate_pairs or self.stats.docs_in:       # a local run shows it once it decided a batch
+            self.stats.extra["candidate-pairs"] += candidate_pairs
+        if verified_pairs:
+            self.stats.extra["verified-pairs"] += verified_pairs
+
     def _write_stream_clusters(self) -> None:
         for number, kept in enumerate(sorted(self._members)):
             kurl, kwords = self._kept_info[kept]

@@ -1073,6 +1073,30 @@ def deduplicate_streaming(units: Iterable[Unit], opts: OnionOptions,
 # the pipeline stage
 # ---------------------------------------------------------------------------
 
+class _KnownOutput:
+    """G_out as one document sees it (:meth:`Onion.decide_alone`): hash -> kept by an earlier document."""
+
+    def __init__(self, in_out: dict[int, bool]) -> None:
+        self.in_out = in_out
+
+    def __len__(self) -> int:
+        return 0
+
+    def query(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        get = self.in_out.get
+        found = np.fromiter((get(int(h), False) for h in hashes), dtype=bool, count=hashes.size)
+        return found, found
+
+    def relevant(self, handle: np.ndarray) -> None:
+        return None
+
+    def restrict(self, handle: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        return handle[keep]
+
+    def add_queried(self, hashes: np.ndarray, handle: np.ndarray, select: np.ndarray) -> int:
+        return 0
+
+
 class Onion(StreamStage):
     """Block-level de-duplication of documents (the ``dedup-para`` stage).
 
@@ -1158,6 +1182,40 @@ class Onion(StreamStage):
             return False
         stats.count_out(doc)
         return True
+
+    # -- hooks for an executor that decides pass 2 elsewhere (the Spark engine, docs/spark.md) ---------
+    def distributable(self) -> bool:
+        """Streaming, nothing stored yet: each document's decision depends only on which of its
+        n-grams an earlier document kept, so it can be decided alone (:meth:`decide_alone`)."""
+        return type(self.engine.out) is HashSet and len(self.engine.out) == 0
+
+    def ngram_keys(self, doc: Document) -> list[int]:
+        """The distinct n-gram hashes of a document (whole-paragraph entries included), as this
+        stage's engine computes them."""
+        b = OnionEngine(self.opts).batch_ngrams([DocumentUnit(doc, self.opts.max_heading_distance)])
+        return [int(h) for h in np.unique(b.hashes)]
+
+    def decide_alone(self, doc: Document, kept_earlier: dict[int, bool]) -> tuple:
+        """Decide one document given, for each of its n-grams, whether an earlier document kept it
+        (Algorithm 3.1 for one unit: the streaming engine's batch logic equals deciding one by one).
+        Returns the decision for :meth:`run_decided`: (dup, removed, share, n-gram tokens, hashes kept)."""
+        unit = DocumentUnit(doc, self.opts.max_heading_distance)
+        engine = OnionEngine(self.opts, out_set=_KnownOutput(kept_earlier))
+        engine.process([unit])
+        b = engine.batch_ngrams([unit])
+        removed = unit.removed if unit.removed is not None else np.zeros(len(unit.tokens), dtype=bool)
+        kept = engine._kept_ngrams(b, np.asarray(removed, dtype=bool))
+        kept_hashes = np.unique(b.hashes[kept]) if b.hashes.size else b.hashes
+        return (unit.dup, unit.removed, unit.share, b.n_tokens, [int(h) for h in kept_hashes])
+
+    @staticmethod
+    def kept_keys(decision: tuple) -> list[int]:
+        """The n-gram hashes a decided document kept (they go to G_out for later documents)."""
+        return decision[4]
+
+    def decided_elsewhere(self, stored_hashes: int) -> None:
+        """Pass 2 was decided elsewhere: G_out ended with ``stored_hashes`` distinct hashes."""
+        self.stored_hashes = stored_hashes
 
     stored_hashes: int | None = None     # set by an executor that decided the documents elsewhere
 

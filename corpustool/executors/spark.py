@@ -78,10 +78,52 @@ def spark_available() -> str | None:
 
 
 # -- work done in the executors (module-level, so Spark pickles references only) --
+#
+# A record's key is its place in the global document order: (input partition << 32) | its number
+# in the partition; input partitions are numbered in input order (file index), so keys sort as a
+# local run reads. The final partitioning is by input partition (``_part_of``).
+
+_SEQ_BITS = 32
+
+
+def _key(part: int, seq: int) -> int:
+    return (part << _SEQ_BITS) | seq
+
+
+def _part_of(key: int) -> int:
+    return key >> _SEQ_BITS
+
 
 def _load_chunk(path: str) -> Iterator[tuple[int, Document]]:
     with open(path, "rb") as fh:
         yield from pickle.load(fh)
+
+
+def local_path(path: str) -> str | None:
+    """The local file of an input named by a path or a ``file:`` URI; None for another scheme."""
+    if path.startswith("file:"):
+        return urlsplit(path).path or "/"
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", path):
+        return None
+    return path
+
+
+def _read_partition(input_format: str, max_bytes: int | None, backend: str | None,
+                    specs: Iterable[tuple]) -> Iterator[tuple]:
+    """Read input files where the task runs: tagged document records in file order, then the read
+    stage's counters and notes (a summary). ``specs``: (partition, path, display, root)."""
+    from ..readers.reader import Reader
+
+    for part, path, display, root in specs:
+        reader = Reader([path], input_format=input_format, max_bytes=max_bytes, backend=backend,
+                        defer_decoding=True)
+        reader.hold_notes = True
+        seq = 0
+        for doc in reader._read_file(path, display, root):
+            reader._count(doc)
+            yield (_DOC, _key(part, seq), doc)
+            seq += 1
+        yield (_STATS, -1, (reader.stats, reader.notes))
 
 
 def _strip(doc: Document) -> Document:
@@ -126,9 +168,10 @@ def _run_segment(stages: list[Stage], first_no: int, doc_timeout: float, faults:
         yield (_STATS, first_no + i, stage.stats)
 
 
-def _fingerprinted(record: tuple[int, Document]) -> tuple[int, tuple[int, Document]]:
-    from ..dedup.exact import text_fingerprint
-    return text_fingerprint(record[1]), record
+# exact duplicates: the stage's key, "keep the first" by a shuffle
+
+def _keyed(stage: Any, record: tuple[int, Document]) -> tuple[int, tuple[int, Document]]:
+    return stage.key(record[1]), record
 
 
 def _position(keyed: tuple[int, tuple[int, Document]]) -> tuple[int, tuple[int, str]]:
@@ -136,51 +179,37 @@ def _position(keyed: tuple[int, tuple[int, Document]]) -> tuple[int, tuple[int, 
     return fingerprint, (idx, doc.id)
 
 
-def _run_exact_dedup(stage_no: int, name: str, joined: Iterable[tuple]) -> Iterator[tuple]:
-    """After the join: keep the document at the first global position of its fingerprint."""
-    stats = StageStats(name)
-    for _fingerprint, ((idx, doc), (first_idx, first_id)) in joined:
+def _run_first_of_key(stage: Any, stage_no: int, joined: Iterable[tuple]) -> Iterator[tuple]:
+    """After the join: keep the document at the first global position of its key."""
+    stats = StageStats(stage.name)
+    for _key_, ((idx, doc), (first_idx, first_id)) in joined:
         stats.count_in(doc)
         if idx == first_idx:
             stats.count_out(doc)
             yield (_DOC, idx, doc)
         else:
-            doc.meta["duplicate_of"] = first_id     # as ExactDuplicates.accept does
-            doc.drop("exact-duplicate")
+            stage.mark_duplicate(doc, first_id)
             stats.count_drop(doc.drop_reason)
             yield (_DROP, idx, (stage_no, _strip(doc)))
     yield (_STATS, stage_no, stats)
 
 
-# near-duplicate documents (NearDuplicates, stream mode)
+# near-duplicate documents (stream mode): the stage's fingerprints, candidates and verification
+# by shuffles, the stage's greedy decision over the verified pairs in the driver
 
-def _near_fingerprints(params: Any, keep_tokens: bool, records: Iterable[tuple[int, Document]]) -> Iterator[tuple]:
-    """(idx, doc, 16-bit sketch or None, super-shingles or None) per document; None without words.
-
-    The same numbers as :meth:`NearDuplicates.fingerprint_batch` computes in a
-    local run (a sketch depends on its document only, not on the batch), and
-    the tokens are stored in the paragraphs as there (``keep_tokens``).
-    """
-    from ..dedup.near import BATCH_DOCS, NearDuplicates
-    from ..dedup.shingling import document_tokens
-
-    stage = NearDuplicates(params=params, keep_tokens=keep_tokens)
+def _near_fingerprints(stage: Any, batch_docs: int, records: Iterable[tuple[int, Document]]) -> Iterator[tuple]:
+    """(idx, doc, 16-bit sketch or None, super-shingles or None) per document (stage hook)."""
     batch: list[tuple[int, Document]] = []
 
     def flush() -> Iterator[tuple]:
-        tokens = [document_tokens(doc, keep=keep_tokens) for _, doc in batch]
-        sketches, features, valid = stage.fingerprint_batch(tokens)
-        sk16 = sketches.astype(np.uint16)
-        for row, (idx, doc) in enumerate(batch):
-            if valid[row]:
-                yield idx, doc, sk16[row].copy(), features[row].copy()
-            else:
-                yield idx, doc, None, None
+        prints = stage.fingerprint_documents([doc for _, doc in batch])
+        for (idx, doc), (sketch, features) in zip(batch, prints):
+            yield idx, doc, sketch, features
         batch.clear()
 
     for rec in records:
         batch.append(rec)
-        if len(batch) >= BATCH_DOCS:
+        if len(batch) >= batch_docs:
             yield from flush()
     if batch:
         yield from flush()
@@ -221,33 +250,16 @@ def _verify(kv: tuple) -> tuple[int, int, str, int]:
 
 
 def _keep_first(verified: list[tuple[int, int, str, int]]) -> tuple[dict[int, tuple[str, int]], set[int]]:
-    """Stream mode's decisions from the verified pairs: greedily in global order,
-    a document is dropped iff it resembles a document kept before it; it is
-    reported against the most similar kept one (ties: the earliest).
+    """Stream mode's decisions over verified pairs (:meth:`NearDuplicates.decide_pairs`)."""
+    from ..dedup.near import NearDuplicates
 
-    Returns {dropped position: (id of that kept document, equal sketch values)}
-    and the positions of the kept documents that absorbed a near-duplicate.
-    """
-    earlier: dict[int, list[tuple[int, int, str]]] = {}
-    for a, b, a_id, matches in verified:
-        earlier.setdefault(b, []).append((matches, a, a_id))
-    dropped: dict[int, tuple[str, int]] = {}
-    absorbing: set[int] = set()
-    for d in sorted(earlier):       # every earlier document is decided when d is
-        prior = [c for c in earlier[d] if c[1] not in dropped]
-        if prior:
-            matches, a, a_id = min(prior, key=lambda c: (-c[0], c[1]))
-            dropped[d] = (a_id, matches)
-            absorbing.add(a)
-    return dropped, absorbing
+    return NearDuplicates.decide_pairs(verified)
 
 
-def _run_near_decisions(stage_no: int, name: str, t: int, dropped: Any, records: Iterable[tuple]) -> Iterator[tuple]:
+def _run_near_decisions(stage: Any, stage_no: int, dropped: Any, records: Iterable[tuple]) -> Iterator[tuple]:
     """Apply the driver's decisions in a partition, with the counters stream mode keeps."""
-    from ..dedup.near import DROP_REASON
-
     decisions = dropped.value
-    stats = StageStats(name)
+    stats = StageStats(stage.name)
     for idx, doc, sketch, _features in records:
         stats.count_in(doc)
         if sketch is None:
@@ -257,21 +269,14 @@ def _run_near_decisions(stage_no: int, name: str, t: int, dropped: Any, records:
             stats.count_out(doc)
             yield (_DOC, idx, doc)
         else:
-            kept_id, matches = hit
-            doc.meta["near_duplicate_of"] = kept_id
-            doc.meta["resemblance"] = round(matches / t, 4)
-            doc.drop(DROP_REASON)
-            stats.count_drop(DROP_REASON)
+            stage.mark_near_duplicate(doc, *hit)
+            stats.count_drop(doc.drop_reason)
             yield (_DROP, idx, (stage_no, _strip(doc)))
     yield (_STATS, stage_no, stats)
 
 
 def _first_not_dropped(dropped: Any, pair: tuple[int, int, str, int]) -> bool:
     return pair[0] not in dropped.value
-
-
-def _range_partition(parts: int, total: int, idx: int) -> int:
-    return min(parts - 1, idx * parts // max(1, total))
 
 
 def _tag_is(tag: int):
@@ -282,96 +287,149 @@ def _untag(rec: tuple) -> tuple:
     return rec[1], rec[2]
 
 
+def _plan_of(stage: Stage) -> str | None:
+    """How a stage runs on Spark, from its public hooks: ``map`` (per-document), ``first-key`` (exact
+    duplicates: a key, keep the first), ``pairs`` (near duplicates: fingerprints, verified pairs, a
+    decision over them), ``alone`` (each document decided alone given what earlier ones kept), or
+    None (the ordered stream, in the driver)."""
+    if stage.parallel:
+        return "map"
+    distributable = getattr(stage, "distributable", None)
+    if distributable is None or not distributable():
+        return None
+    if hasattr(stage, "key") and hasattr(stage, "mark_duplicate"):
+        return "first-key"
+    if hasattr(stage, "fingerprint_documents") and hasattr(stage, "decide_pairs"):
+        return "pairs"
+    if hasattr(stage, "decide_alone") and hasattr(stage, "run_decided"):
+        return "alone"
+    return None
+
+
 def _distributable(stage: Stage) -> bool:
     """Order-dependent stages that run as shuffles (with the same result as in one process)."""
-    from ..dedup.exact import ExactDuplicates
-    from ..dedup.near import NearDuplicates
-
-    if type(stage) is ExactDuplicates:
-        return not stage.seen
-    # stream mode only: batch mode's mass-copy cap and its clusters file are not reproduced here
-    return (type(stage) is NearDuplicates and stage.mode == "stream" and stage.clusters_path is None
-            and stage.index.n == 0)
+    return _plan_of(stage) in ("first-key", "pairs")
 
 
 def _onion_pass1(stage: Stage) -> bool:
-    """A paragraph de-duplication in streaming form, not yet used: it can be decided on Spark."""
-    from ..dedup.hashset import HashSet
-    from ..dedup.onion import Onion
-
-    return type(stage) is Onion and type(stage.engine.out) is HashSet and len(stage.engine.out) == 0
+    """A stage decided document by document given what earlier documents kept (paragraph
+    de-duplication, streaming, unused): decided on Spark, applied after the ordered merge."""
+    return _plan_of(stage) == "alone"
 
 
-# paragraph de-duplication (Onion), pass 2 distributed: iterate "first kept occurrence" to a fixpoint
-
-class _KnownOutput:
-    """G_out as one document sees it: hash -> kept by an earlier document (from the shuffle)."""
-
-    def __init__(self, in_out: dict[int, bool]) -> None:
-        self.in_out = in_out
-
-    def __len__(self) -> int:
-        return 0
-
-    def query(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        get = self.in_out.get
-        found = np.fromiter((get(int(h), False) for h in hashes), dtype=bool, count=hashes.size)
-        return found, found
-
-    def relevant(self, handle: np.ndarray) -> None:
-        return None
-
-    def restrict(self, handle: np.ndarray, keep: np.ndarray) -> np.ndarray:
-        return handle[keep]
-
-    def add_queried(self, hashes: np.ndarray, handle: np.ndarray, select: np.ndarray) -> int:
-        return 0
+def _shipped(stage: Stage) -> Stage:
+    """A copy of a stage for the executors: fresh counters, no drop handler of the driver."""
+    s = copy.copy(stage)
+    s.on_drop = None
+    s.stats = StageStats(stage.name)
+    return s
 
 
-def _onion_unit(opts: Any, doc: Document) -> Any:
-    from ..dedup.onion import DocumentUnit
+# paragraph de-duplication (pass 2 decided alone per document): iterate "first kept occurrence" to a fixpoint
 
-    return DocumentUnit(doc, opts.max_heading_distance)
-
-
-def _onion_occurrences(opts: Any, rec: tuple[int, Document]) -> list[tuple[int, int]]:
-    """(hash, global position) of every n-gram entry of a document (whole paragraphs included)."""
-    from ..dedup.onion import OnionEngine
-
+def _alone_occurrences(stage: Any, rec: tuple[int, Document]) -> list[tuple[int, int]]:
+    """(n-gram hash, global position) of every n-gram of a document (stage hook)."""
     idx, doc = rec
-    b = OnionEngine(opts).batch_ngrams([_onion_unit(opts, doc)])
-    return [(int(h), idx) for h in np.unique(b.hashes)]
+    return [(h, idx) for h in stage.ngram_keys(doc)]
 
 
-def _onion_in_out(kv: tuple[int, tuple[int, int]]) -> tuple[int, tuple[int, bool]]:
+def _alone_in_out(kv: tuple[int, tuple[int, int]]) -> tuple[int, tuple[int, bool]]:
     """(hash, (position, first kept position)) -> (position, (hash, kept by an earlier document))."""
     h, (idx, first) = kv
     return idx, (h, first < idx)
 
 
-def _onion_decide(opts: Any, kv: tuple[int, tuple[Document, Any]]) -> tuple[int, tuple[Document, tuple]]:
-    """Decide one document given which of its n-grams earlier documents kept (Algorithm 3.1 for one
-    unit: the streaming engine's decision, whose batch logic equals deciding one by one)."""
-    from ..dedup.onion import OnionEngine
-
+def _alone_decide(stage: Any, kv: tuple[int, tuple[Document, Any]]) -> tuple[int, tuple[Document, tuple]]:
     idx, (doc, known) = kv
-    unit = _onion_unit(opts, doc)
-    engine = OnionEngine(opts, out_set=_KnownOutput(dict(known) if known is not None else {}))
-    engine.process([unit])
-    b = engine.batch_ngrams([unit])
-    removed = unit.removed if unit.removed is not None else np.zeros(len(unit.tokens), dtype=bool)
-    kept = engine._kept_ngrams(b, np.asarray(removed, dtype=bool))
-    kept_hashes = np.unique(b.hashes[kept]) if b.hashes.size else b.hashes
-    return idx, (doc, (unit.dup, unit.removed, unit.share, b.n_tokens, [int(h) for h in kept_hashes]))
+    return idx, (doc, stage.decide_alone(doc, dict(known) if known is not None else {}))
 
 
-def _onion_kept(kv: tuple[int, tuple[Document, tuple]]) -> list[tuple[int, int]]:
+def _alone_kept(stage: Any, kv: tuple[int, tuple[Document, tuple]]) -> list[tuple[int, int]]:
     idx, (_doc, decision) = kv
-    return [(h, idx) for h in decision[4]]
+    return [(h, idx) for h in stage.kept_keys(decision)]
 
 
 def _differs(kv: tuple[int, tuple[Any, Any]]) -> bool:
     return kv[1][0] != kv[1][1]
+
+
+# writing: each input partition's documents, in global order, through the remaining stages into a part file
+
+def _final_kept(rec: tuple) -> tuple[int, tuple[int, Any]]:
+    return rec[0], (_DOC, rec[1])
+
+
+def _final_drop(rec: tuple) -> tuple[int, tuple[int, Any]]:
+    return rec[0], (_DROP, rec[1])
+
+
+def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: list[Stage],
+                decided: int, first_no: int, part_no: int, records: Iterable[tuple]) -> Iterator[dict]:
+    """Write one part: the kept documents of input partition ``part_no`` (sorted by global position)
+    through the remaining stages (``tail``; the first ``decided`` of them apply decisions made
+    elsewhere) into ``part-NNNNN<suffix>``; the dropped ones (with their stage number) into
+    ``rejects-NNNNN.jsonl``. Yields one small summary: counts, checksum, counters, profile."""
+    import hashlib
+    import json
+    from collections import Counter
+
+    from ..corpus_profile import CorpusProfile
+    from ..writers.base import open_writer
+
+    name = f"part-{part_no:05d}{suffix}"
+    rejects_name = f"rejects-{part_no:05d}.jsonl"
+    rejects_tmp = os.path.join(outdir, f".{rejects_name}.tmp{os.getpid()}")
+    counts: Counter = Counter()
+    options = dict(writer_options)
+    if "counts" in options:
+        options["counts"] = counts
+    profile = CorpusProfile()
+    n_rejects = 0
+    stages = [_shipped(s) for s in tail]
+    for st in stages[:decided]:
+        if part_no != 0:
+            st.stored_hashes = 0     # a stage-wide number (decided_elsewhere): counted in part 0 only
+    with open(rejects_tmp, "w", encoding="utf-8") as rej:
+        def reject(stage_no: int, doc: Document) -> None:
+            nonlocal n_rejects
+            n_rejects += 1
+            rej.write(json.dumps({"stage_no": stage_no, "doc": _strip(doc).to_dict(with_raw=False)},
+                                 ensure_ascii=False) + "\n")
+
+        for i, st in enumerate(stages):
+            st.on_drop = (lambda doc, _name, k=first_no + i: reject(k, doc))
+
+        def kept() -> Iterator[Any]:
+            for _key_, (tag, payload) in records:
+                if tag == _DROP:
+                    reject(*payload)
+                else:
+                    yield payload
+
+        stream: Iterable[Any] = kept()
+        for i, st in enumerate(stages):
+            stream = st.run_decided(stream) if i < decided else st.run(stream)
+        writer = open_writer(os.path.join(outdir, name), fmt, **options)
+        try:
+            for doc in stream:
+                writer.write(doc)
+                profile.add(doc)
+            writer.close()
+        except BaseException:
+            writer.abort()
+            raise
+    os.replace(rejects_tmp, os.path.join(outdir, rejects_name))
+    digest = hashlib.sha256()
+    size = 0
+    with open(os.path.join(outdir, name), "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+            size += len(block)
+    yield {"part": part_no, "file": name, "docs": writer.docs, "bytes": size, "sha256": digest.hexdigest(),
+           "rejects": rejects_name, "rejected": n_rejects,
+           "stats": [(first_no + i, st.stats) for i, st in enumerate(stages)],
+           "counts": dict(counts), "profile": profile.state(),
+           "structures": {k: sorted(v) for k, v in getattr(writer, "structures", {}).items()}}
 
 
 # -- the executor ------------------------------------------------------------------
@@ -489,7 +547,7 @@ def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
                  workdir: str | None = None, conf: dict[str, str] | None = None,
-                 doc_timeout: float | None = 60.0) -> None:
+                 doc_timeout: float | None = 60.0, merge: bool = True) -> None:
         from ..extractors.base import OptionError
         from .local import check_doc_timeout
 
@@ -509,33 +567,46 @@ class SparkExecutor:
         self.workdir = workdir
         self.conf = dict(conf or {})
         self.doc_timeout = check_doc_timeout(doc_timeout)
+        # build(): merge the parts into the output file (else only OUTPUT.parts/ is written)
+        self.merge = merge
+        self.last_build: dict | None = None     # what build() did (partitions, parts, where)
 
     # The stages Spark runs: the longest prefix of per-document stages and
-    # distributable de-duplication stages; the rest needs the ordered stream and
-    # runs in the driver (a paragraph de-duplication first in it gets its pass 1
-    # from Spark).
+    # distributable de-duplication stages; the rest needs the ordered stream. A
+    # stage decided document by document (paragraph de-duplication) first in it is
+    # decided on Spark and applied in order; with build() the per-document stages
+    # after it run in the executors too.
     @staticmethod
     def split(stages: list[Stage]) -> tuple[list[Stage], list[Stage]]:
         n = 0
-        while n < len(stages) and (stages[n].parallel or _distributable(stages[n])):
+        while n < len(stages) and _plan_of(stages[n]) in ("map", "first-key", "pairs"):
             n += 1
         return stages[:n], stages[n:]
 
+    # -- a stream in, the kept stream out (library use; the driver reads and receives everything) --
     def run(self, docs: Iterable[Document], stages: list[Stage]) -> Iterator[Document]:
         distributed, local = self.split(stages)
         onion = local[0] if local and _onion_pass1(local[0]) else None
         workdir = tempfile.mkdtemp(prefix="corpustool-spark-", dir=self.workdir)
         try:
-            chunks, total = self._spill(docs, workdir)
+            chunks = self._spill(docs, workdir)
             stream: Iterable[Document]
             if chunks and (distributed or onion is not None):
                 sc, created = self._context()
                 try:
-                    stream = self._distributed(sc, chunks, total, distributed, onion)
-                    for st in local:
-                        # pass 2 was decided in the executors: the driver only applies the decisions
-                        stream = st.run_decided(stream) if st is onion else st.run(stream)
-                    yield from stream
+                    parts = len(chunks)
+                    rdd = sc.parallelize(chunks, parts).flatMap(_load_chunk)
+                    kept, side, late, persisted = self._distributed(sc, rdd, parts, distributed, onion)
+                    try:
+                        self._merge_counters(sc, side, stages, None, late)
+                        stream = self._ordered(sc, kept, side, parts, stages)
+                        for st in local:
+                            # pass 2 was decided in the executors: the driver only applies the decisions
+                            stream = st.run_decided(stream) if st is onion else st.run(stream)
+                        yield from stream
+                    finally:
+                        for r in persisted:
+                            r.unpersist()
                 finally:
                     if created:
                         sc.stop()
@@ -547,7 +618,7 @@ class SparkExecutor:
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    def _spill(self, docs: Iterable[Document], workdir: str) -> tuple[list[str], int]:
+    def _spill(self, docs: Iterable[Document], workdir: str) -> list[str]:
         """Number the documents in input order and write them in chunks (bounded driver memory)."""
         paths: list[str] = []
         batch: list[tuple[int, Document]] = []
@@ -559,15 +630,190 @@ class SparkExecutor:
             paths.append(path)
             batch.clear()
 
-        total = 0
-        for idx, doc in enumerate(docs):
-            batch.append((idx, doc))
-            total = idx + 1
+        for doc in docs:
+            batch.append((_key(len(paths), len(batch)), doc))
             if len(batch) >= self.chunk_size:
                 flush()
         if batch:
             flush()
-        return paths, total
+        return paths
+
+    # -- a whole build: the executors read, decide, tokenize and write -----------------------------
+    def can_build(self, pipeline: Any) -> bool:
+        return pipeline.output != "-" and "-" not in pipeline.inputs
+
+    def list_inputs(self, reader: Any, inputs: list[str]) -> list[tuple[int, str, str, str | None]]:
+        """The input partitions, in input order: (partition, path, display name, directory root).
+        The driver lists files only (directories walked in sorted order, as a local run reads them);
+        the executors open them."""
+        specs: list[tuple[int, str, str, str | None]] = []
+        for inp in inputs:
+            path = local_path(inp)
+            if path is None:
+                from ..extractors.base import OptionError
+                raise OptionError(f"input {inp}: only local paths and file: URIs are read by the Spark "
+                                  f"engine so far (mount the store, docs/spark.md)")
+            if os.path.isdir(path):
+                for f in reader._walk(path):
+                    specs.append((len(specs), f, f, path))
+            else:
+                specs.append((len(specs), path, inp if path == inp else path, None))
+        return specs
+
+    def build(self, pipeline: Any, commit: bool = True) -> dict:
+        """Run ``pipeline`` on Spark: each input file is a partition read in its task; every stage
+        runs in the executors (the driver only decides near-duplicates over verified pairs and merges
+        counters); each partition's kept documents are written by its task as a part in
+        ``OUTPUT.parts/`` with its rejects; the driver writes the manifest, feeds the rejects to the
+        stages' drop handlers and, with ``merge``, concatenates the parts into OUTPUT.
+
+        Returns {"parts": directory, "profile", "structures", "ready"/"plain" (the merged output
+        waiting for commit_output, or None)}."""
+        from ..corpus_profile import CorpusProfile
+        from ..writers.base import format_for
+        from ..writers.parts import clear_parts_dir, merge_parts, write_manifest
+
+        output = pipeline.output
+        stages = pipeline.stages
+        reader = pipeline.reader
+        partsdir = output + ".parts"
+        fmt = pipeline.output_format or format_for(output)
+        suffix = {"vert": ".vert", "text": ".txt", "jsonl": ".jsonl"}[fmt] + (".gz" if output.endswith(".gz") else "")
+        writer_options = pipeline._writer_options()
+        specs = self.list_inputs(reader, pipeline.inputs)
+        distributed, local = self.split(stages)
+        onion = local[0] if local and _onion_pass1(local[0]) else None
+        tail = local[1:] if onion is not None else local
+        in_executors = all(s.parallel for s in tail)
+        clear_parts_dir(partsdir)
+        summaries: list[dict] = []
+        nparts = len(specs)
+        if nparts == 0:
+            for _ in _chain(iter(()), stages):
+                pass
+        else:
+            sc, created = self._context()
+            persisted: list = []
+            try:
+                read = (sc.parallelize(specs, nparts)
+                        .mapPartitions(partial(_read_partition, pipeline.input_format, reader.max_bytes,
+                                               reader.backend)))
+                from pyspark import StorageLevel
+                read = read.persist(StorageLevel.MEMORY_AND_DISK)
+                persisted.append(read)
+                docs = read.filter(_tag_is(_DOC)).map(_untag)
+                kept, side, late, more = self._distributed(sc, docs, nparts, distributed, onion, [read])
+                persisted += more
+                self._merge_counters(sc, side, stages, reader, late)
+                if in_executors:
+                    drops = self._drops(sc, side, nparts)
+                    final = (kept.map(_final_kept).union(drops.map(_final_drop))
+                             .repartitionAndSortWithinPartitions(nparts, _part_of))
+                    write = partial(_write_part, partsdir, suffix, fmt, writer_options, [_shipped(s) for s in local],
+                                    1 if onion is not None else 0, len(distributed))
+                    summaries = sorted(final.mapPartitionsWithIndex(write).collect(), key=lambda s: s["part"])
+                else:
+                    # a stage that needs the ordered stream: the rest runs in the driver (one part)
+                    stream: Iterable[Any] = self._ordered(sc, kept, side, nparts, stages)
+                    for st in local:
+                        stream = st.run_decided(stream) if st is onion else st.run(stream)
+                    summaries = [self._write_in_driver(partsdir, suffix, fmt, writer_options, stream)]
+            finally:
+                for r in persisted:
+                    r.unpersist()
+                if created:
+                    sc.stop()
+        # counters of the stages run by the writing tasks; rejects to the drop handlers, in order
+        profile = CorpusProfile()
+        structures: dict[str, set[str]] = {}
+        for summary in summaries:
+            for stage_no, stats in summary.get("stats", ()):
+                stages[stage_no].stats.merge(stats)
+            if summary.get("counts") and stages:
+                stages[-1].stats.extra.update(summary["counts"])
+            profile.merge(CorpusProfile.from_state(summary["profile"]))
+            for k, v in summary["structures"].items():
+                structures.setdefault(k, set()).update(v)
+            self._replay_rejects(os.path.join(partsdir, summary["rejects"]), stages)
+        manifest = {"format": fmt, "suffix": suffix, "documents": sum(s["docs"] for s in summaries),
+                    "rejected": sum(s["rejected"] for s in summaries), "inputs": [s[2] for s in specs],
+                    "parts": [{k: s[k] for k in ("file", "docs", "bytes", "sha256", "rejects", "rejected")}
+                              for s in summaries]}
+        write_manifest(partsdir, manifest)
+        result = {"parts": partsdir, "profile": profile, "structures": structures or None,
+                  "ready": None, "plain": None, "partitions": nparts, "in_executors": in_executors}
+        if self.merge:
+            ready, plain = merge_parts(partsdir, output, commit=commit)
+            shutil.rmtree(partsdir, ignore_errors=True)
+            result.update(ready=None if commit else ready, plain=None if commit else plain)
+        self.last_build = {k: v for k, v in result.items() if k != "profile"}
+        return result
+
+    @staticmethod
+    def _write_in_driver(partsdir: str, suffix: str, fmt: str, writer_options: dict,
+                         stream: Iterable[Document]) -> dict:
+        """The fallback: the ordered stream written by the driver as the one part."""
+        os.makedirs(partsdir, exist_ok=True)
+        summary = next(_write_part(partsdir, suffix, fmt, writer_options, [], 0, 0, 0,
+                                   ((0, (_DOC, doc)) for doc in stream)))
+        summary["stats"] = []
+        return summary
+
+    @staticmethod
+    def _replay_rejects(path: str, stages: list[Stage]) -> None:
+        import json
+
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                rec = json.loads(line)
+                stage = stages[rec["stage_no"]]
+                if stage.on_drop is not None:
+                    stage.on_drop(Document.from_dict(rec["doc"]), stage.name)
+
+    # -- the plan ---------------------------------------------------------------------------------
+    def _merge_counters(self, sc: Any, side: list, stages: list[Stage], reader: Any, late: list) -> None:
+        """The per-task counter records (one job), merged into the driver's stage objects."""
+        if not side:
+            return
+        notes: list[str] = []
+        for _tag, stage_no, stats in sc.union([part.filter(_tag_is(_STATS)) for part in side]).collect():
+            if stage_no < 0:
+                stats, file_notes = stats
+                if reader is not None:
+                    reader.stats.merge(stats)
+                notes += file_notes
+            else:
+                stages[stage_no].stats.merge(stats)
+        for call in late:
+            call()
+        if reader is not None and notes:
+            reader.notes.extend(notes)
+            if not (reader.hold_notes and reader.stats.docs_in == 0):
+                reader.flush_notes()
+
+    @staticmethod
+    def _drops(sc: Any, side: list, parts: int) -> Any:
+        if side:
+            return sc.union([part.filter(_tag_is(_DROP)).map(_untag) for part in side])
+        return sc.parallelize([], parts)
+
+    def _ordered(self, sc: Any, kept: Any, side: list, parts: int, stages: list[Stage]) -> Iterator[Any]:
+        """The kept documents in global order through the driver; drops reported in place."""
+        drops = self._drops(sc, side, parts)
+        kept_sorted = kept.repartitionAndSortWithinPartitions(parts, _part_of)
+        drops_sorted = drops.repartitionAndSortWithinPartitions(parts, _part_of)
+        kept_it = ((idx, 1, doc) for idx, doc in kept_sorted.toLocalIterator())
+        dropped = ((idx, 0, rec) for idx, rec in drops_sorted.toLocalIterator())
+        # every document is either kept or dropped once: merging by global position
+        # reports drops exactly where a one-process run reports them
+        for _idx, is_kept, item in heapq.merge(kept_it, dropped, key=lambda t: t[0]):
+            if is_kept:
+                yield item
+            else:
+                stage_no, doc = item
+                stage = stages[stage_no]
+                if stage.on_drop is not None:
+                    stage.on_drop(doc, stage.name)
 
     def _context(self):
         from pyspark import SparkConf, SparkContext
@@ -583,6 +829,12 @@ class SparkExecutor:
                 .set("spark.ui.showConsoleProgress", "false")
                 .set("spark.pyspark.python", sys.executable)
                 .set("spark.pyspark.driver.python", sys.executable))
+        if "spark.executorEnv.PYTHONPATH" not in self.conf:
+            # executors import this copy of corpustool (a cluster's workers see it on a shared
+            # file system; otherwise install the package on them, docs/spark.md)
+            here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+            path = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != here]
+            conf.set("spark.executorEnv.PYTHONPATH", os.pathsep.join(path))
         for key, value in self.conf.items():
             conf.set(key, value)
         log_config = None
@@ -600,87 +852,60 @@ class SparkExecutor:
         sc.setLogLevel("ERROR")
         return sc, True
 
-    def _distributed(self, sc: Any, chunks: list[str], total: int, stages: list[Stage],
-                     onion: Stage | None = None) -> Iterator[Document]:
+    def _distributed(self, sc: Any, docs: Any, parts: int, stages: list[Stage],
+                     onion: Stage | None = None, side: list | None = None) -> tuple[Any, list, list, list]:
+        """The plan of the distributed stages over ``docs`` ((key, document) records). Returns the
+        kept records ((key, document), or (key, (document, decision)) with ``onion``), the RDDs of
+        tagged drop and counter records, calls to make after the counters are merged, and the
+        persisted RDDs (to unpersist)."""
         from pyspark import StorageLevel
 
-        from ..dedup.exact import ExactDuplicates
         from .supervise import fault_markers_live
 
-        parts = len(chunks)
-        docs = sc.parallelize(chunks, parts).flatMap(_load_chunk)
-        side = []           # RDDs of tagged drop and counter records
-        persisted = []
-        late_extra: list[tuple[Stage, str, int, bool]] = []   # counters known in the driver, added after the merge
-        try:
-            no = 0
-            while no < len(stages):
-                stage = stages[no]
-                if type(stage) is ExactDuplicates:
-                    keyed = docs.map(_fingerprinted).persist(StorageLevel.MEMORY_AND_DISK)
-                    firsts = keyed.map(_position).reduceByKey(min)
-                    joined = keyed.join(firsts)
-                    out = joined.mapPartitions(lambda it, k=no, n=stage.name: _run_exact_dedup(k, n, it))
-                    persisted.append(keyed)
-                    no += 1
-                elif not stage.parallel:
-                    out = self._near_dedup(sc, docs, no, stage, parts, persisted, late_extra)
-                    no += 1
-                else:
-                    seg = []
-                    while no + len(seg) < len(stages) and stages[no + len(seg)].parallel:
-                        seg.append(stages[no + len(seg)])
-                    shipped = [copy.copy(s) for s in seg]      # without the driver's on_drop handler
-                    for s in shipped:
-                        s.on_drop = None
-                        s.stats = StageStats(s.name)
-                    out = docs.mapPartitions(partial(_run_segment, shipped, no, self.doc_timeout,
-                                                     fault_markers_live()))
-                    no += len(seg)
-                out = out.persist(StorageLevel.MEMORY_AND_DISK)
-                persisted.append(out)
-                docs = out.filter(_tag_is(_DOC)).map(_untag)
-                side.append(out)
-            if onion is not None:
-                docs = self._onion_pass2(docs, onion, parts, persisted)
-            if side:
-                # counters first (one job): the stage objects of the driver then hold the final numbers
-                for _tag, stage_no, stats in sc.union([part.filter(_tag_is(_STATS)) for part in side]).collect():
-                    stages[stage_no].stats.merge(stats)
-                for stage, key, value, shown_when_zero in late_extra:
-                    if value or (shown_when_zero and stage.stats.docs_in):
-                        stage.stats.extra[key] += value
-                drops = sc.union([part.filter(_tag_is(_DROP)).map(_untag) for part in side])
+        side = list(side or [])
+        persisted: list = []
+        late: list = []
+        no = 0
+        while no < len(stages):
+            stage = stages[no]
+            plan = _plan_of(stage)
+            if plan == "first-key":
+                shipped = _shipped(stage)
+                keyed = docs.map(partial(_keyed, shipped)).persist(StorageLevel.MEMORY_AND_DISK)
+                firsts = keyed.map(_position).reduceByKey(min)
+                joined = keyed.join(firsts)
+                out = joined.mapPartitions(partial(_run_first_of_key, shipped, no))
+                persisted.append(keyed)
+                no += 1
+            elif plan == "pairs":
+                out = self._near_dedup(sc, docs, no, stage, parts, persisted, late)
+                no += 1
             else:
-                drops = sc.parallelize([], parts)
-            # global positions are 0..total-1, so a range partitioner needs no sampling job;
-            # partition i then holds the i-th slice of the input, sorted
-            by_range = partial(_range_partition, parts, total)
-            kept_sorted = docs.repartitionAndSortWithinPartitions(parts, by_range)
-            drops_sorted = drops.repartitionAndSortWithinPartitions(parts, by_range)
-            kept = ((idx, 1, doc) for idx, doc in kept_sorted.toLocalIterator())
-            dropped = ((idx, 0, rec) for idx, rec in drops_sorted.toLocalIterator())
-            # every document is either kept or dropped once: merging by global position
-            # reports drops exactly where a one-process run reports them
-            for _idx, is_kept, item in heapq.merge(kept, dropped, key=lambda t: t[0]):
-                if is_kept:
-                    yield item
-                else:
-                    stage_no, doc = item
-                    stage = stages[stage_no]
-                    if stage.on_drop is not None:
-                        stage.on_drop(doc, stage.name)
-        finally:
-            for rdd in persisted:
-                rdd.unpersist()
+                seg = []
+                while no + len(seg) < len(stages) and stages[no + len(seg)].parallel:
+                    seg.append(stages[no + len(seg)])
+                shipped_seg = [_shipped(s) for s in seg]      # without the driver's on_drop handler
+                out = docs.mapPartitions(partial(_run_segment, shipped_seg, no, self.doc_timeout,
+                                                 fault_markers_live()))
+                no += len(seg)
+            out = out.persist(StorageLevel.MEMORY_AND_DISK)
+            persisted.append(out)
+            docs = out.filter(_tag_is(_DOC)).map(_untag)
+            side.append(out)
+        if onion is not None:
+            docs = self._onion_pass2(docs, onion, parts, persisted)
+        return docs, side, late, persisted
 
     def _near_dedup(self, sc: Any, docs: Any, stage_no: int, stage: Any, parts: int,
-                    persisted: list, late_extra: list) -> Any:
-        """NearDuplicates (stream mode) as shuffles; returns the tagged records of the stage."""
+                    persisted: list, late: list) -> Any:
+        """Near duplicates (stream mode) as shuffles; returns the tagged records of the stage."""
         from pyspark import StorageLevel
 
+        from ..dedup.near import BATCH_DOCS
+
         p = stage.params
-        fps = docs.mapPartitions(partial(_near_fingerprints, p, stage.keep_tokens))
+        shipped = _shipped(stage)
+        fps = docs.mapPartitions(partial(_near_fingerprints, shipped, BATCH_DOCS))
         fps = fps.persist(StorageLevel.MEMORY_AND_DISK)
         persisted.append(fps)
         # candidates: pairs sharing >= r super-shingles (Sect. 3.2.1), found by grouping on them
@@ -692,19 +917,17 @@ class SparkExecutor:
                    .persist(StorageLevel.MEMORY_AND_DISK))
         persisted.append(checked)
         verified = checked.filter(lambda v, need=stage.need: v[3] >= need).collect()
-        dropped, absorbing = _keep_first(verified)
+        dropped, absorbing = stage.decide_pairs(verified)
         # the counters stream mode keeps: pairs with an earlier *kept* document only
         decisions = sc.broadcast(dropped)
         n_candidates = checked.filter(partial(_first_not_dropped, decisions)).count()
         n_verified = sum(1 for a, _b, _id, _m in verified if a not in dropped)
-        stage._absorbing = absorbing            # its close() reports their number as "clusters"
-        # (a local run counts candidates once per batch, so that counter shows even when 0)
-        late_extra.append((stage, "candidate-pairs", n_candidates, True))
-        late_extra.append((stage, "verified-pairs", n_verified, False))
-        return fps.mapPartitions(partial(_run_near_decisions, stage_no, stage.name, p.t, decisions))
+        late.append(partial(stage.decided_elsewhere, absorbing, n_candidates, n_verified))
+        return fps.mapPartitions(partial(_run_near_decisions, shipped, stage_no, decisions))
 
     def _onion_pass2(self, docs: Any, onion: Any, parts: int, persisted: list) -> Any:
-        """Algorithm 3.1's decisions, distributed (docs/spark.md). A document's n-gram is in G_out
+        """Decisions of a stage that decides each document alone given which of its n-grams
+        earlier documents kept (Algorithm 3.1, docs/spark.md). A document's n-gram is in G_out
         iff an earlier document kept it; F(h), the first position whose document kept h, is found
         by a fixpoint: start from every occurrence kept; each round joins every occurrence with F,
         decides every document in its partition, and recomputes F from the kept n-grams. After
@@ -714,28 +937,34 @@ class SparkExecutor:
         decision)) records; the driver never holds n-grams."""
         from pyspark import StorageLevel
 
-        opts = onion.opts
+        shipped = _shipped(onion)
         docs = docs.persist(StorageLevel.MEMORY_AND_DISK)
         persisted.append(docs)
-        occ = docs.flatMap(partial(_onion_occurrences, opts)).persist(StorageLevel.MEMORY_AND_DISK)
+        occ = docs.flatMap(partial(_alone_occurrences, shipped)).persist(StorageLevel.MEMORY_AND_DISK)
         persisted.append(occ)
         first = occ.reduceByKey(min, parts).persist(StorageLevel.MEMORY_AND_DISK)
         persisted.append(first)
         rounds = 0
         while True:
             rounds += 1
-            known = occ.join(first, parts).map(_onion_in_out).groupByKey(parts).mapValues(list)
-            decided = (docs.leftOuterJoin(known, parts).map(partial(_onion_decide, opts))
+            known = occ.join(first, parts).map(_alone_in_out).groupByKey(parts).mapValues(list)
+            decided = (docs.leftOuterJoin(known, parts).map(partial(_alone_decide, shipped))
                        .persist(StorageLevel.MEMORY_AND_DISK))
             persisted.append(decided)
-            new_first = decided.flatMap(_onion_kept).reduceByKey(min, parts).persist(StorageLevel.MEMORY_AND_DISK)
+            new_first = (decided.flatMap(partial(_alone_kept, shipped)).reduceByKey(min, parts)
+                         .persist(StorageLevel.MEMORY_AND_DISK))
             persisted.append(new_first)
             changed = new_first.fullOuterJoin(first, parts).filter(_differs).count()
             first = new_first
             if changed == 0:
                 break
         # the streaming set's size: distinct hashes that went to G_out
-        onion.stored_hashes = first.count()
+        onion.decided_elsewhere(first.count())
         onion.spark_rounds = rounds
         return decided
 
+
+def _chain(stream: Iterator[Document], stages: list[Stage]) -> Iterator[Document]:
+    for st in stages:
+        stream = st.run(stream)
+    return stream
