@@ -29,6 +29,7 @@ class PipelineOptions:
     stoplist_file: str | None = None
     max_bytes: int = 10 * 1024 * 1024
     min_bytes: int = 0
+    max_paragraphs: int = 100_000          # more blocks: dropped as too-many-paragraphs (clean.py)
     no_stoplist: str = "independent"         # or "drop": pages in languages without a stoplist
     langfilter: bool = True
     min_lang_confidence: float = 0.5
@@ -61,7 +62,8 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
 
     clean = Clean(extractor=opts.extractor or DEFAULT_EXTRACTOR, languages=opts.languages,
                   stoplist_file=opts.stoplist_file, max_bytes=opts.max_bytes,
-                  min_bytes=opts.min_bytes, no_stoplist=opts.no_stoplist, **opts.extractor_options)
+                  min_bytes=opts.min_bytes, max_paragraphs=opts.max_paragraphs, no_stoplist=opts.no_stoplist,
+                  **opts.extractor_options)
     stages: list[Stage] = [clean]
     # site-level methods decide in stream order, right after the page-level pass
     stream_stage = getattr(clean.extractor, "stream_stage", None)

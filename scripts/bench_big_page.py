@@ -10,7 +10,13 @@ it as a multiple of the page size. CPU seconds are the child's.
 
     python scripts/bench_big_page.py                 # 5, 20 and 50 MB
     python scripts/bench_big_page.py --sizes 5 10    # MB
-    python scripts/bench_big_page.py --sizes --paragraphs 1000000   # only the many-paragraphs page
+    python scripts/bench_big_page.py --sizes --paragraphs 1000000   # only the many-paragraphs pages
+
+The many-paragraphs pages (issue 29, item 7): a 5 MB page of 1,000,000 short ``<p>``, cleaned with
+the default ``--max-paragraphs`` (dropped as too-many-paragraphs before it is parsed), whose
+factor must stay within the README's bounds (``CLEAN_BOUND``, ``BUILD_BOUND``: the script exits 1
+and says so when it does not), and a page of exactly ``--max-paragraphs`` short ``<p>`` (kept
+to the end of the stage), whose memory per paragraph is printed: what a page under the limit can cost.
 """
 from __future__ import annotations
 
@@ -21,6 +27,10 @@ import random
 import resource
 import sys
 import time
+
+# the README's bounds for one page ("Bad pages"): the clean stage and a whole build, x the page size
+CLEAN_BOUND = 20.0
+BUILD_BOUND = 56.0
 
 WORDS = ("the of and to in a is that for it as was with be by on not he this are or his from at which but have an "
          "they you were her she there been one all we their has would when if so what no more out up into do any "
@@ -55,26 +65,36 @@ def small_paragraphs_page(size: int, paragraphs: int = 1_000_000) -> bytes:
     tail = "</body></html>"
     per = max(5, (size - len(head) - len(tail)) // paragraphs)     # bytes per paragraph, "<p>" and "\n" included
     words = [w for w in WORDS if len(w) <= per - 4] or ["a"]
-    out = [head]
+    out = bytearray(head.encode())        # (no list of a million strings: the page is all the child holds)
     for i in range(paragraphs):
         text = words[i % len(words)]
         if len(text) < per - 4:
             text = (text + " " + "x" * per)[:per - 4]
-        out.append(f"<p>{text}\n")
-    out.append(tail)
-    return "".join(out).encode()
+        out += b"<p>%s\n" % text.encode()
+    out += tail.encode()
+    return bytes(out)
 
 
 def measure(size_mb: float, what: str, paragraphs: int = 0) -> dict:
     """Run in a child: peak RSS above the child's start of cleaning (or building) one page;
-    ``paragraphs``: the page is that many short paragraphs (:func:`small_paragraphs_page`)."""
+    ``paragraphs``: the page is that many short paragraphs (:func:`small_paragraphs_page`),
+    cleaned with the default ``--max-paragraphs`` (the article pages with no limit, as no
+    ``--max-bytes``: the 50 MB page has 181,000 blocks)."""
     from corpustool.document import Document
+    from corpustool.extractors.clean import DEFAULT_MAX_PARAGRAPHS
     from corpustool.pipeline import PipelineOptions, build_stages
     from corpustool.stage import DocumentStage
 
-    stages = build_stages(PipelineOptions(languages=["auto"], max_bytes=1 << 30))
+    stages = build_stages(PipelineOptions(languages=["auto"], max_bytes=1 << 30,
+                                          max_paragraphs=DEFAULT_MAX_PARAGRAPHS if paragraphs else 1 << 30))
     if what == "clean":
         stages = stages[:1]
+    # one small page first: the stoplists and tables every page needs are loaded before the start
+    warm = Document(id="warm", url="http://warm.example/", raw=small_paragraphs_page(50_000, 1000))
+    for st in stages:
+        if isinstance(st, DocumentStage):
+            st.apply(warm)
+        st.stats.drops.clear()
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     raw = small_paragraphs_page(int(size_mb * 1e6), paragraphs) if paragraphs else big_page(int(size_mb * 1e6))
     size = len(raw)
@@ -90,9 +110,10 @@ def measure(size_mb: float, what: str, paragraphs: int = 0) -> dict:
             docs = list(st.run(iter(docs)))
         words = sum(d.word_count() for d in docs)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    dropped = stages[0].stats.drops
     return {"what": what, "size": size, "peak_bytes": peak - base, "cpu": time.process_time() - start,
             "seconds": time.perf_counter() - wall,
-            "kept": len(docs), "words": words}
+            "kept": len(docs), "words": words, "drops": dict(dropped)}
 
 
 def in_child(size_mb: float, what: str, paragraphs: int = 0) -> dict:
@@ -132,15 +153,39 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             print(f"{what:<6} {r['size'] / 1e6:>8.1f} {r['peak_bytes'] / 1e6:>8.0f} {r['peak_bytes'] / r['size']:>7.1f} "
                   f"{r['cpu']:>6.1f} {r['words']:>10,}", flush=True)
+    failed = False
     if args.paragraphs:
-        print(f"a 5 MB page of {args.paragraphs:,} short paragraphs (issue 29, item 7):")
-        for what in ("clean", "build"):
+        from corpustool.extractors.clean import DEFAULT_MAX_PARAGRAPHS
+
+        print(f"a 5 MB page of {args.paragraphs:,} short paragraphs (issue 29, item 7; --max-paragraphs "
+              f"{DEFAULT_MAX_PARAGRAPHS:,}):")
+        for what, bound in (("clean", CLEAN_BOUND), ("build", BUILD_BOUND)):
             r = in_child(5, what, args.paragraphs)
             if "error" in r:
                 print(f"{what:<6} {5:>8.0f}  {r['error']}")
+                failed = True
+                continue
+            factor = r["peak_bytes"] / r["size"]
+            flag = "" if factor <= bound else f"  ABOVE THE README'S {bound:.0f}x"
+            failed |= factor > bound
+            print(f"{what:<6} {r['size'] / 1e6:>8.1f} {r['peak_bytes'] / 1e6:>8.0f} {factor:>7.1f} "
+                  f"{r['cpu']:>6.1f} {r['words']:>10,}  {r['peak_bytes'] / args.paragraphs:,.0f} B/paragraph, "
+                  f"drops {r['drops'] or '-'}{flag}", flush=True)
+        n = DEFAULT_MAX_PARAGRAPHS - 1      # (and <body>: the most blocks --max-paragraphs keeps)
+        print(f"a page of {n:,} short paragraphs (the most --max-paragraphs keeps; 5 bytes each):")
+        for what in ("clean", "build"):
+            r = in_child(5 * n / 1e6, what, n)
+            if "error" in r:
+                print(f"{what:<6} {5 * n / 1e6:>8.1f}  {r['error']}")
+                failed = True
                 continue
             print(f"{what:<6} {r['size'] / 1e6:>8.1f} {r['peak_bytes'] / 1e6:>8.0f} {r['peak_bytes'] / r['size']:>7.1f} "
-                  f"{r['cpu']:>6.1f} {r['words']:>10,}", flush=True)
+                  f"{r['cpu']:>6.1f} {r['words']:>10,}  {r['peak_bytes'] / n:,.0f} B/paragraph, "
+                  f"drops {r['drops'] or '-'}", flush=True)
+    if failed:
+        print(f"FAILED: the many-paragraphs page above the README's bounds ({CLEAN_BOUND:.0f}x clean, "
+              f"{BUILD_BOUND:.0f}x build)", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -87,7 +87,8 @@ def options_from_args(args: argparse.Namespace):
         raise OptionError("--master needs --engine spark")
     return PipelineOptions(
         languages=languages, extractor=extractor, stoplist_file=kw.pop("stoplist_file"),
-        max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), no_stoplist=kw.pop("no_stoplist"),
+        max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), max_paragraphs=kw.pop("max_paragraphs"),
+        no_stoplist=kw.pop("no_stoplist"),
         extractor_options=kw,
         langfilter=not args.no_langfilter, min_lang_confidence=args.min_lang_confidence,
         lang_method=args.lang_method, paragraph_lang=args.paragraph_lang, quality=args.quality,

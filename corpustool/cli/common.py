@@ -199,6 +199,10 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
                    help="drop pages larger than this many bytes (default 10 MiB; Pomikálek's thesis used 1 MB)")
     g.add_argument("--min-bytes", type=int, default=0, help="drop pages smaller than this many bytes")
+    g.add_argument("--max-paragraphs", type=int, default=100_000, metavar="N",
+                   help="drop pages with more than N blocks (start tags that begin a paragraph: p, div, li, "
+                        "td, h1 ... and every second br) as too-many-paragraphs, before parsing them: each "
+                        "paragraph costs about 1 KB of memory however short (default 100,000)")
     g.add_argument("--no-stoplist", choices=("independent", "drop"), default="independent",
                    help="a page in a language without a stoplist (Chinese, Japanese, Thai ...): clean it in "
                         "jusText's language-independent mode, by length and link density (default), or drop it")
@@ -218,6 +222,7 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "stoplist_file": args.stoplist,
         "max_bytes": args.max_bytes,
         "min_bytes": args.min_bytes,
+        "max_paragraphs": args.max_paragraphs,
         "no_stoplist": getattr(args, "no_stoplist", "independent"),
     }
     for name in _JUSTEXT_OPTIONS:

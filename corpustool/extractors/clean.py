@@ -8,6 +8,7 @@ Documents without any good paragraph are dropped with a reason.
 """
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -21,6 +22,49 @@ from .base import OptionError, Page, get_extractor
 
 DEFAULT_EXTRACTOR = "justext-plus"
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+# Blocks a page may have (start tags that begin a paragraph: jusText's paragraph tags, and every
+# second <br>); a page with more is dropped as "too-many-paragraphs" before it is parsed. Each
+# paragraph costs about 1 KB in the clean stage whatever its length (its Paragraph object, its
+# features dict, its XPath, the parsed nodes: bench_big_page.py), so 100,000 blocks stay near
+# 100 MB, half of the 20x of a page at --max-bytes (10 MiB); a 5 MB article page has
+# about 18,000 (bench_big_page.py's).
+DEFAULT_MAX_PARAGRAPHS = 100_000
+# the tags of justext_engine.PARAGRAPH_TAGS and br, as libxml2 reads a tag name (ASCII letters,
+# digits and ":._-"; any case)
+_BLOCK_TAGS = ("body", "blockquote", "caption", "center", "col", "colgroup", "dd", "div", "dl", "dt",
+               "fieldset", "form", "legend", "optgroup", "option", "p", "pre", "table", "td", "textarea",
+               "tfoot", "th", "thead", "tr", "ul", "li", "h1", "h2", "h3", "h4", "h5", "h6")
+_BLOCK_START = re.compile(r"<(?:%s)(?![A-Za-z0-9:._-])" % "|".join(sorted(_BLOCK_TAGS, key=len, reverse=True)),
+                          re.IGNORECASE)
+_BR_START = re.compile(r"<br(?![A-Za-z0-9:._-])", re.IGNORECASE)
+
+
+def count_blocks(html: str, limit: int | None = None) -> int:
+    """Start tags in ``html`` that begin a paragraph (jusText's paragraph tags) plus half its
+    ``<br>`` tags: about the paragraphs the page can make (text before, inside and after a block
+    makes at most three). With ``limit``, a page that certainly has at most ``limit`` blocks is
+    not scanned: one of at most ``2 * limit`` characters (a block's start tag takes two or more)
+    or with at most ``limit`` ``<`` characters; an upper bound of its blocks is returned."""
+    if limit is not None:
+        if len(html) <= 2 * limit:
+            return len(html) // 2
+        tags = html.count("<")
+        if tags <= limit:
+            return tags
+    # (with limit, the scan stops as soon as the count is above it: at most limit + 1 matches)
+    stop = limit + 1 if limit is not None else -1
+    blocks = brs = 0
+    for _ in _BLOCK_START.finditer(html):
+        blocks += 1
+        if blocks == stop:
+            return blocks
+    for _ in _BR_START.finditer(html):
+        brs += 1
+        if blocks + brs // 2 == stop:
+            break
+    return blocks + brs // 2
+
+
 NO_STOPLIST_MODES = ("independent", "drop")
 
 
@@ -31,7 +75,7 @@ class Clean(DocumentStage):
     def __init__(self, extractor: str = DEFAULT_EXTRACTOR, languages: list[str] | None = None,
                  stoplist_file: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
                  min_bytes: int = 0, keep_html: bool = False, no_stoplist: str = "independent",
-                 **extractor_options: Any) -> None:
+                 max_paragraphs: int = DEFAULT_MAX_PARAGRAPHS, **extractor_options: Any) -> None:
         super().__init__()
         from ..language.stoplists import has_stoplist, load_stoplist_file, resolve_language
 
@@ -39,6 +83,8 @@ class Clean(DocumentStage):
             raise OptionError("max_bytes must be positive")
         if not 0 <= min_bytes <= max_bytes:
             raise OptionError(f"min_bytes must be from 0 to max_bytes ({max_bytes}), not {min_bytes}")
+        if max_paragraphs <= 0:
+            raise OptionError("max_paragraphs must be positive")
         if no_stoplist not in NO_STOPLIST_MODES:
             raise OptionError(f"no_stoplist must be one of {', '.join(NO_STOPLIST_MODES)}, not {no_stoplist!r}")
         # a page in a language without a stoplist: cleaned in jusText's
@@ -57,6 +103,7 @@ class Clean(DocumentStage):
         self.unlisted = frozenset(l for l in self.languages if not has_stoplist(l))
         self.user_stoplist = load_stoplist_file(stoplist_file) if stoplist_file else None
         self.max_bytes = max_bytes
+        self.max_paragraphs = max_paragraphs
         # wall seconds spent in the extractor (its own parse and extract), summed over the
         # documents: the evaluation's extractor-alone speed, apart from decoding and the guess
         self.extract_seconds = 0.0
@@ -183,6 +230,10 @@ class Clean(DocumentStage):
 
     def process(self, doc: Document) -> Document:
         if not self.decode(doc):
+            return doc
+        if doc.html and count_blocks(doc.html, self.max_paragraphs) > self.max_paragraphs:
+            # memory per page is bounded: about 1 KB per paragraph, however short (issue 29)
+            doc.drop("too-many-paragraphs")
             return doc
         page = Page(doc.html or "", url=doc.url)
         guess = self.extractor.needs_stoplist and self.user_stoplist is None and len(self.languages) != 1
