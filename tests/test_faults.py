@@ -265,6 +265,53 @@ def test_killed_at_random_points_and_resumed(crawl, baselines, para, workers):
     assert b.result() == baselines[(para, workers)]
 
 
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(c) for c in path.read_text().split()] if path.exists() else []
+
+
+@pytest.mark.parametrize("para", ["para", "nopara"])
+def test_stalled_worker_at_random_moments(crawl, baselines, para):
+    """The workers stopped (SIGSTOP, never continued) at a seeded moment: the supervisor's deadlines
+    kill them, their documents run again, and the build ends with the uninterrupted corpus."""
+    import time
+
+    root, inputs = crawl
+    rng = random.Random(f"stall-{para}")
+    b = Build(root, inputs, f"stall-{para}", para, 2)
+    b.cmd[b.cmd.index("--doc-timeout") + 1] = "3"
+    p = subprocess.Popen(b.cmd, env=b.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    stopped = []
+    try:
+        # the workers are forked once the stages are ready: a seeded moment after that, while
+        # they have batches
+        start_by = time.monotonic() + 60
+        while not _children(p.pid) and p.poll() is None and time.monotonic() < start_by:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.05, 0.4))
+        # every worker of the moment (a stopped idle worker would only be shut down at the end)
+        for victim in _children(p.pid):
+            if p.poll() is None:
+                os.kill(victim, signal.SIGSTOP)
+                stopped.append(victim)
+        _, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        for pid in stopped:             # never leave a stopped process behind
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    assert p.returncode == 0, err
+    assert stopped, "the build ended before a worker could be stopped"
+    assert "worker" in err and ("run again" in err or "timeout" in err or "retried" in err), err
+    b.clean()
+    out, rej, stats = b.result()
+    base_out, base_rej, base_stats = baselines[(para, 2)]
+    assert (out, rej) == (base_out, base_rej)
+
+
 def test_checkpoint_size_is_that_of_the_state(crawl, tmp_path):
     """The segments add up to the stages' arrays; nothing is rewritten at each checkpoint."""
     from corpustool.checkpoint import Checkpoint
