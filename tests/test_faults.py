@@ -42,6 +42,14 @@ sys.path.insert(0, os.environ["CT_REPO"])
 from corpustool.dedup import hashset
 hashset.HashSet.L0_LIMIT = 64          # the paragraph hash set merges into its main level often
 fault = os.environ.get("CT_FAULT", "")
+if os.environ.get("CT_SLOW"):           # every page takes this long to clean: workers always busy
+    import time
+    from corpustool.extractors import clean as _clean
+    _process = _clean.Clean.process
+    def _slow(self, doc):
+        time.sleep(float(os.environ["CT_SLOW"]))
+        return _process(self, doc)
+    _clean.Clean.process = _slow
 if fault:
     name, _, point = fault.partition("@")
     kind, _, arg = point.partition(":")
@@ -266,8 +274,15 @@ def test_killed_at_random_points_and_resumed(crawl, baselines, para, workers):
 
 
 def _children(pid: int) -> list[int]:
+    """The forked workers of ``pid``: its children running its own command line (not, say,
+    multiprocessing's resource tracker, which is another program)."""
     path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(c) for c in path.read_text().split()] if path.exists() else []
+    try:
+        own = Path(f"/proc/{pid}/cmdline").read_bytes()
+        kids = [int(c) for c in path.read_text().split()] if path.exists() else []
+        return [k for k in kids if Path(f"/proc/{k}/cmdline").read_bytes() == own]
+    except OSError:
+        return []
 
 
 @pytest.mark.parametrize("para", ["para", "nopara"])
@@ -280,7 +295,8 @@ def test_stalled_worker_at_random_moments(crawl, baselines, para):
     rng = random.Random(f"stall-{para}")
     b = Build(root, inputs, f"stall-{para}", para, 2)
     b.cmd[b.cmd.index("--doc-timeout") + 1] = "3"
-    p = subprocess.Popen(b.cmd, env=b.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    env = dict(b.env(), CT_SLOW="0.15")      # an input takes about a second: its workers are busy
+    p = subprocess.Popen(b.cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     stopped = []
     try:
         # the workers are forked once the stages are ready: a seeded moment after that, while
