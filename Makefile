@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench eval clean fuzz fuzz-build system-deps
+.PHONY: install test demo bench eval model clean fuzz fuzz-build system-deps
 
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
 $(STAMP): pyproject.toml setup.py corpustool/native/justext_walk.pyx corpustool/native/sax_arena.pxi \
@@ -47,6 +47,11 @@ demo: $(STAMP)
 
 eval: $(STAMP)
 	$(PY) scripts/run_eval.py
+
+# justext-learned's model from ../shared/data/wcxb-dev (one thread, fixed seed: the same data give
+# a byte-identical corpustool/models/justext_learned.json; tests/test_justext_learned.py checks it)
+model: $(STAMP)
+	$(PY) scripts/train_model.py
 
 # the inputs README.md's examples name (crawl.warc.gz, pages/, page.html, sample.txt, the snippets
 # gold set snippets/), made from the shipped demo data into examples/ (git-ignored)

@@ -179,6 +179,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_page_options(ap)
     ap.add_argument("--preset", default="justext", help="jusText preset for both (default justext)")
+    ap.add_argument("--extractor", default="justext-plus",
+                    help="the extractor measured in the 'justext-plus' rows (default justext-plus; e.g. "
+                         "justext-learned)")
     ap.add_argument("--warc", type=Path, default=DEMO_WARC, help="WARC to use when the snippets are absent")
     ap.add_argument("--turn", type=int, default=1, metavar="PAGES",
                     help="the extractors take turns after this many pages (default 1: page by page)")
@@ -196,7 +199,9 @@ def main() -> int:
     # the justext package, our engine, and the default extractor (our engine plus page structure)
     extractors = {"theirs": PackageCall(get_extractor("justext-package", preset=args.preset)),
                   "ours": get_extractor("justext", preset=args.preset),
-                  "plus": get_extractor("justext-plus", preset=args.preset)}
+                  "plus": get_extractor(args.extractor, preset=args.preset)}
+    if args.extractor != "justext-plus":
+        print(f"the 'justext-plus' rows below measure {args.extractor}")
     names = list(extractors)
     htmls = [decode(raw).text for raw in raws]
     stoplists = [page_stoplist(h) for h in htmls]

@@ -42,6 +42,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--folds", type=int, metavar="K",
                    help="split the pages by registered domain into K folds (hash of the domain) and report "
                         "each fold and both halves (0 = none; default 4 for a wcxb gold, else 0)")
+    p.add_argument("--cv", type=int, nargs="?", const=5, default=0, metavar="K",
+                   help="cross-validation grouped by domain (K folds, default 5): an extractor that learns "
+                        "(justext-learned) scores each page with a model trained without the page's fold of "
+                        "domains (on --train); the table per page type and per fold uses the same folds")
+    p.add_argument("--train", action="append", default=[], metavar="SPEC",
+                   help="with --cv: a gold the models learn from ([FORMAT:]PATH: main text, or snippets as "
+                        "partial labels; repeatable; default: --gold)")
     p.add_argument("--limit", type=int, metavar="N", help="only the first N pages of the gold")
     p.add_argument("--min-agreement", type=int, default=0, metavar="AR",
                    help="node-level gold: ignore nodes whose annotator agreement is below AR (0-100)")
@@ -100,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("--bootstrap must be >= 0")
     if args.folds is not None and (args.folds < 0 or args.folds == 1):
         raise OptionError("--folds must be 0 (none) or at least 2")
+    if args.cv and args.cv < 2:
+        raise OptionError("--cv needs at least 2 folds")
+    if args.train and not args.cv:
+        raise OptionError("--train goes with --cv")
     configs = expand_sweep(build_configs(args), parse_sweep(args.sweep))
     # every option is checked before the gold is read, so that an invalid one is refused
     # in one line (reading the gold may print notes); notes on skipped configurations
@@ -125,6 +136,13 @@ def run(args: argparse.Namespace) -> int:
     if not pages:
         raise OptionError(f"gold {args.gold!r} has no usable page")
     ev.pages = pages
+    if args.cv:
+        from ..eval.cv import fold_models, trainable
+
+        learners = [c for c in ev.configs if trainable(c)]
+        if learners:
+            models = fold_models(args.train or [args.gold], args.cv, quiet=args.quiet)
+            ev.set_folds(args.cv, {c.label: [{"model": m} for m in models] for c in learners})
 
     bar = None
     if not args.quiet and sys.stderr.isatty():
@@ -154,7 +172,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"filter: {args.filter}: {len(selected)} of {len(ev.pages)} pages match", file=out)
     print(format_table(header, rows), file=out)
     print(format_legend(header), file=out)
-    folds = args.folds if args.folds is not None else (4 if ev.pages[0].format == "wcxb" else 0)
+    if args.cv:
+        folds = args.cv
+        learners = sorted(ev.fold_options)
+        print(f"cross-validation by domain, {args.cv} folds: " + (
+            f"{', '.join(learners)} scored with models trained without each page's fold"
+            f" (on {', '.join(args.train or [args.gold])})" if learners else "no configuration learns"), file=out)
+    else:
+        folds = args.folds if args.folds is not None else (4 if ev.pages[0].format == "wcxb" else 0)
     b_header, b_rows = breakdown_rows(ev, selected, folds)
     if len(b_rows) > 0:
         print("mean per-page F1 by group" + (" (words, the gold's metric)" if ev.pages[0].text is not None else ""),
@@ -167,6 +192,18 @@ def run(args: argparse.Namespace) -> int:
         line = fragmentation_line("perfect cleaning", ev.gold_fragmentation(selected))
         if line:
             print(line, file=out)
+    from ..eval.cv import COLLAPSE_MARGIN, classic_label, collapses
+
+    classic = classic_label(ev.configs)
+    if classic is not None and ev.pages[0].text is not None:
+        for cfg in ev.configs:
+            if cfg.label == classic:
+                continue
+            bad = collapses(ev, cfg.label, classic, selected)
+            n = len(selected) if selected is not None else len(ev.pages)
+            print(f"collapses of {cfg.label} (F1 more than {COLLAPSE_MARGIN} below {classic}): "
+                  f"{len(bad)} of {n} pages ({100.0 * len(bad) / max(n, 1):.1f}%)"
+                  + (": " + ", ".join(f"{pid} {a:.2f}/{b:.2f}" for pid, a, b in bad) if bad else ""), file=out)
     for label, why in ev.skipped:
         print(f"skipped: {label} ({why})", file=out)
     if ev.page_errors:

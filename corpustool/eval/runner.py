@@ -261,6 +261,10 @@ class Evaluation:
                  keep_output: bool = False, on_skip: Callable[[str], None] | None = None) -> None:
         from ..extractors.clean import Clean
 
+        # cross-validation (set_folds): label -> per-fold extractor options, and the number of folds
+        self.fold_options: dict[str, list[dict[str, Any]]] = {}
+        self.cv = 0
+
         if not configs:
             raise OptionError("no extractor to evaluate")
         labels = [c.label for c in configs]
@@ -321,12 +325,25 @@ class Evaluation:
     def _default_lang_key(self) -> str:
         return ",".join(self.languages) if self.lang_mode == "list" else "auto"
 
-    def _stage(self, cfg: Config, lang_key: str) -> Any:
-        key = (cfg.label, lang_key)
+    def set_folds(self, k: int, fold_options: dict[str, list[dict[str, Any]]]) -> None:
+        """Cross-validation by domain: a page of fold f is extracted by configuration ``label``
+        with ``fold_options[label][f]`` added to its options (e.g. the model trained without
+        fold f's domains); configurations not named run as they are."""
+        self.cv = k
+        self.fold_options = fold_options
+
+    def page_fold(self, page: GoldPage) -> int:
+        from .breakdown import fold_of, page_domain
+
+        return fold_of(page_domain(page), self.cv)
+
+    def _stage(self, cfg: Config, lang_key: str, fold: int | None = None) -> Any:
+        key = (cfg.label, lang_key) if fold is None else (cfg.label, lang_key, fold)
         stage = self._stages.get(key)
         if stage is None:
             languages = ["auto"] if lang_key == "auto" else lang_key.split(",")
-            stage = self._clean(extractor=cfg.extractor, languages=languages, **cfg.options)
+            options = cfg.options if fold is None else {**cfg.options, **self.fold_options[cfg.label][fold]}
+            stage = self._clean(extractor=cfg.extractor, languages=languages, **options)
             self._stages[key] = stage
         return stage
 
@@ -430,7 +447,8 @@ class Evaluation:
 
     def _run_stage(self, cfg: Config, index: int, page: GoldPage, raw: bytes | None,
                    html_text: str | None, lang_key: str, quiet: bool = False) -> PageResult:
-        stage = self._stage(cfg, lang_key)
+        fold = self.page_fold(page) if cfg.label in self.fold_options else None
+        stage = self._stage(cfg, lang_key, fold)
         doc = Document(id=page.id, url=page.url, raw=raw, html=html_text, source=page.path)
         res = PageResult(page=index)
         extracting = stage.extract_seconds

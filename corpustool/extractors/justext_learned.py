@@ -1,0 +1,471 @@
+"""justext-learned: jusText's scheme with a learned context-free step.
+
+jusText classifies each paragraph twice: a context-free decision tree over a
+few features (Algorithm 2.2: length, link density, stop-word density) and a
+context-sensitive revision of the uncertain classes from their neighbours
+(Algorithm 2.3). This extractor keeps the engine's paragraphs and the
+revision and replaces the hand-made tree by a small gradient-boosted model
+(LightGBM, trained by ``scripts/train_model.py``) over features computed in
+one place, :func:`page_features`:
+
+* the paragraph's own: characters, words, link and stop-word density, stop
+  words, heading, tag, depth, classic jusText's context-free and final class,
+  sentence end, digit share, copyright sign;
+* where it sits: position among the paragraphs and in the page's text, the
+  evidence regions around it (nav, footer, header, aside, share, cookie,
+  comment, review, form, ad, meta: semantic elements, ARIA roles and
+  class/id tokens, as justext-plus finds them) and main-content hints
+  (``<main>``, ``<article>``, ``itemprop=articleBody``), the share of the
+  page's jusText-good text in its innermost region;
+* repetition: paragraphs with the same DOM path on the page, siblings under
+  the same parent and grandparent, the same text elsewhere on the page;
+* the page: number of paragraphs, jusText's kept share, the schema.org types
+  it declares (discussion, product, item list);
+* headings: paragraphs and characters since the last heading;
+* the neighbours' features (previous and next paragraph).
+
+The model gives the probability that a paragraph is main text; it becomes a
+context-free class (``good`` at or above 0.55, ``bad`` below 0.45, else
+``neargood``, or ``short`` when jusText found it short) and Algorithm 2.3 of
+the engine revises the uncertain ones. One guard: a page where that keeps
+nothing keeps the paragraphs whose probability is at least half the page's
+highest (a page is never emptied by the model alone). Nothing names a site or
+a software.
+
+The model ships as ``corpustool/models/justext_learned.json``: the trees as
+arrays (feature, threshold, children, leaf values), evaluated for all
+paragraphs and trees at once with numpy (:class:`TreeModel`), equal to
+LightGBM's own predictions (tests/test_justext_learned.py). LightGBM is
+needed only to train.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..document import BAD, GOOD, Paragraph
+from . import justext_plus_structure as structure
+from .base import OptionError, register
+from .justext_plus import JustextPlusExtractor
+
+MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "justext_learned.json"
+GOOD_AT = 0.55
+BAD_BELOW = 0.45
+FALLBACK_SHARE = 0.5   # a page the model would empty keeps what is at least this share of its best
+
+KINDS = ("nav", "footer", "header", "aside", "share", "cookie", "comment", "review", "form", "ad", "meta")
+_KIND_CODE = {k: i + 1 for i, k in enumerate(KINDS)}
+TAGS = ("p", "div", "li", "td", "span", "a", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "dt", "pre",
+        "blockquote", "th", "body", "table", "tr", "ul", "section", "article", "figcaption", "label")
+_TAG_CODE = {t: i + 1 for i, t in enumerate(TAGS)}
+_CF_CODE = {"bad": 0, "short": 1, "neargood": 2, "good": 3}
+_SENTENCE_END = tuple(".!?…\"“”»)。！？:")
+_DIGIT = re.compile(r"\d")
+
+OWN = ["log_chars", "log_words", "link_density", "stopword_density", "log_stopwords", "heading", "tag",
+       "depth", "cf_class", "jt_good", "sentence_end", "digit_share", "copyright", "upper_start"]
+WHERE = ["pos", "char_pos"] + [f"in_{k}" for k in KINDS] + [
+    "inner_kind", "in_hint", "evidence_depth", "region_good_share", "hint_good_share"]
+REPEAT = ["log_same_path", "log_same_text", "log_siblings", "log_cousins", "same_path_good_share",
+          "parent_good_share"]
+PAGE = ["log_paras", "page_good_share", "discussion", "product", "item_list", "title_like"]
+HEAD = ["log_since_heading", "log_chars_since_heading"]
+NEIGHBOUR_KEYS = ["log_words", "link_density", "stopword_density", "cf_class", "jt_good", "heading"]
+NEIGHBOURS = [f"{side}_{k}" for side in ("prev", "next") for k in NEIGHBOUR_KEYS] + ["window_good_share"]
+FEATURES = OWN + WHERE + REPEAT + PAGE + HEAD + NEIGHBOURS
+_INDEX = {f: i for i, f in enumerate(FEATURES)}
+_NEIGHBOUR_COLS = [_INDEX[k] for k in NEIGHBOUR_KEYS]
+_WORDS = re.compile(r"\w+")
+
+
+def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequence[str],
+                  chains: Sequence[Sequence[str]], types: frozenset[str], title: str | None) -> np.ndarray:
+    """The feature matrix (paragraphs x FEATURES) of one page, from the engine's paragraphs
+    (before any revision by justext-plus) and the evidence regions around them."""
+    n = len(paras)
+    X = np.zeros((n, len(FEATURES)), dtype=np.float64)
+    if n == 0:
+        return X
+    texts = [p.text for p in paras]
+    chars = [len(t) for t in texts]
+    total_chars = sum(chars) or 1
+    jt_good = [p.cls == GOOD for p in paras]
+    good_chars = [c if g else 0 for c, g in zip(chars, jt_good)]
+    total_good = sum(good_chars)
+    xpaths = [p.xpath for p in paras]
+    parents = [x.rsplit("/", 1)[0] for x in xpaths]
+    grands = [x.rsplit("/", 1)[0] for x in parents]
+    count_path: dict[str, int] = {}
+    good_path: dict[str, int] = {}
+    chars_path: dict[str, int] = {}
+    for p, c, g in zip(paras, chars, good_chars):
+        count_path[p.dom_path] = count_path.get(p.dom_path, 0) + 1
+        good_path[p.dom_path] = good_path.get(p.dom_path, 0) + g
+        chars_path[p.dom_path] = chars_path.get(p.dom_path, 0) + c
+    count_text: dict[str, int] = {}
+    for t in texts:
+        count_text[t] = count_text.get(t, 0) + 1
+    count_parent: dict[str, int] = {}
+    good_parent: dict[str, int] = {}
+    chars_parent: dict[str, int] = {}
+    for x, c, g in zip(parents, chars, good_chars):
+        count_parent[x] = count_parent.get(x, 0) + 1
+        good_parent[x] = good_parent.get(x, 0) + g
+        chars_parent[x] = chars_parent.get(x, 0) + c
+    count_grand: dict[str, int] = {}
+    for x in grands:
+        count_grand[x] = count_grand.get(x, 0) + 1
+    hint_set = set(hints)
+    # jusText-good text per evidence region
+    region_good: dict[str, int] = {}
+    for chain, g in zip(chains, good_chars):
+        if g:
+            for x in chain:
+                region_good[x] = region_good.get(x, 0) + g
+    title_words = set(_WORDS.findall(title.lower())) if title else set()
+    discussion = float(structure.is_discussion(types))
+    product = float(structure.is_product(types))
+    item_list = float(bool(types & structure.LIST_TYPES))
+    page_good_share = total_good / total_chars
+    log = math.log1p
+    feats = [p.features for p in paras]
+    words = [f.get("words", 0) for f in feats]
+    cols: dict[str, Any] = {
+        "log_chars": [log(c) for c in chars],
+        "log_words": [log(w) for w in words],
+        "link_density": [min(f.get("link_density", 0.0), 2.0) for f in feats],
+        "stopword_density": [f.get("stopword_density", 0.0) for f in feats],
+        "log_stopwords": [log(f.get("stopwords", 0)) for f in feats],
+        "heading": [p.heading for p in paras],
+        "tag": [_TAG_CODE.get(p.tag, 0) for p in paras],
+        "depth": [x.count("/") for x in xpaths],
+        "cf_class": [_CF_CODE.get(p.cf_class, 0) for p in paras],
+        "jt_good": jt_good,
+        "sentence_end": [t.rstrip().endswith(_SENTENCE_END) for t in texts],
+        "digit_share": [len(_DIGIT.findall(t)) / (c or 1) for t, c in zip(texts, chars)],
+        "copyright": [("\xa9" in t or "&copy" in t) for t in texts],
+        "upper_start": [t[:1].isupper() for t in texts],
+        "log_same_path": [log(count_path[p.dom_path]) for p in paras],
+        "log_same_text": [log(count_text[t] - 1) for t in texts],
+        "log_siblings": [log(count_parent[x]) for x in parents],
+        "log_cousins": [log(count_grand[x]) for x in grands],
+        "same_path_good_share": [good_path[p.dom_path] / (chars_path[p.dom_path] or 1) for p in paras],
+        "parent_good_share": [good_parent[x] / (chars_parent[x] or 1) for x in parents],
+    }
+    for name, values in cols.items():
+        X[:, _INDEX[name]] = values
+    X[:, _INDEX["pos"]] = np.arange(n) / n
+    cum = np.cumsum(chars)
+    X[:, _INDEX["char_pos"]] = (cum - np.asarray(chars)) / total_chars
+    X[:, _INDEX["log_paras"]] = log(n)
+    X[:, _INDEX["page_good_share"]] = page_good_share
+    X[:, _INDEX["discussion"]] = discussion
+    X[:, _INDEX["product"]] = product
+    X[:, _INDEX["item_list"]] = item_list
+    # the evidence regions around each paragraph
+    base = _INDEX["inner_kind"]
+    in_kind = _INDEX["in_nav"] - 1
+    for i, chain in enumerate(chains):
+        if not chain:
+            continue
+        row = X[i]
+        inner = 0
+        in_hint = 0.0
+        region_share = 0.0
+        hint_share = 0.0
+        for x in chain:
+            k = kinds.get(x)
+            if k is not None:
+                code = _KIND_CODE.get(k)
+                if code is not None:
+                    row[in_kind + code] = 1.0
+                    inner = code
+                    region_share = region_good.get(x, 0) / total_good if total_good else 0.0
+            if x in hint_set:
+                in_hint = 1.0
+                hint_share = region_good.get(x, 0) / total_good if total_good else 0.0
+        row[base] = inner
+        row[base + 1] = in_hint
+        row[base + 2] = len(chain)
+        row[base + 3] = region_share
+        row[base + 4] = hint_share
+    # the title, and the distance from the last heading
+    if title_words:
+        col = _INDEX["title_like"]
+        for i, p in enumerate(paras):
+            if p.heading:
+                w = set(_WORDS.findall(texts[i].lower()))
+                X[i, col] = len(w & title_words) / (len(w | title_words) or 1)
+    since = 1000
+    since_chars = 100000
+    since_col: list[float] = []
+    since_chars_col: list[float] = []
+    for p, c in zip(paras, chars):
+        if p.heading:
+            since = 0
+            since_chars = 0
+        since_col.append(log(since))
+        since_chars_col.append(log(since_chars))
+        since += 1
+        since_chars += c
+    X[:, _INDEX["log_since_heading"]] = since_col
+    X[:, _INDEX["log_chars_since_heading"]] = since_chars_col
+    # the neighbours
+    b = _INDEX["prev_log_words"]
+    k = len(NEIGHBOUR_KEYS)
+    own = X[:, _NEIGHBOUR_COLS]
+    X[1:, b:b + k] = own[:-1]
+    X[0, b:b + k] = -1.0
+    X[:-1, b + k:b + 2 * k] = own[1:]
+    X[-1, b + k:b + 2 * k] = -1.0
+    # jusText-good share of the text within three paragraphs either side
+    gc = np.concatenate([[0], np.cumsum(good_chars)])
+    cc = np.concatenate([[0], np.cumsum(chars)])
+    lo = np.maximum(np.arange(n) - 3, 0)
+    hi = np.minimum(np.arange(n) + 4, n)
+    X[:, _INDEX["window_good_share"]] = (gc[hi] - gc[lo]) / np.maximum(cc[hi] - cc[lo], 1)
+    return X
+
+
+# -- the model --------------------------------------------------------------------
+
+class TreeModel:
+    """A LightGBM binary model as arrays, evaluated for all rows and trees at once."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        if data.get("features") != FEATURES:
+            raise OptionError("the model was trained on other features than justext_learned.FEATURES")
+        self.init = float(data["init"])
+        self.feature = np.asarray(data["feature"], dtype=np.int64)
+        self.threshold = np.asarray(data["threshold"], dtype=np.float64)
+        self.left = np.asarray(data["left"], dtype=np.int64)       # child node; < 0: leaf ~index
+        self.right = np.asarray(data["right"], dtype=np.int64)
+        self.leaf = np.asarray(data["leaf"], dtype=np.float64)
+        self.roots = np.asarray(data["roots"], dtype=np.int64)
+        n_nodes, n_leaves, n_feat = len(self.feature), len(self.leaf), len(FEATURES)
+        for a in (self.left, self.right, self.roots):
+            if a.size and (a.max() >= n_nodes or a.min() < -n_leaves):
+                raise OptionError("model: a node index out of range")
+        if self.feature.size and (self.feature.min() < 0 or self.feature.max() >= n_feat):
+            raise OptionError("model: a feature index out of range")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "TreeModel":
+        with open(path, encoding="utf-8") as fh:
+            return cls(json.load(fh))
+
+    def _flat(self) -> None:
+        """Leaves as nodes that lead to themselves (threshold +inf), so that every row and tree
+        takes the same number of steps (the deepest leaf's depth) with no masks."""
+        n_nodes, n_leaves = len(self.feature), len(self.leaf)
+        to = lambda a: np.where(a >= 0, a, n_nodes + ~a)
+        self._feat = np.concatenate([self.feature, np.zeros(n_leaves, dtype=np.int64)])
+        self._thr = np.concatenate([self.threshold, np.full(n_leaves, np.inf)])
+        leaves = np.arange(n_nodes, n_nodes + n_leaves)
+        self._left = np.concatenate([to(self.left), leaves])
+        self._right = np.concatenate([to(self.right), leaves])
+        self._value = np.concatenate([np.zeros(n_nodes), self.leaf])
+        self._start = to(self.roots)
+        depth = 0
+        frontier = self._start[self._start < n_nodes]
+        while frontier.size:
+            depth += 1
+            nxt = np.concatenate([self._left[frontier], self._right[frontier]])
+            frontier = nxt[nxt < n_nodes]
+        self._depth = depth
+
+    def raw_score(self, X: np.ndarray) -> np.ndarray:
+        n = X.shape[0]
+        if n == 0 or self.roots.size == 0:
+            return np.full(n, self.init)
+        if not hasattr(self, "_depth"):
+            self._flat()
+        flat = np.ascontiguousarray(X, dtype=np.float64).ravel()
+        base = (np.arange(n, dtype=np.int64) * X.shape[1])[:, None]
+        node = np.broadcast_to(self._start, (n, self._start.size))
+        for _ in range(self._depth):
+            go_left = flat[base + self._feat[node]] <= self._thr[node]
+            node = np.where(go_left, self._left[node], self._right[node])
+        return self.init + self._value[node].sum(axis=1)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-self.raw_score(X)))
+
+
+def model_from_booster(booster: Any) -> dict[str, Any]:
+    """LightGBM's booster -> the arrays TreeModel reads (numerical splits, no missing values)."""
+    dump = booster.dump_model()
+    feature: list[int] = []
+    threshold: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    leaf: list[float] = []
+    roots: list[int] = []
+
+    def walk(node: dict[str, Any]) -> int:
+        if "leaf_value" in node:
+            leaf.append(float(node["leaf_value"]))
+            return ~(len(leaf) - 1)
+        if node.get("decision_type", "<=") != "<=":
+            raise ValueError("only numerical splits are supported")
+        i = len(feature)
+        feature.append(int(node["split_feature"]))
+        threshold.append(float(node["threshold"]))
+        left.append(0)
+        right.append(0)
+        left[i] = walk(node["left_child"])
+        right[i] = walk(node["right_child"])
+        return i
+
+    for tree in dump["tree_info"]:
+        roots.append(walk(tree["tree_structure"]))
+    return {"features": list(dump["feature_names"]), "init": 0.0, "feature": feature, "threshold": threshold,
+            "left": left, "right": right, "leaf": leaf, "roots": roots}
+
+
+def dump_model(data: dict[str, Any]) -> str:
+    """The model file's text: fixed key order and float formatting (byte-identical from the same trees)."""
+    return json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n"
+
+
+# -- Algorithm 2.3 on given classes ------------------------------------------------
+
+def revise(cf: list[str], headings: list[bool], texts: list[str], max_heading_distance: int) -> list[str]:
+    """jusText's context-sensitive revision (Algorithm 2.3 with the headings rule), exactly as
+    ``justext_engine.classify`` applies it, on context-free classes given by the caller."""
+    n = len(cf)
+    cls = cf[:]
+    left: dict[int, tuple[str, str]] = {}
+    last_gb = last_any = "bad"
+    for i, c in enumerate(cf):
+        if c == "short":
+            left[i] = (last_gb, last_any)
+        elif c == "neargood":
+            last_any = c
+        else:
+            last_gb = last_any = c
+    if left:
+        last_gb = last_any = "bad"
+        for i in range(n - 1, -1, -1):
+            c = cf[i]
+            if c == "short":
+                prev, prev_any = left[i]
+                if prev == "good" and last_gb == "good":
+                    cls[i] = "good"
+                elif prev == "bad" and last_gb == "bad":
+                    cls[i] = "bad"
+                elif (prev == "bad" and prev_any == "neargood") or (last_gb == "bad" and last_any == "neargood"):
+                    cls[i] = "good"
+                else:
+                    cls[i] = "bad"
+            elif c == "neargood":
+                last_any = c
+            else:
+                last_gb = last_any = c
+    if "neargood" in cls:
+        right: list[str] = [""] * n
+        last_gb = "bad"
+        for i in range(n - 1, -1, -1):
+            c = cls[i]
+            right[i] = last_gb
+            if c != "neargood":
+                last_gb = c
+        prev = "bad"
+        for i in range(n):
+            c = cls[i]
+            if c == "neargood":
+                c = cls[i] = "bad" if prev == "bad" and right[i] == "bad" else "good"
+            prev = c
+    for i in range(n):
+        if not (headings[i] and cls[i] == "bad" and cf[i] != "bad"):
+            continue
+        j = i + 1
+        distance = 0
+        while j < n and distance <= max_heading_distance:
+            if cls[j] == "good":
+                cls[i] = "good"
+                break
+            distance += len(texts[j])
+            j += 1
+    return cls
+
+
+def model_classes(prob: np.ndarray, jt_cf: Sequence[str]) -> list[str]:
+    """Context-free classes from the model's probabilities."""
+    out = []
+    for p, c in zip(prob.tolist(), jt_cf):
+        if p >= GOOD_AT:
+            out.append("good")
+        elif p < BAD_BELOW:
+            out.append("bad")
+        else:
+            out.append("short" if c == "short" else "neargood")
+    return out
+
+
+_MODELS: dict[str, TreeModel] = {}
+
+
+def load_model(path: str | Path) -> TreeModel:
+    key = str(path)
+    model = _MODELS.get(key)
+    if model is None:
+        model = _MODELS[key] = TreeModel.load(path)
+    return model
+
+
+@register("justext-learned")
+class JustextLearnedExtractor(JustextPlusExtractor):
+    """jusText's paragraphs and revision, the context-free step by a learned model."""
+
+    description = ("jusText with a learned context-free step (gradient-boosted trees over length, density, "
+                   "structure, region, repetition and neighbour features) and jusText's revision")
+
+    trainable = True    # corpustool eval --cv trains one model per fold (option model: the arrays)
+
+    def __init__(self, model: Any = None, **options: Any) -> None:
+        super().__init__(**options)
+        # model: a file (default: the shipped model), the arrays themselves (a dict, as
+        # corpustool eval --cv passes each fold's), or "none": jusText's own classes, for
+        # collecting training features
+        if isinstance(model, TreeModel):
+            self.model = model
+        elif isinstance(model, dict):
+            self.model = TreeModel(model)
+        elif model == "none":
+            self.model = None
+        else:
+            self.model = load_model(str(model) if model else MODEL_PATH)
+        self.capture: list | None = None    # set to a list: each page's (features, paragraphs) appended
+
+    def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
+                data: bytes | None = None) -> None:
+        types = structure.declared_types(page.html, data)
+        X = page_features(paras, tree.kinds, tree.hints, tree.chains, types, title)
+        if self.capture is not None:
+            self.capture.append((X, [p.text for p in paras]))
+        if self.model is None:
+            return
+        jt_cf = [p.cf_class for p in paras]
+        prob = self.model.predict(X)
+        cf = model_classes(prob, jt_cf)
+        cls = revise(cf, [p.heading for p in paras], [p.text for p in paras],
+                     self.engine.params_for(page).max_heading_distance)
+        if "good" not in cls:
+            # the guard: the model alone never empties a page
+            best = float(prob.max())
+            cls = ["good" if x >= best * FALLBACK_SHARE else "bad" for x in prob.tolist()]
+        for p, c, f in zip(paras, cls, cf):
+            p.features["jt_class"] = p.cls
+            p.cf_class = f
+            if c == "good":
+                p.cls = GOOD
+                p.reason = None
+            else:
+                p.cls = BAD
+                p.reason = p.reason or "boilerplate"
