@@ -230,6 +230,12 @@ def sentence_spans(tokens: list[str], glue: list[bool] | None = None,
             elif t in _CLOSE_GLUED and g:
                 closed_quote = True
                 j += 1
+            elif t == '"' and (j + 1 == n or not glue[j + 1]) and tokens[:j].count('"') % 2 == 1:
+                # a straight quote with spaces on both sides closes the quotation left open before
+                # it (' Řekl: " Přijdu. " Pak odešel.'); with an even number before it, or glued
+                # to the next word ('. "The'), it opens one
+                closed_quote = True
+                j += 1
             elif (t in _EMOTICON_EYES and j + 1 < n and glue[j + 1]
                   and tokens[j + 1] in _EMOTICON_REST and (j + 2 >= n or not glue[j + 2]
                                                            or tokens[j + 2] in _EMOTICON_REST)):
