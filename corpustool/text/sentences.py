@@ -97,7 +97,10 @@ _TERMINAL = set("""etc usw usf uvm atd apod atp aj atď itd itp ecc enz etc. jne
 # units and quantities: often the last word of a sentence ("stálo to 5 tis. Pak ..."), so they
 # end one before a capitalised function word, and never before a noun ("100 Mio. Euro")
 _UNITS = frozenset("""tis mil mld min max hod sb str roč mio mrd tsd std jh jhd jhdt mln tys
-    tel ca cca""".split())
+    tel ca cca stol""".split())
+# degrees written after a name ("Petr Malý, CSc."): inside a sentence a comma or a lower-case
+# word follows them, so before a capital they end one
+_POSTNOMINAL = frozenset("CSc DrSc DiS MBA".split())
 # languages whose ordinal numbers are written with a period ("3. Oktober", "21. století")
 ORDINAL_LANGS = frozenset("de cs sk pl sl hr sr bs sh hu fi da nb nn no is et lv lt tr fo lb".split())
 _MONTHS = set("""
@@ -317,10 +320,29 @@ def _boundary(tokens, glue, start, i, j, word, closed_quote, cjk, lang) -> bool:
         word = tokens[i - 1]
         if word[-1] == "." or not (word[0].isalnum()):
             return upper                         # "Inc..", "(see below)."
+        if lang in ORDINAL_LANGS and _day_month(tokens, glue, i, j):
+            return False                         # "ve čtvrtek 3. 5. jsme", "am 3. 5. 2020"
         before = tokens[i - 2] if i - 2 >= start else ""
     else:
         before = tokens[i - 1] if i > start else ""
     return _after_period(word, before, w, upper, closed_quote, lang)
+
+
+def _day_month(tokens, glue, i, j) -> bool:
+    """Is the period ``tokens[i]`` inside a date written with numbers: after its day ("3. 5.")
+    or after its month before the year ("3. 5. 2020")?"""
+    def number(k, top):
+        t = tokens[k] if 0 <= k < len(tokens) else ""
+        return len(t) <= 2 and t.isdigit() and 1 <= int(t) <= top
+
+    def period(k):
+        return k < len(tokens) and tokens[k] == "." and glue[k]
+
+    if number(i - 1, 31) and number(j, 12) and period(j + 1):
+        return True
+    year = tokens[j]
+    return (len(year) == 4 and year.isdigit() and number(i - 1, 12) and i >= 3 and period(i - 2)
+            and number(i - 3, 31))
 
 
 def _after_period(word: str, before: str, w: str, upper: bool, closed_quote: bool, lang) -> bool:
@@ -362,6 +384,8 @@ def _after_period(word: str, before: str, w: str, upper: bool, closed_quote: boo
         return w[:1].isupper() and (lang not in _NOUN_CAPS or _capital_stop(w, lang))
     if base in _UNITS:
         return _capital_stop(w, lang)             # "5 tis. Pak ..." but "max. 10 osob", "100 Mio. Euro"
+    if word in _POSTNOMINAL:
+        return upper                              # "Petr Malý, CSc. Diskuse ..."
     if word in exact or (base in lower_abbr and word[1:].islower()):
         return False
     if upper:
@@ -388,7 +412,7 @@ STARTERS: dict[str, str] = {
           "damit deshalb daher außerdem ja nein kein keine",
     "cs": "to ten ta tento tato toto tak pak ale a i v ve na do z ze s se já my on ona ono oni jsem "
           "je jsou byl byla bylo když protože proto však také takže tedy jak co kdo proč kde už "
-          "potom nyní dnes ano ne",
+          "potom nyní dnes ano ne dále poté navíc rovněž zároveň přesto tehdy nakonec",
     "sk": "to ten tá tento táto toto tak potom ale a aj v vo na do z zo s so ja my on ona ono oni "
           "som je sú bol bola bolo keď pretože preto však tiež takže teda ako čo kto prečo kde už "
           "teraz dnes áno nie",
