@@ -5,8 +5,9 @@
 known, and returns ``(start, end)`` token spans. A sentence may end only after
 end punctuation (``.`` ``!`` ``?`` ``…`` runs of them, CJK ``。！？``) or after
 an abbreviation token that ends with a period; closing quotes and brackets
-glued to the punctuation, further end punctuation and an emoticon stay with
-the ending sentence. Whether it does end depends on:
+glued to the punctuation (a straight ``"`` with spaces on both sides when it
+closes a quotation opened before it), further end punctuation and an emoticon
+stay with the ending sentence. Whether it does end depends on:
 
 * what follows: a capital, a digit, an opening quote or bracket before one, a
   bullet, or a URL starts a sentence; ``,`` ``;`` ``:`` or a token glued to the
@@ -22,8 +23,8 @@ the ending sentence. Whether it does end depends on:
   ``J. R. R. Tolkien``, parts of ``z. B.``), an ordinal number in languages
   that write ordinals with a period (German ``am 3. Oktober``, Czech
   ``21. století``: not before a lower-case word or a month name, nor before a
-  capital after a lower-case function word), a list number (``1. Einleitung``:
-  a sentence of a number alone is not made).
+  capital after a lower-case function word), a numeric date (``3. 5. 2020``),
+  a list number (``1. Einleitung``: a sentence of a number alone is not made).
 
 The language (ISO 639-1) selects the abbreviation list and the stop words;
 without it (or for a language without a list) the union of all lists and a
