@@ -168,3 +168,25 @@ def test_bench_script_skips_without_data(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bench, "UD", tmp_path / "absent")
     assert bench.main([]) == 0
     assert "skipped" in capsys.readouterr().out
+
+
+def test_bench_halves_never_share_a_document(tmp_path):
+    """A treebank with documents but no paragraphs (Czech CAC) is cut into texts of CHUNK
+    sentences, but every text of a document falls in the same half."""
+    bench = _bench()
+    lines = []
+    for d in range(3):
+        lines.append(f"# newdoc id = d{d}")
+        for k in range(bench.CHUNK + 5):
+            lines += [f"# sent_id = d{d}-s{k}", f"# text = Věta {k}.",
+                      f"1\tVěta\tvěta\tNOUN\t_\t_\t0\troot\t_\t_",
+                      f"2\t{k}\t{k}\tNUM\t_\t_\t1\tnummod\t_\tSpaceAfter=No",
+                      "3\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_", ""]
+    path = tmp_path / "x.conllu"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    texts = bench.read_conllu(path)
+    assert len(texts) == 6                               # two texts per document
+    by_doc = {}
+    for t in texts:
+        by_doc.setdefault(t.unit, []).append(len(t.sentences))
+    assert by_doc == {0: [bench.CHUNK, 5], 1: [bench.CHUNK, 5], 2: [bench.CHUNK, 5]}
