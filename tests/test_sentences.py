@@ -190,3 +190,14 @@ def test_bench_halves_never_share_a_document(tmp_path):
     for t in texts:
         by_doc.setdefault(t.unit, []).append(len(t.sentences))
     assert by_doc == {0: [bench.CHUNK, 5], 1: [bench.CHUNK, 5], 2: [bench.CHUNK, 5]}
+
+
+def test_many_free_standing_quotes_take_linear_time():
+    """Each free-standing quote asks how many quotes precede it: counted once per paragraph,
+    not from its start each time (that took over a minute on twice this paragraph)."""
+    import time
+    tokens, glue = tokenize('Ano. " Ne. " ' * 25000)
+    t0 = time.process_time()
+    spans = sentence_spans(tokens, glue, "cs")
+    assert time.process_time() - t0 < 15
+    assert len(spans) == 50000 and spans[1] == (2, 6)     # '" Ne. "' is one sentence

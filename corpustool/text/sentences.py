@@ -196,6 +196,14 @@ def sentence_spans(tokens: list[str], glue: list[bool] | None = None,
     lang = _norm_lang(lang)
     spans: list[tuple[int, int]] = []
     start = 0
+    counted = [0, 0]                            # straight quotes in tokens[:counted[0]]: counted[1]
+
+    def quotes_before(k: int) -> int:
+        # counted on from the last call (k only grows), so a paragraph is scanned once
+        counted[1] += tokens[counted[0]:k].count('"')
+        counted[0] = k
+        return counted[1]
+
     i = 0
     while i < n:
         tok = tokens[i]
@@ -234,7 +242,7 @@ def sentence_spans(tokens: list[str], glue: list[bool] | None = None,
             elif t in _CLOSE_GLUED and g:
                 closed_quote = True
                 j += 1
-            elif t == '"' and (j + 1 == n or not glue[j + 1]) and tokens[:j].count('"') % 2 == 1:
+            elif t == '"' and (j + 1 == n or not glue[j + 1]) and quotes_before(j) % 2 == 1:
                 # a straight quote with spaces on both sides closes the quotation left open before
                 # it (' Řekl: " Přijdu. " Pak odešel.'); with an even number before it, or glued
                 # to the next word ('. "The'), it opens one
