@@ -5,15 +5,17 @@ Data: ``../shared/data/ud/`` (English EWT, German GSD, Czech CAC development
 treebanks, CoNLL-U). Skips with a message (exit 0) when it is absent.
 
 Texts. A paragraph (``# newpar``) is its sentences' ``# text`` joined with one
-space; a treebank without ``# newpar`` gives one text per document
-(``# newdoc``). German GSD has neither, Czech CAC has three documents and no
-paragraphs: there the text is cut into pseudo-documents of
+space; a document without paragraphs (Czech CAC) is cut into texts of
 :data:`CHUNK` consecutive sentences (a cut is never counted as a boundary).
+German GSD has neither documents nor paragraphs: its sentences are cut into
+pseudo-documents of :data:`CHUNK` sentences.
 
-Halves. Each treebank's documents (pseudo-documents where there are fewer than
-20 ``# newdoc`` blocks) are numbered in file order; the even ones are the
-*tuning* half (the only text the splitter's rules were tuned on), the odd ones
-the *held-out* half, whose figures are the headline.
+Halves. Each treebank's documents (``# newdoc``; GSD: the pseudo-documents)
+are numbered in file order; the even ones are the *tuning* half (the only text
+the splitter's rules were tuned on), the odd ones the *held-out* half, whose
+figures are the headline. A document is never in both halves (CAC's three
+documents: administrative a10w and scientific s10w tune, journalistic n10w is
+held out).
 
 Sentence boundaries. A boundary is a position inside a text where a gold
 sentence starts (the start of the text itself is not counted), measured as the
@@ -118,10 +120,15 @@ def read_conllu(path: Path) -> list[Text]:
                 elif int(tid) > multi_end:
                     cur.tokens.append((cols[1], glued))
     texts: list[Text] = []
-    if len(docs) >= 20:
+    if len(docs) >= 2:
+        # halves by document: a document's texts (paragraphs, or runs of CHUNK sentences when it
+        # has no paragraphs) all carry its number, so no document is in both halves
         for u, doc in enumerate(docs):
-            pars = doc if has_par else [[s for p in doc for s in p]]
-            texts.extend(Text(u, p) for p in pars if p)
+            if has_par:
+                texts.extend(Text(u, p) for p in doc if p)
+            else:
+                sents = [s for p in doc for s in p]
+                texts.extend(Text(u, sents[i:i + CHUNK]) for i in range(0, len(sents), CHUNK))
     else:
         u = 0
         for doc in docs:

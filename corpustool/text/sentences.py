@@ -5,8 +5,9 @@
 known, and returns ``(start, end)`` token spans. A sentence may end only after
 end punctuation (``.`` ``!`` ``?`` ``…`` runs of them, CJK ``。！？``) or after
 an abbreviation token that ends with a period; closing quotes and brackets
-glued to the punctuation, further end punctuation and an emoticon stay with
-the ending sentence. Whether it does end depends on:
+glued to the punctuation (a straight ``"`` with spaces on both sides when it
+closes a quotation opened before it), further end punctuation and an emoticon
+stay with the ending sentence. Whether it does end depends on:
 
 * what follows: a capital, a digit, an opening quote or bracket before one, a
   bullet, or a URL starts a sentence; ``,`` ``;`` ``:`` or a token glued to the
@@ -22,8 +23,8 @@ the ending sentence. Whether it does end depends on:
   ``J. R. R. Tolkien``, parts of ``z. B.``), an ordinal number in languages
   that write ordinals with a period (German ``am 3. Oktober``, Czech
   ``21. století``: not before a lower-case word or a month name, nor before a
-  capital after a lower-case function word), a list number (``1. Einleitung``:
-  a sentence of a number alone is not made).
+  capital after a lower-case function word), a numeric date (``3. 5. 2020``),
+  a list number (``1. Einleitung``: a sentence of a number alone is not made).
 
 The language (ISO 639-1) selects the abbreviation list and the stop words;
 without it (or for a language without a list) the union of all lists and a
@@ -97,7 +98,10 @@ _TERMINAL = set("""etc usw usf uvm atd apod atp aj atď itd itp ecc enz etc. jne
 # units and quantities: often the last word of a sentence ("stálo to 5 tis. Pak ..."), so they
 # end one before a capitalised function word, and never before a noun ("100 Mio. Euro")
 _UNITS = frozenset("""tis mil mld min max hod sb str roč mio mrd tsd std jh jhd jhdt mln tys
-    tel ca cca""".split())
+    tel ca cca stol""".split())
+# degrees written after a name ("Petr Malý, CSc."): inside a sentence a comma or a lower-case
+# word follows them, so before a capital they end one
+_POSTNOMINAL = frozenset("CSc DrSc DiS MBA".split())
 # languages whose ordinal numbers are written with a period ("3. Oktober", "21. století")
 ORDINAL_LANGS = frozenset("de cs sk pl sl hr sr bs sh hu fi da nb nn no is et lv lt tr fo lb".split())
 _MONTHS = set("""
@@ -192,6 +196,14 @@ def sentence_spans(tokens: list[str], glue: list[bool] | None = None,
     lang = _norm_lang(lang)
     spans: list[tuple[int, int]] = []
     start = 0
+    counted = [0, 0]                            # straight quotes in tokens[:counted[0]]: counted[1]
+
+    def quotes_before(k: int) -> int:
+        # counted on from the last call (k only grows), so a paragraph is scanned once
+        counted[1] += tokens[counted[0]:k].count('"')
+        counted[0] = k
+        return counted[1]
+
     i = 0
     while i < n:
         tok = tokens[i]
@@ -228,6 +240,12 @@ def sentence_spans(tokens: list[str], glue: list[bool] | None = None,
                 closed_quote = True
                 j += 1
             elif t in _CLOSE_GLUED and g:
+                closed_quote = True
+                j += 1
+            elif t == '"' and (j + 1 == n or not glue[j + 1]) and quotes_before(j) % 2 == 1:
+                # a straight quote with spaces on both sides closes the quotation left open before
+                # it (' Řekl: " Přijdu. " Pak odešel.'); with an even number before it, or glued
+                # to the next word ('. "The'), it opens one
                 closed_quote = True
                 j += 1
             elif (t in _EMOTICON_EYES and j + 1 < n and glue[j + 1]
@@ -311,10 +329,29 @@ def _boundary(tokens, glue, start, i, j, word, closed_quote, cjk, lang) -> bool:
         word = tokens[i - 1]
         if word[-1] == "." or not (word[0].isalnum()):
             return upper                         # "Inc..", "(see below)."
+        if lang in ORDINAL_LANGS and _day_month(tokens, glue, i, j):
+            return False                         # "ve čtvrtek 3. 5. jsme", "am 3. 5. 2020"
         before = tokens[i - 2] if i - 2 >= start else ""
     else:
         before = tokens[i - 1] if i > start else ""
     return _after_period(word, before, w, upper, closed_quote, lang)
+
+
+def _day_month(tokens, glue, i, j) -> bool:
+    """Is the period ``tokens[i]`` inside a date written with numbers: after its day ("3. 5.")
+    or after its month before the year ("3. 5. 2020")?"""
+    def number(k, top):
+        t = tokens[k] if 0 <= k < len(tokens) else ""
+        return len(t) <= 2 and t.isdigit() and 1 <= int(t) <= top
+
+    def period(k):
+        return k < len(tokens) and tokens[k] == "." and glue[k]
+
+    if number(i - 1, 31) and number(j, 12) and period(j + 1):
+        return True
+    year = tokens[j]
+    return (len(year) == 4 and year.isdigit() and number(i - 1, 12) and i >= 3 and period(i - 2)
+            and number(i - 3, 31))
 
 
 def _after_period(word: str, before: str, w: str, upper: bool, closed_quote: bool, lang) -> bool:
@@ -356,6 +393,8 @@ def _after_period(word: str, before: str, w: str, upper: bool, closed_quote: boo
         return w[:1].isupper() and (lang not in _NOUN_CAPS or _capital_stop(w, lang))
     if base in _UNITS:
         return _capital_stop(w, lang)             # "5 tis. Pak ..." but "max. 10 osob", "100 Mio. Euro"
+    if word in _POSTNOMINAL:
+        return upper                              # "Petr Malý, CSc. Diskuse ..."
     if word in exact or (base in lower_abbr and word[1:].islower()):
         return False
     if upper:
@@ -382,7 +421,7 @@ STARTERS: dict[str, str] = {
           "damit deshalb daher außerdem ja nein kein keine",
     "cs": "to ten ta tento tato toto tak pak ale a i v ve na do z ze s se já my on ona ono oni jsem "
           "je jsou byl byla bylo když protože proto však také takže tedy jak co kdo proč kde už "
-          "potom nyní dnes ano ne",
+          "potom nyní dnes ano ne dále poté navíc rovněž zároveň přesto tehdy nakonec",
     "sk": "to ten tá tento táto toto tak potom ale a aj v vo na do z zo s so ja my on ona ono oni "
           "som je sú bol bola bolo keď pretože preto však tiež takže teda ako čo kto prečo kde už "
           "teraz dnes áno nie",
