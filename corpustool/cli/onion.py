@@ -28,6 +28,7 @@ import time
 from typing import IO, Iterator
 
 from ..errors import OptionError
+from ..options import ONION_OPTIONS, add_options
 
 
 def _size(value: str) -> int:
@@ -41,38 +42,39 @@ def _size(value: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid size {value!r} (e.g. 512M, 4G)") from None
 
 
-def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> None:
-    p.add_argument("-n", "--ngram", type=int, default=7, metavar="N", help="n-gram length (default 7)")
-    p.add_argument("--skip-punct", action="store_true", default=None if vertical else False,
+def _add_ngram_options(p: argparse.ArgumentParser) -> None:
+    """The n-gram options of `onion` and `dupngrams` (vertical input; `dupngrams --jsonl` too)."""
+    add_options(p, ("n",), ONION_OPTIONS, short=True)
+    p.add_argument("--skip-punct", action="store_true", default=None,
                    help="leave punctuation out of n-grams and of a paragraph's duplicate share (vertical input: "
                         "the default, off with --onion-compat or --no-skip-punct)")
-    p.add_argument("--skip-stopwords", action="store_true",
-                   help="leave stop words out of n-grams (stoplist from --stoplist, else the document's language)")
-    p.add_argument("--stoplist", metavar="LANG|FILE", help="stoplist for --skip-stopwords: language or file")
-    p.add_argument("--hash-bits", type=int, default=64, help="keep this many bits of each n-gram hash (16-64)")
-    p.add_argument("--no-whole-paragraphs", action="store_true",
-                   help="do not also match each paragraph as a whole (then paragraphs shorter than n are "
-                        "never duplicates on their own; onion has no whole-paragraph matching)")
-    if vertical:
-        p.add_argument("--whole-paragraphs", action="store_true", default=None,
-                       help="also match every paragraph as a whole, so that repeated paragraphs shorter than "
-                            "n are found (the default; off with --onion-compat)")
-        p.add_argument("--no-skip-punct", action="store_true",
-                       help="punctuation tokens take part in n-grams, as in onion")
-        p.add_argument("--onion-compat", action="store_true",
-                       help="onion 1.2's behaviour: punctuation in n-grams, no whole-paragraph matching, every "
-                            "n-gram repeated inside a document counted, onion's stub rule with -l 20, no context rule (options given "
-                            "explicitly still apply; docs/onion.md says what each default changes and why)")
-        p.add_argument("--engine", choices=("onion", "extended"), default=None,
-                       help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
-                            "numpy engine of dedup-para (chosen anyway by --skip-stopwords, "
-                            "--document-level, --reorder)")
-        p.add_argument("-d", "--doc-tag", default="doc", help="document tag (default doc)")
-        p.add_argument("-p", "--par-tag", default="p",
-                       help="paragraph tag (default p); empty: de-duplicate whole documents")
-        p.add_argument("--max-doc-tokens", type=int, default=5_000_000,
-                       help="extended engine: cut documents longer than this many tokens (default 5,000,000; "
-                            "onion's engine holds a whole document, ~40 bytes per token)")
+    add_options(p, ("skip_stopwords", "stoplist", "hash_bits", "whole_paragraphs"), ONION_OPTIONS)
+    p.add_argument("--whole-paragraphs", action="store_true", default=None,
+                   help="also match every paragraph as a whole, so that repeated paragraphs shorter than "
+                        "n are found (the default; off with --onion-compat)")
+    p.add_argument("--no-skip-punct", action="store_true",
+                   help="punctuation tokens take part in n-grams, as in onion")
+    p.add_argument("--onion-compat", action="store_true",
+                   help="onion 1.2's behaviour: punctuation in n-grams, no whole-paragraph matching, every "
+                        "n-gram repeated inside a document counted, onion's stub rule with -l 20, no context rule (options given "
+                        "explicitly still apply; docs/onion.md says what each default changes and why)")
+    p.add_argument("--engine", choices=("onion", "extended"), default=None,
+                   help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
+                        "numpy engine of dedup-para (chosen anyway by --skip-stopwords, "
+                        "--document-level, --reorder)")
+    p.add_argument("-d", "--doc-tag", default="doc", help="document tag (default doc)")
+    p.add_argument("-p", "--par-tag", default="p",
+                   help="paragraph tag (default p); empty: de-duplicate whole documents")
+    p.add_argument("--max-doc-tokens", type=int, default=5_000_000,
+                   help="extended engine: cut documents longer than this many tokens (default 5,000,000; "
+                        "onion's engine holds a whole document, ~40 bytes per token)")
+
+
+def onion_options_from_args(args: argparse.Namespace, prefix: str = ""):
+    """The paragraph de-duplication stage's options (`dedup-para`; `build` with prefix ``--onion-``)."""
+    from ..dedup.onion import OnionOptions
+
+    return OnionOptions(**{name: opt.value(args, prefix) for name, opt in ONION_OPTIONS.items()})
 
 
 def _onion_options(args: argparse.Namespace, **extra):
@@ -154,9 +156,7 @@ def register_vertical(sub: argparse._SubParsersAction) -> None:
                                    "(kept) or 1<TAB> (duplicate), or only kept lines with -s.")
     p.add_argument("input", nargs="?", default="-", metavar="FILE", help="vertical file (default stdin; .gz ok)")
     _add_ngram_options(p)
-    p.add_argument("-t", "--threshold", type=float, default=0.5,
-                   help="a paragraph is a duplicate when more than this share of its tokens is covered by "
-                        "duplicate n-grams (default 0.5)")
+    add_options(p, ("threshold",), ONION_OPTIONS, short=True)
     p.add_argument("-s", "--strip", action="store_true", help="write only the kept lines, unmarked")
     p.add_argument("-m", "--no-smoothing", action="store_true",
                    help="no smoothing: neither the stub rule nor the context rule")
@@ -210,15 +210,7 @@ def register_dedup_para(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("dedup-para", help="remove duplicate paragraphs by n-grams (JSON Lines in and out)",
                        description="Block-level n-gram de-duplication of a JSON Lines document stream "
                                    "(single pass; with --dup-ngrams, pass 2 of the two-pass form).")
-    _add_ngram_options(p, vertical=False)
-    p.add_argument("-t", "--threshold", type=float, default=0.5)
-    p.add_argument("--no-smoothing", action="store_true")
-    p.add_argument("--max-stub-length", type=int, default=10)
-    p.add_argument("--max-heading-distance", type=int, default=200)
-    p.add_argument("--document-level", action="store_true")
-    p.add_argument("--within-document", choices=("paragraphs", "ngrams", "none"), default=None,
-                   help="repeats inside one document: exact repeats of a paragraph (default), any n-gram "
-                        "seen earlier in the document, or none")
+    add_options(p, tuple(ONION_OPTIONS), ONION_OPTIONS, short=True)
     p.add_argument("--dup-ngrams", metavar="FILE", help="duplicate n-grams from 'corpustool dupngrams --jsonl'")
     p.add_argument("--detail", action="store_true", help="emit all paragraphs with their classes")
     from .common import add_stats_options
@@ -496,12 +488,7 @@ def run_dedup_para(args: argparse.Namespace) -> int:
     from ..dedup.onion import Onion
     from .common import run_stream_command
 
-    stage = Onion(n=args.ngram, threshold=args.threshold, skip_punct=args.skip_punct,
-                  skip_stopwords=args.skip_stopwords, stoplist=args.stoplist,
-                  document_level=args.document_level, smoothing=not args.no_smoothing,
-                  max_stub_length=args.max_stub_length, max_heading_distance=args.max_heading_distance,
-                  hash_bits=args.hash_bits, whole_paragraphs=not args.no_whole_paragraphs,
-                  dup_ngrams=args.dup_ngrams, **_within(args))
+    stage = Onion(onion_options_from_args(args), dup_ngrams=args.dup_ngrams)
     return run_stream_command(args, stage, detail=args.detail)
 
 
