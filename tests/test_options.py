@@ -157,3 +157,67 @@ def test_the_command_line_names_flags(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+# -- build sets the onion stage's options, as dedup-para does ------------------------------------------
+
+def _pages(tmp_path):
+    """Two pages whose paragraphs share some n-grams (every sentence ends alike)."""
+    import random
+
+    words = ("the river basin report water quality fish committee published annual state recommendations city "
+             "council people school children teacher morning weather market bread garden house street history "
+             "museum old town bridge summer winter train station library book reader").split()
+    r = random.Random(7)
+
+    def sentence():
+        return " ".join(r.choice(words) for _ in range(14)).capitalize() + \
+            " of the world and the people who live there."
+
+    def page(name, title, paras):
+        body = "".join(f"<p>{p}</p>" for p in paras)
+        path = tmp_path / name
+        path.write_text(f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{body}"
+                        f"</article></body></html>", encoding="utf-8")
+        return str(path)
+
+    first = [" ".join(sentence() for _ in range(3)) for _ in range(4)]
+    words0 = first[0].split()
+    second = [" ".join(words0[:len(words0) // 3]) + " " + sentence() + " " + sentence()]
+    second += [" ".join(sentence() for _ in range(3)) for _ in range(3)]
+    return [page("a.html", "First page about the river", first), page("b.html", "Second page about the town", second)]
+
+
+def _kept(path) -> list[tuple[str, list[str]]]:
+    import json
+
+    docs = [json.loads(line) for line in open(path, encoding="utf-8")]
+    return [(d["id"], [p["text"] for p in d["paragraphs"] if p.get("cls", "good") == "good"]) for d in docs]
+
+
+def test_build_onion_flag_changes_the_result(tmp_path):
+    pages = _pages(tmp_path)
+    default_out, set_out = tmp_path / "d.jsonl", tmp_path / "t.jsonl"
+    assert main(["build", *pages, "--lang", "en", "-o", str(default_out), "-q"]) == 0
+    assert main(["build", *pages, "--lang", "en", "-o", str(set_out), "-q", "--onion-threshold", "0.2"]) == 0
+    kept_default, kept_set = _kept(default_out), _kept(set_out)
+    assert [doc for doc, _ in kept_default] == [pages[0], pages[1]]
+    assert [doc for doc, _ in kept_set] == [pages[0]]      # the second page's paragraphs are duplicates at 0.2
+
+
+@pytest.mark.parametrize("argv", [
+    ["-t", "0.2"], ["-n", "4"], ["--skip-punct"], ["--no-smoothing"], ["--max-stub-length", "3"],
+    ["--no-whole-paragraphs"], ["--within-document", "ngrams"], ["--hash-bits", "32"], ["--document-level"],
+    ["--skip-stopwords", "--stoplist", "en"], ["--max-heading-distance", "50"],
+])
+def test_build_onion_flags_make_the_stage_dedup_para_makes(argv):
+    """`build --onion-X V` and `dedup-para --X V` give the paragraph stage the same options."""
+    from corpustool.cli.onion import onion_options_from_args
+    from corpustool.dedup.onion import Onion, OnionOptions
+
+    long = {"-t": "--threshold", "-n": "--ngram"}
+    build_argv = [ONION_PREFIX + long.get(a, a)[2:] if a.startswith("-") else a for a in argv]
+    stage = next(s for s in build_stages(options_from_args(_build_args(*build_argv))) if isinstance(s, Onion))
+    wanted = onion_options_from_args(build_parser().parse_args(["dedup-para", *argv]))
+    assert stage.opts == wanted.validate()
+    assert stage.opts != OnionOptions()                   # the value was not the default
