@@ -22,7 +22,7 @@ from .executors.local import LocalExecutor
 from .stage import Stage, StageStats
 
 if TYPE_CHECKING:
-    from .dedup.onion import OnionOptions
+    from .dedup.onion_options import OnionOptions
 
 
 @dataclass
@@ -74,7 +74,7 @@ class PipelineOptions:
 
 def _onion_options(given: "OnionOptions | dict[str, Any]") -> "OnionOptions":
     """The onion stage's options, checked; a message names them as build's fields (onion_threshold)."""
-    from .dedup.onion import OnionOptions
+    from .dedup.onion_options import OnionOptions
 
     try:
         return (given if isinstance(given, OnionOptions) else OnionOptions(**given)).validate()

@@ -64,16 +64,11 @@ import xxhash
 
 from ..document import BAD, GOOD, Document
 from ..extractors.base import OptionError
-from ..options import ONION_OPTIONS, check, default
 from ..stage import StreamStage
 from .hashset import FlaggedHashSet, HashSet, trim_mask, unique_sorted
+from .onion_options import (DEFAULT_MAX_HEADING_DISTANCE, DEFAULT_MAX_STUB, DEFAULT_N,  # noqa: F401 (re-exported)
+                            DEFAULT_THRESHOLD, WITHIN_MODES, OnionOptions)
 
-# Defaults (options.py): 7-grams and threshold 0.5 as the onion program (corpus.tools); stub length in
-# tokens, heading distance in characters
-DEFAULT_N = default("onion_n")
-DEFAULT_THRESHOLD = default("onion_threshold")
-DEFAULT_MAX_STUB = default("onion_max_stub_length")
-DEFAULT_MAX_HEADING_DISTANCE = default("onion_max_heading_distance")
 DEFAULT_BATCH_TOKENS = 200_000
 DEFAULT_MEMORY = 1 << 30         # pass 1 budget in bytes
 
@@ -174,7 +169,6 @@ def ngram_hashes(codes: np.ndarray, n: int, bits: int = 64) -> np.ndarray:
     return g
 
 
-WITHIN_MODES = ("paragraphs", "ngrams", "none")
 _SHORT_TAG = _U64(0xD6E8FEB86659FD93)
 
 
@@ -391,49 +385,6 @@ class _BatchNgrams:
     para_eligible: np.ndarray    # per paragraph: takes part (has a token list)
     para_ntok: np.ndarray        # per paragraph: all its tokens (stub lengths)
     n_tokens: int             # all tokens of the batch (for speed reports)
-
-
-@dataclass
-class OnionOptions:
-    """The options of paragraph de-duplication, defined once: the stage (:class:`Onion`), the
-    engines, `dedup-para`, `build --onion-...` and the vertical `onion` take them from here (their
-    defaults and checks: the option table, options.py)."""
-
-    n: int = DEFAULT_N
-    threshold: float = DEFAULT_THRESHOLD
-    skip_punct: bool = default("onion_skip_punct")
-    skip_stopwords: bool = default("onion_skip_stopwords")
-    stoplist: str | None = None          # language code, or path of a stoplist file
-    document_level: bool = default("onion_document_level")
-    smoothing: bool = default("onion_smoothing")
-    max_stub_length: int = DEFAULT_MAX_STUB
-    max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE
-    hash_bits: int = default("onion_hash_bits")
-    whole_paragraphs: bool = default("onion_whole_paragraphs")   # also match every paragraph as a whole
-    # repeats inside a document: paragraphs | ngrams | none; None: paragraphs with whole-paragraph
-    # matching, else none
-    within_document: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.within_document is None:
-            self.within_document = "paragraphs" if self.whole_paragraphs else "none"
-
-    def validate(self) -> "OnionOptions":
-        for name in ("n", "threshold", "max_stub_length", "max_heading_distance", "hash_bits"):
-            check(name, getattr(self, name), ONION_OPTIONS)
-        if self.within_document not in WITHIN_MODES:
-            raise OptionError(f"within_document must be one of {', '.join(WITHIN_MODES)}, "
-                              f"not {self.within_document!r}", option="within_document")
-        if self.within_document == "paragraphs" and not self.whole_paragraphs:
-            raise OptionError("within_document 'paragraphs' needs whole-paragraph matching",
-                              option="within_document")
-        return self
-
-    def hash_params(self) -> dict[str, Any]:
-        """What determines the n-gram hashes (stored with a duplicate n-gram file)."""
-        return {"n": self.n, "skip_punct": self.skip_punct, "skip_stopwords": self.skip_stopwords,
-                "stoplist": self.stoplist if self.skip_stopwords else None, "hash_bits": self.hash_bits,
-                "whole_paragraphs": self.whole_paragraphs, "hash": "xxh3-poly-v1"}
 
 
 class Hashers:
