@@ -242,7 +242,18 @@ def run_dupngrams(args: argparse.Namespace) -> int:
     from ..dedup.onion_files import find_dup_ngrams
 
     resolve_vertical_defaults(args)
-    st = find_dup_ngrams(_vertical_run(args), warn=_Warnings(args.quiet))
+    documents, fh = None, None
+    if args.jsonl:
+        from ..dedup.onion_files import open_text
+        from .common import read_stream
+
+        fh = None if args.input == "-" else open_text(args.input)
+        documents = read_stream(fh, name=args.input)
+    try:
+        st = find_dup_ngrams(_vertical_run(args), warn=_Warnings(args.quiet), documents=documents)
+    finally:
+        if fh is not None:
+            fh.close()
     if not args.quiet:
         spills = f", {st['spills']} spills" if "spills" in st else ""
         print(f"corpustool dupngrams: {st['tokens']} tokens, {st['ngrams']} n-grams, {st['duplicates']} "

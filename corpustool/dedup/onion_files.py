@@ -21,10 +21,13 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import IO, Any, Callable, Iterator
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ..errors import OptionError
 from .onion_options import OnionOptions
+
+if TYPE_CHECKING:
+    from ..document import Document
 
 DEFAULT_NEAR = 0.1     # the context rule's default near-duplicate share (docs/onion.md, measured)
 _CHUNK = 1 << 20       # bytes fed to onion's engine at a time
@@ -79,11 +82,13 @@ def run_onion(run: VerticalOnion, warn: Callable[[str], None] | None = None) -> 
     return _run_onion_engine(run)
 
 
-def find_dup_ngrams(run: VerticalOnion, warn: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Write the n-grams occurring at least twice in ``run.input`` to ``run.output``; counts."""
+def find_dup_ngrams(run: VerticalOnion, warn: Callable[[str], None] | None = None,
+                    documents: Iterable[Document] | None = None) -> dict[str, Any]:
+    """Write the n-grams occurring at least twice in ``run.input`` (or, with ``run.jsonl``, in
+    ``documents``) to ``run.output``; counts."""
     if not run.jsonl and not run.extended_because():
         return _collect_duplicates(run, run.output, run.tmpdir)
-    return _find_extended(run, warn or (lambda m: None))
+    return _find_extended(run, warn or (lambda m: None), documents)
 
 
 # ---------------------------------------------------------------------------
@@ -108,7 +113,7 @@ def _make_unit_class():
     return VUnit
 
 
-def _open_text(path: str) -> IO[str]:
+def open_text(path: str) -> IO[str]:
     import gzip
     import io
 
@@ -215,7 +220,7 @@ def _run_extended(run: VerticalOnion, warn: Callable[[str], None]) -> dict[str, 
     readers: list[VerticalReader] = []
 
     def units(quiet: bool = False) -> Iterator:
-        fh = _open_text(run.input)
+        fh = open_text(run.input)
         reader = VerticalReader(fh, name=run.input if run.input != "-" else "<stdin>", doc_tag=run.doc_tag,
                                 par_tag=run.par_tag, max_doc_tokens=run.max_doc_tokens,
                                 warn=(lambda m: None) if quiet else warn)
@@ -272,22 +277,21 @@ def _run_extended(run: VerticalOnion, warn: Callable[[str], None]) -> dict[str, 
     return stats
 
 
-def _find_extended(run: VerticalOnion, warn: Callable[[str], None]) -> dict[str, Any]:
+def _find_extended(run: VerticalOnion, warn: Callable[[str], None],
+                   documents: Iterable[Document] | None) -> dict[str, Any]:
     from .onion import DocumentUnit, DuplicateNgramFinder, batches, write_dup_ngrams
 
     opts = _checked_options(run)
     finder = DuplicateNgramFinder(opts, run.memory, run.tmpdir)
     t0 = time.perf_counter()
+    fh = None
     if run.jsonl:
-        from ..cli.common import read_stream
-
-        fh = None if run.input == "-" else _open_text(run.input)
-        source = (DocumentUnit(d) for d in read_stream(fh, name=run.input))
+        source = (DocumentUnit(d) for d in documents or ())
     else:
         from ..readers.vertical import VerticalReader
 
         VUnit = _make_unit_class()
-        fh = _open_text(run.input)
+        fh = open_text(run.input)
         reader = VerticalReader(fh, name=run.input, doc_tag=run.doc_tag, par_tag=run.par_tag,
                                 max_doc_tokens=run.max_doc_tokens, warn=warn)
         source = (VUnit(item) for item in reader)
