@@ -125,14 +125,36 @@ _TABLE = [
            help="justext-plus: inside the main-content region, remove paragraphs whose link density is "
                 "above this (default 0.5; not jusText's --max-link-density)"),
     # -- language filter --------------------------------------------------------------------------------
+    Option("langfilter", "--no-langfilter", None, True, None, switch=True, help="keep documents in any language"),
+    Option("lang_method", "--lang-method", None, "fast", None, choices=("fast", "langdetect"),
+           help="language identification method after cleaning (default fast)"),
+    Option("paragraph_lang", "--paragraph-lang", None, False, None, switch=True,
+           help="also drop foreign-language paragraphs"),
+    Option("quality", "--quality", None, "mark", None, choices=("off", "mark", "drop"),
+           help="document quality marks (q, q_rules, q_punct, q_stop ... on <doc>; docs/quality.md): mark "
+                "(default) writes them, drop also drops the documents judged low (reasons counted as "
+                "quality:RULE, written to --rejects), off computes nothing"),
     Option("min_lang_confidence", "--min-lang-confidence", float, 0.5, _unit_interval,
            help="drop documents whose language confidence is below this (default 0.5)"),
     Option("paragraph_min_confidence", "--paragraph-min-confidence", float, 0.8, _unit_interval,
            help="with --paragraph-lang, mark a paragraph foreign only from this confidence (default 0.8)"),
     # -- de-duplication ---------------------------------------------------------------------------------
+    Option("dedup_exact", "--no-dedup-exact", None, True, None, switch=True, help="keep exact duplicate documents"),
+    Option("dedup_near", "--no-dedup-near", None, True, None, switch=True, help="keep near-duplicate documents"),
+    Option("dedup_para", "--no-dedup-para", None, True, None, switch=True,
+           help="keep duplicate paragraphs (no onion stage)"),
     Option("near_threshold", "--near-threshold", float, 0.8, _open_unit_interval,
            help="resemblance above which a document is a near-duplicate (default 0.8)"),
-    # -- execution --------------------------------------------------------------------------------------
+    # -- output and execution ---------------------------------------------------------------------------
+    Option("target", "--target", None, "manatee", None, choices=("manatee", "cwb"),
+           help="the corpus manager that reads the vertical file: manatee (Sketch Engine, NoSketch Engine; "
+                "values escape \\ and \" only, no XML entities; the default) or cwb (XML entities, for "
+                "cwb-encode -x)"),
+    Option("engine", "--engine", None, "local", None, choices=("local", "spark"),
+           help="run on this machine (default) or on Apache Spark (needs pyspark)"),
+    Option("spark_master", "--master", None, None, None,
+           help="Spark master URL, with --engine spark (default: local[WORKERS]); a cluster master is refused "
+                "when it cannot be reached or does not take the application"),
     Option("workers", "--workers", int, 1, _positive_int, help="worker processes for per-document stages"),
     Option("doc_timeout", "--doc-timeout", float, 60.0, _seconds, metavar="SECONDS",
            help="time limit per document in a worker (default 60; 0: none); a document past it, or one that "
@@ -174,6 +196,10 @@ _ONION_TABLE = [
 ]
 
 OPTIONS: dict[str, Option] = {o.name: o for o in _TABLE}
+# PipelineOptions fields set from build's arguments as they are (the rest: languages, the extractor's, onion's)
+PIPELINE_NAMES = ("max_bytes", "min_bytes", "max_paragraphs", "no_stoplist", "langfilter", "min_lang_confidence",
+                  "lang_method", "paragraph_lang", "quality", "dedup_exact", "dedup_near", "near_threshold",
+                  "dedup_para", "target", "workers", "doc_timeout", "engine", "spark_master")
 ONION_OPTIONS: dict[str, Option] = {o.name: o for o in _ONION_TABLE}
 ONION_PREFIX = "--onion-"      # build's flags of the onion stage: --onion-ngram, --onion-threshold ...
 
@@ -194,6 +220,8 @@ def check(name: str, value: Any, table: dict[str, Option] | None = None) -> Any:
     """``value`` when option ``name`` takes it; else an :class:`OptionError` naming the parameter."""
     opt = (table or OPTIONS)[name]
     problem = opt.check(value) if opt.check is not None and value is not None else None
+    if opt.choices and value is not None and value not in opt.choices:
+        problem = f"must be one of {', '.join(opt.choices)}, not {value!r}"
     if problem:
         raise OptionError(f"{name} {problem}", option=name)
     return value

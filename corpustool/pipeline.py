@@ -37,29 +37,29 @@ class PipelineOptions:
     min_bytes: int = default("min_bytes")
     max_paragraphs: int = default("max_paragraphs")     # more blocks: dropped as too-many-paragraphs (clean.py)
     no_stoplist: str = default("no_stoplist")           # or "drop": pages in languages without a stoplist
-    langfilter: bool = True
+    langfilter: bool = default("langfilter")
     min_lang_confidence: float = default("min_lang_confidence")
-    lang_method: str = "fast"
-    paragraph_lang: bool = False
-    quality: str = "mark"                   # quality marks (quality.py): off | mark | drop
-    dedup_exact: bool = True
-    dedup_near: bool = True
+    lang_method: str = default("lang_method")
+    paragraph_lang: bool = default("paragraph_lang")
+    quality: str = default("quality")       # quality marks (quality.py): off | mark | drop
+    dedup_exact: bool = default("dedup_exact")
+    dedup_near: bool = default("dedup_near")
     near_threshold: float = default("near_threshold")
-    dedup_para: bool = True
+    dedup_para: bool = default("dedup_para")
     # the onion stage's options (dedup/onion.py OnionOptions; a dict of its fields is taken too); None: defaults
     onion_options: "OnionOptions | dict[str, Any] | None" = None
     template_evidence: str | None = None     # a site-level method: urltree, ...
     sentences: bool = True                  # <s> in vertical output
-    target: str = "manatee"                 # vertical escaping: manatee | cwb (writers/vertical.py)
+    target: str = default("target")         # vertical escaping: manatee | cwb (writers/vertical.py)
     workers: int = default("workers")
     doc_timeout: float = default("doc_timeout")   # seconds per document in a worker (0: no limit); then "timeout"
-    engine: str = "local"                   # local | spark
-    spark_master: str | None = None
+    engine: str = default("engine")         # local | spark
+    spark_master: str | None = default("spark_master")
 
     def validate(self) -> "PipelineOptions":
         """Check every option against the table; an :class:`OptionError` names the parameter."""
-        for name in ("max_bytes", "min_bytes", "max_paragraphs", "min_lang_confidence", "near_threshold",
-                     "workers", "doc_timeout"):
+        for name in ("max_bytes", "min_bytes", "max_paragraphs", "no_stoplist", "min_lang_confidence",
+                     "lang_method", "quality", "near_threshold", "target", "workers", "doc_timeout", "engine"):
             check(name, getattr(self, name))
         if self.onion_options is not None:
             self.onion_options = _onion_options(self.onion_options)

@@ -221,3 +221,8 @@ def test_build_onion_flags_make_the_stage_dedup_para_makes(argv):
     wanted = onion_options_from_args(build_parser().parse_args(["dedup-para", *argv]))
     assert stage.opts == wanted.validate()
     assert stage.opts != OnionOptions()                   # the value was not the default
+
+
+def test_pipeline_options_refuse_a_value_outside_the_choices():
+    with pytest.raises(OptionError, match=r"^quality must be one of off, mark, drop, not 'sometimes'"):
+        PipelineOptions(quality="sometimes").validate()

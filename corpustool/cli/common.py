@@ -130,10 +130,7 @@ STATS_TABLE = ""     # `--stats` without FILE: the table on stderr only
 
 def add_vertical_options(g) -> None:
     """Options of vertical output, the same for `build` and `vert` (and releases, from build's)."""
-    g.add_argument("--target", choices=("manatee", "cwb"), default="manatee",
-                   help="the corpus manager that reads the vertical file: manatee (Sketch Engine, NoSketch "
-                        "Engine; values escape \\ and \" only, no XML entities; the default) or cwb "
-                        "(XML entities, for cwb-encode -x)")
+    add_options(g, ("target",))
     g.add_argument("--sentences", dest="sentences", action="store_true", default=True,
                    help="mark sentences with <s> in vertical output (the default)")
     g.add_argument("--no-sentences", dest="sentences", action="store_false",
