@@ -37,7 +37,11 @@ _CHUNK = 1 << 20       # bytes fed to onion's engine at a time
 class VerticalOnion:
     """One run over a vertical file. ``options``: the n-gram options (``smoothing`` and, with an
     empty ``par_tag``, ``document_level`` follow from the fields below); the rest is vertical input
-    (tags, document cut), onion's smoothing (stub rule, context rule) and the files."""
+    (tags, document cut), onion's smoothing (stub rule, context rule) and the files.
+
+    The default ``options`` are the paragraph stage's (``OnionOptions()``); `corpustool onion` gives
+    its measured vertical defaults explicitly (punctuation skipped, whole paragraphs, within-document
+    repeats as paragraphs: cli/onion.py ``resolve_vertical_defaults``)."""
 
     input: str = "-"                      # a vertical file (.gz ok); - for stdin
     output: str = "-"
