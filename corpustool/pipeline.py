@@ -12,46 +12,78 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from .errors import DataError
+from .errors import DataError, OptionError
+from .options import check, default
 from .document import Document
 from .corpus_profile import CorpusProfile
 from .executors.local import LocalExecutor
 from .stage import Stage, StageStats
 
+if TYPE_CHECKING:
+    from .dedup.onion_options import OnionOptions
+
 
 @dataclass
 class PipelineOptions:
+    """Every option of ``corpustool build``; the defaults are the option table's (options.py)."""
+
     languages: list[str] = field(default_factory=lambda: ["auto"])
     extractor: str | None = None
-    extractor_options: dict[str, Any] = field(default_factory=dict)   # preset, length_low, ...
+    extractor_options: dict[str, Any] = field(default_factory=dict)   # preset, length_low, ... (the extractor's)
     stoplist_file: str | None = None
-    max_bytes: int = 10 * 1024 * 1024
-    min_bytes: int = 0
-    max_paragraphs: int = 100_000          # more blocks: dropped as too-many-paragraphs (clean.py)
-    no_stoplist: str = "independent"         # or "drop": pages in languages without a stoplist
-    langfilter: bool = True
-    min_lang_confidence: float = 0.5
-    lang_method: str = "fast"
-    paragraph_lang: bool = False
-    quality: str = "mark"                   # quality marks (quality.py): off | mark | drop
-    dedup_exact: bool = True
-    dedup_near: bool = True
-    near_threshold: float = 0.8
-    dedup_para: bool = True
-    onion_options: dict[str, Any] = field(default_factory=dict)
+    max_bytes: int = default("max_bytes")
+    min_bytes: int = default("min_bytes")
+    max_paragraphs: int = default("max_paragraphs")     # more blocks: dropped as too-many-paragraphs (clean.py)
+    no_stoplist: str = default("no_stoplist")           # or "drop": pages in languages without a stoplist
+    langfilter: bool = default("langfilter")
+    min_lang_confidence: float = default("min_lang_confidence")
+    lang_method: str = default("lang_method")
+    paragraph_lang: bool = default("paragraph_lang")
+    quality: str = default("quality")       # quality marks (quality.py): off | mark | drop
+    dedup_exact: bool = default("dedup_exact")
+    dedup_near: bool = default("dedup_near")
+    near_threshold: float = default("near_threshold")
+    dedup_para: bool = default("dedup_para")
+    # the onion stage's options (dedup/onion.py OnionOptions; a dict of its fields is taken too); None: defaults
+    onion_options: "OnionOptions | dict[str, Any] | None" = None
     template_evidence: str | None = None     # a site-level method: urltree, ...
     sentences: bool = True                  # <s> in vertical output
-    target: str = "manatee"                 # vertical escaping: manatee | cwb (writers/vertical.py)
-    workers: int = 1
-    doc_timeout: float = 60.0               # seconds per document in a worker (0: no limit); then "timeout"
-    engine: str = "local"                   # local | spark
-    spark_master: str | None = None
+    target: str = default("target")         # vertical escaping: manatee | cwb (writers/vertical.py)
+    workers: int = default("workers")
+    doc_timeout: float = default("doc_timeout")   # seconds per document in a worker (0: no limit); then "timeout"
+    engine: str = default("engine")         # local | spark
+    spark_master: str | None = default("spark_master")
+
+    def validate(self) -> "PipelineOptions":
+        """Check every option against the table; an :class:`OptionError` names the parameter."""
+        for name in ("max_bytes", "min_bytes", "max_paragraphs", "no_stoplist", "min_lang_confidence",
+                     "lang_method", "quality", "near_threshold", "target", "workers", "doc_timeout", "engine"):
+            check(name, getattr(self, name))
+        if self.onion_options is not None:
+            self.onion_options = _onion_options(self.onion_options)
+        if self.spark_master is not None and self.engine != "spark":
+            raise OptionError("spark_master needs engine spark", option="spark_master")
+        return self
 
     def wanted_languages(self) -> list[str] | None:
         langs = [l for l in self.languages if l != "auto"]
         return langs or None
+
+
+def _onion_options(given: "OnionOptions | dict[str, Any]") -> "OnionOptions":
+    """The onion stage's options, checked; a message names them as build's fields (onion_threshold)."""
+    from .dedup.onion_options import OnionOptions
+
+    try:
+        return (given if isinstance(given, OnionOptions) else OnionOptions(**given)).validate()
+    except TypeError as exc:        # an unknown field in a dict
+        raise OptionError(f"onion_options: {exc}") from None
+    except OptionError as exc:
+        if exc.option is None:
+            raise
+        raise OptionError(f"onion_{exc}", option=f"onion_{exc.option}") from None
 
 
 def build_stages(opts: PipelineOptions) -> list[Stage]:
@@ -93,7 +125,7 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
         stages.append(NearDuplicates(threshold=opts.near_threshold))
     if opts.dedup_para:
         from .dedup.onion import Onion
-        stages.append(Onion(**opts.onion_options))
+        stages.append(Onion(_onion_options(opts.onion_options or {})))
     stages.append(Tokenize())
     return stages
 
@@ -120,7 +152,7 @@ class Pipeline:
         from .writers.base import check_output_path, open_writer
 
         check_output_path(output, inputs)     # before anything is read or written
-        self.options = options or PipelineOptions()
+        self.options = (options or PipelineOptions()).validate()
         self.inputs = list(inputs)
         self.input_format = input_format
         self.on_drop = on_drop

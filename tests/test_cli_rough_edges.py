@@ -172,8 +172,8 @@ def test_read_stats_never_takes_an_input_for_its_file(tmp_path, capsys):
 # -- options that were accepted and then ignored or misread: refused in one line
 
 @pytest.mark.parametrize("argv, message", [
-    (["--min-bytes", "-1"], "min_bytes must be from 0 to max_bytes"),
-    (["--min-bytes", "2000", "--max-bytes", "1000"], "min_bytes must be from 0 to max_bytes (1000), not 2000"),
+    (["--min-bytes", "-1"], "--min-bytes must be a non-negative integer"),
+    (["--min-bytes", "2000", "--max-bytes", "1000"], "--min-bytes must be from 0 to max_bytes (1000), not 2000"),
     (["--master", "local[2]"], "--master needs --engine spark"),        # was ignored: the build ran locally
     (["--lang", ""], "--lang needs at least one language"),             # was read as auto
     (["--lang", " , "], "--lang needs at least one language"),

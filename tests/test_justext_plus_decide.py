@@ -28,7 +28,8 @@ pytestmark = pytest.mark.skipif(not justext_engine.COMPILED,
 
 EN = stoplist("en")
 OPTIONS = [{}, {"keep_meta": True}, {"outside": "drop"}, {"outside": "good"}, {"outside": "justext"},
-           {"main_share": 0.8}, {"max_link_density": 0.3}]
+           {"main_share": 0.8}, {"max_link_density": 0.3},
+           {"region_max_link_density": 0.3}]
 SENTENCE = ("The council met on Tuesday evening to discuss the future of the old library building in the "
             "centre of the town, which has been empty since the new one opened across the river.")
 WORDS = " ".join(f"word{i}" for i in range(12))

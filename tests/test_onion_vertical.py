@@ -242,3 +242,39 @@ def test_the_extended_engine_keeps_cr_and_crlf_byte_for_byte(tmp_path, options):
         res = subprocess.run([sys.executable, "-m", "corpustool", "onion", "-q", "-s", *options], input=raw,
                              capture_output=True)
         assert res.returncode == 0 and res.stdout == raw
+
+
+# -- the library run behind the command (corpustool.dedup.onion_files) ------------------------------
+
+@pytest.mark.parametrize("extended", [False, True])
+def test_library_run_marks_the_repeated_document_as_the_command_does(tmp_path, capsys, extended):
+    from corpustool.dedup.onion_files import VerticalOnion, run_onion
+    from corpustool.dedup.onion_options import OnionOptions
+
+    text = (doc("a", [words("a", 12), words("b", 12)]) + doc("b", [words("a", 12), words("c", 12)]))
+    src = tmp_path / "in.vert"
+    src.write_text(text, encoding="utf-8")
+    lib_out, cli_out = tmp_path / "lib.vert", tmp_path / "cli.vert"
+    # what the command's defaults resolve to on vertical input (resolve_vertical_defaults)
+    options = OnionOptions(skip_punct=True, whole_paragraphs=True, within_document="paragraphs")
+    stats = run_onion(VerticalOnion(input=str(src), output=str(lib_out), options=options, extended=extended))
+    argv = ["onion", str(src), "-o", str(cli_out), "-q"] + (["--engine", "extended"] if extended else [])
+    assert cli_main(argv) == 0
+    assert lib_out.read_bytes() == cli_out.read_bytes()
+    marked = lib_out.read_text(encoding="utf-8").splitlines()
+    second = marked[marked.index('0\t<doc id="b">'):]
+    assert [line.split("\t")[0] for line in second if line.endswith("a0")] == ["1"]   # the repeated paragraph
+    assert [line.split("\t")[0] for line in second if line.endswith("c0")] == ["0"]
+    assert stats["paragraphs"] == 4 and stats["paragraphs_removed"] == 1
+
+
+def test_library_errors_name_parameters_and_the_command_names_flags(tmp_path, capsys):
+    from corpustool.dedup.onion_files import VerticalOnion, run_onion
+    from corpustool.errors import OptionError
+
+    src = tmp_path / "in.vert"
+    src.write_text(doc("a", [words("a", 12)]), encoding="utf-8")
+    with pytest.raises(OptionError, match="^max_doc_tokens must be positive"):
+        run_onion(VerticalOnion(input=str(src), output=str(tmp_path / "o"), extended=True, max_doc_tokens=0))
+    assert cli_main(["onion", str(src), "--engine", "extended", "--max-doc-tokens", "0", "-q"]) == 2
+    assert "--max-doc-tokens must be positive" in capsys.readouterr().err

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except OptionError as exc:
-        print(f"corpustool {args.command}: error: {exc}", file=sys.stderr)
+        print(f"corpustool {args.command}: error: {option_message(exc)}", file=sys.stderr)
         return 2
     except DataError as exc:
         print(f"corpustool {args.command}: error: {exc}", file=sys.stderr)
@@ -142,6 +142,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpustool {args.command}: error: {type(exc).__name__}: {detail} "
               f"(set CORPUSTOOL_TRACEBACK=1 for the traceback)", file=sys.stderr)
         return 1
+
+
+def option_message(exc: OptionError) -> str:
+    """The library's message about a parameter, naming the command line's flag instead
+    (``workers must be at least 1`` -> ``--workers must be at least 1``): the one place that does."""
+    message = str(exc)
+    name = getattr(exc, "option", None)
+    if name and message.startswith(name):
+        from ..options import flag_for
+        return flag_for(name) + message[len(name):]
+    return message
 
 
 def _stopped(command: str, signum: int, resumable: bool = False) -> int:

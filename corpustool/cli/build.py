@@ -6,6 +6,7 @@ import os
 import sys
 
 from ..extractors.base import OptionError
+from ..options import ONION_OPTIONS, ONION_PREFIX, OPTIONS, PIPELINE_NAMES, add_options
 from .common import (RejectsWriter, add_clean_options, add_stats_options, add_vertical_options, check_outputs,
                      clean_kwargs)
 
@@ -27,36 +28,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="mark as boilerplate the paragraphs that a site-level method (default urltree) finds "
                         "repeated across a site's pages")
     g = p.add_argument_group("language filter")
-    g.add_argument("--no-langfilter", action="store_true", help="keep documents in any language")
-    g.add_argument("--min-lang-confidence", type=float, default=0.5,
-                   help="drop documents whose language confidence is below this (default 0.5)")
-    g.add_argument("--lang-method", default="fast", choices=("fast", "langdetect"),
-                   help="language identification method after cleaning (default fast)")
-    g.add_argument("--paragraph-lang", action="store_true", help="also drop foreign-language paragraphs")
-    g.add_argument("--quality", choices=("off", "mark", "drop"), default="mark",
-                   help="document quality marks (q, q_rules, q_punct, q_stop ... on <doc>; docs/quality.md): "
-                        "mark (default) writes them, drop also drops the documents judged low (reasons "
-                        "counted as quality:RULE, written to --rejects), off computes nothing")
+    add_options(g, ("langfilter", "min_lang_confidence", "lang_method", "paragraph_lang", "quality"))
     g = p.add_argument_group("de-duplication")
-    g.add_argument("--no-dedup-exact", action="store_true", help="keep exact duplicate documents")
-    g.add_argument("--no-dedup-near", action="store_true", help="keep near-duplicate documents")
-    g.add_argument("--near-threshold", type=float, default=0.8,
-                   help="resemblance above which a document is a near-duplicate (default 0.8)")
-    g.add_argument("--no-dedup-para", action="store_true", help="keep duplicate paragraphs (no onion stage)")
+    add_options(g, ("dedup_exact", "dedup_near", "near_threshold", "dedup_para"))
+    g = p.add_argument_group("paragraph de-duplication (onion; the options of corpustool dedup-para)")
+    add_options(g, tuple(ONION_OPTIONS), ONION_OPTIONS, prefix=ONION_PREFIX)
     g = p.add_argument_group("output and execution")
     add_vertical_options(g)
     g.add_argument("--registry", metavar="DIR",
                    help="also write, in DIR, a CWB registry entry, a Manatee/NoSketch Engine configuration "
                         "and encode.sh (sh DIR/encode.sh cwb|manatee) for the vertical output")
-    g.add_argument("--workers", type=int, default=1, help="worker processes for per-document stages")
-    g.add_argument("--doc-timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="time limit per document in a worker (default 60; 0: none); a document past it, "
-                        "or one that crashes its worker, is retried alone in a fresh worker, then dropped "
-                        "as 'timeout' or 'crashed'")
-    g.add_argument("--engine", choices=("local", "spark"), default="local",
-                   help="run on this machine (default) or on Apache Spark (needs pyspark)")
-    g.add_argument("--master", default=None, help="Spark master URL, with --engine spark (default: local[WORKERS]); a cluster "
-                        "master is refused when it cannot be reached or does not take the application")
+    add_options(g, ("workers", "doc_timeout"))
+    add_options(g, ("engine", "spark_master"))
     g.add_argument("--no-merge", action="store_true",
                    help="with --engine spark: leave the output as OUTPUT.parts/ (part files in document order, "
                         "a manifest; join them with 'corpustool merge') instead of merging it into OUTPUT")
@@ -69,35 +52,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def options_from_args(args: argparse.Namespace):
+    """:class:`PipelineOptions` from build's arguments, checked (a message names the parameter)."""
     from ..pipeline import PipelineOptions
+    from .onion import onion_options_from_args
 
     kw = clean_kwargs(args)
-    extractor = kw.pop("extractor")
-    languages = kw.pop("languages")
-    if not 0.0 <= args.min_lang_confidence <= 1.0:
-        raise OptionError("--min-lang-confidence must be in [0, 1]")
-    if not 0.0 < args.near_threshold <= 1.0:
-        raise OptionError("--near-threshold must be in (0, 1]")
-    from ..executors.local import check_doc_timeout
-
-    doc_timeout = check_doc_timeout(args.doc_timeout)
-    if not isinstance(args.workers, int) or args.workers < 1:
-        raise OptionError("--workers must be at least 1")
     if args.master is not None and args.engine != "spark":
         raise OptionError("--master needs --engine spark")
+    fields = {name: OPTIONS[name].value(args) for name in PIPELINE_NAMES}
     return PipelineOptions(
-        languages=languages, extractor=extractor, stoplist_file=kw.pop("stoplist_file"),
-        max_bytes=kw.pop("max_bytes"), min_bytes=kw.pop("min_bytes"), max_paragraphs=kw.pop("max_paragraphs"),
-        no_stoplist=kw.pop("no_stoplist"),
-        extractor_options=kw,
-        langfilter=not args.no_langfilter, min_lang_confidence=args.min_lang_confidence,
-        lang_method=args.lang_method, paragraph_lang=args.paragraph_lang, quality=args.quality,
-        dedup_exact=not args.no_dedup_exact, dedup_near=not args.no_dedup_near,
-        near_threshold=args.near_threshold, dedup_para=not args.no_dedup_para,
-        template_evidence=args.template_evidence, sentences=args.sentences, target=args.target,
-        workers=args.workers,
-        engine=args.engine, spark_master=args.master, doc_timeout=doc_timeout,
-    )
+        languages=kw.pop("languages"), extractor=kw.pop("extractor"), stoplist_file=kw.pop("stoplist_file"),
+        extractor_options={k: v for k, v in kw.items() if k not in fields}, sentences=args.sentences,
+        template_evidence=args.template_evidence, onion_options=onion_options_from_args(args, ONION_PREFIX),
+        **fields).validate()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from typing import IO, Any, Iterable, Iterator
 from ..document import Document, MalformedDocument
 from ..errors import DataError
 from ..extractors.base import OptionError
+from ..options import EXTRACTOR_NAMES, JUSTEXT_NAMES, add_options
 from ..stage import Stage, StageStats
 
 
@@ -129,10 +130,7 @@ STATS_TABLE = ""     # `--stats` without FILE: the table on stderr only
 
 def add_vertical_options(g) -> None:
     """Options of vertical output, the same for `build` and `vert` (and releases, from build's)."""
-    g.add_argument("--target", choices=("manatee", "cwb"), default="manatee",
-                   help="the corpus manager that reads the vertical file: manatee (Sketch Engine, NoSketch "
-                        "Engine; values escape \\ and \" only, no XML entities; the default) or cwb "
-                        "(XML entities, for cwb-encode -x)")
+    add_options(g, ("target",))
     g.add_argument("--sentences", dest="sentences", action="store_true", default=True,
                    help="mark sentences with <s> in vertical output (the default)")
     g.add_argument("--no-sentences", dest="sentences", action="store_false",
@@ -185,32 +183,10 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
                    help="jusText parameter preset: justext (package defaults, lengths in characters) "
                         "or A, B, C, D (Table 2.7 of Pomikálek's thesis, lengths in tokens)")
     g.add_argument("--stoplist", metavar="FILE", help="user stoplist file (one word per line)")
-    g.add_argument("--length-low", type=int)
-    g.add_argument("--length-high", type=int)
-    g.add_argument("--stopwords-low", type=float)
-    g.add_argument("--stopwords-high", type=float)
-    g.add_argument("--max-link-density", type=float)
-    g.add_argument("--length-unit", choices=("chars", "tokens"))
-    g.add_argument("--max-heading-distance", type=int)
-    g.add_argument("--no-headings", action="store_true", default=None,
-                   help="do not apply the headings rule")
+    add_options(g, JUSTEXT_NAMES + ("region_max_link_density",))
     g.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of the chosen extractor (repeatable), e.g. --option tc=15 for tcsw")
-    g.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
-                   help="drop pages larger than this many bytes (default 10 MiB; Pomikálek's thesis used 1 MB)")
-    g.add_argument("--min-bytes", type=int, default=0, help="drop pages smaller than this many bytes")
-    g.add_argument("--max-paragraphs", type=int, default=100_000, metavar="N",
-                   help="drop pages with more than N blocks (start tags that begin a paragraph: p, div, li, "
-                        "td, h1 ... and every second br) as too-many-paragraphs, before parsing them: each "
-                        "paragraph costs about 1 KB of memory however short (default 100,000)")
-    g.add_argument("--no-stoplist", choices=("independent", "drop"), default="independent",
-                   help="a page in a language without a stoplist (Chinese, Japanese, Thai ...): clean it in "
-                        "jusText's language-independent mode, by length and link density (default), or drop it")
-
-
-_JUSTEXT_OPTIONS = ("preset", "length_low", "length_high", "stopwords_low", "stopwords_high",
-                    "max_link_density", "length_unit", "max_heading_distance", "no_headings")
-
+    add_options(g, ("max_bytes", "min_bytes", "max_paragraphs", "no_stoplist"))
 
 def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments of :class:`corpustool.extractors.clean.Clean` from parsed options."""
@@ -223,9 +199,9 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "max_bytes": args.max_bytes,
         "min_bytes": args.min_bytes,
         "max_paragraphs": args.max_paragraphs,
-        "no_stoplist": getattr(args, "no_stoplist", "independent"),
+        "no_stoplist": args.no_stoplist,
     }
-    for name in _JUSTEXT_OPTIONS:
+    for name in EXTRACTOR_NAMES:
         value = getattr(args, name, None)
         if value is not None:
             kw[name] = value

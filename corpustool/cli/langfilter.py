@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..options import OPTIONS, add_options, default
 from .common import add_stats_options, run_stream_command
 
 
@@ -17,8 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", default="auto",
                    help="wanted language(s): ISO 639-1 codes or names, comma-separated, or 'auto' "
                         "(keep every identified language); default auto")
-    p.add_argument("--min-confidence", type=float, default=0.5,
-                   help="drop documents whose language confidence is below this (0-1, default 0.5)")
+    p.add_argument("--min-confidence", type=float, default=default("min_lang_confidence"),
+                   help=OPTIONS["min_lang_confidence"].help)
     p.add_argument("--method", choices=("fast", "langdetect"), default="fast",
                    help="fast: stop words in one pass plus script detection (default); "
                         "langdetect: the langdetect package, seeded")
@@ -31,8 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-paragraph-words", type=int, default=5,
                    help="with --paragraph-lang, paragraphs shorter than this keep the document's language "
                         "(default 5)")
-    p.add_argument("--paragraph-min-confidence", type=float, default=0.8,
-                   help="with --paragraph-lang, mark a paragraph foreign only from this confidence (default 0.8)")
+    add_options(p, ("paragraph_min_confidence",))
     p.add_argument("--detail", action="store_true",
                    help="emit every paragraph with its DOM path, tag, features and classes")
     add_stats_options(p)

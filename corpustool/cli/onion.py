@@ -22,12 +22,12 @@ paragraph shorter than n is found), ``--within-document paragraphs|none`` and
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
-from typing import IO, Iterator
 
+from ..dedup.onion_files import DEFAULT_NEAR, VerticalOnion
+from ..dedup.onion_options import OnionOptions
 from ..errors import OptionError
+from ..options import ONION_OPTIONS, add_options
 
 
 def _size(value: str) -> int:
@@ -41,51 +41,37 @@ def _size(value: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid size {value!r} (e.g. 512M, 4G)") from None
 
 
-def _add_ngram_options(p: argparse.ArgumentParser, vertical: bool = True) -> None:
-    p.add_argument("-n", "--ngram", type=int, default=7, metavar="N", help="n-gram length (default 7)")
-    p.add_argument("--skip-punct", action="store_true", default=None if vertical else False,
+def _add_ngram_options(p: argparse.ArgumentParser) -> None:
+    """The n-gram options of `onion` and `dupngrams` (vertical input; `dupngrams --jsonl` too)."""
+    add_options(p, ("n",), ONION_OPTIONS, short=True)
+    p.add_argument("--skip-punct", action="store_true", default=None,
                    help="leave punctuation out of n-grams and of a paragraph's duplicate share (vertical input: "
                         "the default, off with --onion-compat or --no-skip-punct)")
-    p.add_argument("--skip-stopwords", action="store_true",
-                   help="leave stop words out of n-grams (stoplist from --stoplist, else the document's language)")
-    p.add_argument("--stoplist", metavar="LANG|FILE", help="stoplist for --skip-stopwords: language or file")
-    p.add_argument("--hash-bits", type=int, default=64, help="keep this many bits of each n-gram hash (16-64)")
-    p.add_argument("--no-whole-paragraphs", action="store_true",
-                   help="do not also match each paragraph as a whole (then paragraphs shorter than n are "
-                        "never duplicates on their own; onion has no whole-paragraph matching)")
-    if vertical:
-        p.add_argument("--whole-paragraphs", action="store_true", default=None,
-                       help="also match every paragraph as a whole, so that repeated paragraphs shorter than "
-                            "n are found (the default; off with --onion-compat)")
-        p.add_argument("--no-skip-punct", action="store_true",
-                       help="punctuation tokens take part in n-grams, as in onion")
-        p.add_argument("--onion-compat", action="store_true",
-                       help="onion 1.2's behaviour: punctuation in n-grams, no whole-paragraph matching, every "
-                            "n-gram repeated inside a document counted, onion's stub rule with -l 20, no context rule (options given "
-                            "explicitly still apply; docs/onion.md says what each default changes and why)")
-        p.add_argument("--engine", choices=("onion", "extended"), default=None,
-                       help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
-                            "numpy engine of dedup-para (chosen anyway by --skip-stopwords, "
-                            "--document-level, --reorder)")
-        p.add_argument("-d", "--doc-tag", default="doc", help="document tag (default doc)")
-        p.add_argument("-p", "--par-tag", default="p",
-                       help="paragraph tag (default p); empty: de-duplicate whole documents")
-        p.add_argument("--max-doc-tokens", type=int, default=5_000_000,
-                       help="extended engine: cut documents longer than this many tokens (default 5,000,000; "
-                            "onion's engine holds a whole document, ~40 bytes per token)")
+    add_options(p, ("skip_stopwords", "stoplist", "hash_bits", "whole_paragraphs"), ONION_OPTIONS)
+    p.add_argument("--whole-paragraphs", action="store_true", default=None,
+                   help="also match every paragraph as a whole, so that repeated paragraphs shorter than "
+                        "n are found (the default; off with --onion-compat)")
+    p.add_argument("--no-skip-punct", action="store_true",
+                   help="punctuation tokens take part in n-grams, as in onion")
+    p.add_argument("--onion-compat", action="store_true",
+                   help="onion 1.2's behaviour: punctuation in n-grams, no whole-paragraph matching, every "
+                        "n-gram repeated inside a document counted, onion's stub rule with -l 20, no context rule (options given "
+                        "explicitly still apply; docs/onion.md says what each default changes and why)")
+    p.add_argument("--engine", choices=("onion", "extended"), default=None,
+                   help="onion: onion's algorithm over bytes (compiled; the default); extended: the "
+                        "numpy engine of dedup-para (chosen anyway by --skip-stopwords, "
+                        "--document-level, --reorder)")
+    p.add_argument("-d", "--doc-tag", default=VerticalOnion.doc_tag, help="document tag (default doc)")
+    p.add_argument("-p", "--par-tag", default=VerticalOnion.par_tag,
+                   help="paragraph tag (default p); empty: de-duplicate whole documents")
+    p.add_argument("--max-doc-tokens", type=int, default=VerticalOnion.max_doc_tokens,
+                   help="extended engine: cut documents longer than this many tokens (default 5,000,000; "
+                        "onion's engine holds a whole document, ~40 bytes per token)")
 
 
-def _onion_options(args: argparse.Namespace, **extra):
-    from ..dedup.onion import OnionOptions
-
-    if args.skip_stopwords and not args.stoplist and getattr(args, "par_tag", None) is not None:
-        raise OptionError("--skip-stopwords on vertical input needs --stoplist LANG|FILE")
-    return OnionOptions(n=args.ngram, skip_punct=args.skip_punct, skip_stopwords=args.skip_stopwords,
-                        stoplist=args.stoplist, hash_bits=args.hash_bits,
-                        whole_paragraphs=_whole(args), **_within(args), **extra).validate()
-
-
-DEFAULT_NEAR = 0.1     # the context rule's default near-duplicate share (docs/onion.md, measured)
+def onion_options_from_args(args: argparse.Namespace, prefix: str = ""):
+    """The paragraph de-duplication stage's options (`dedup-para`; `build` with prefix ``--onion-``)."""
+    return OnionOptions(**{name: opt.value(args, prefix) for name, opt in ONION_OPTIONS.items()})
 
 
 def resolve_vertical_defaults(args: argparse.Namespace) -> None:
@@ -122,25 +108,6 @@ def resolve_vertical_defaults(args: argparse.Namespace) -> None:
         args.stub_rule, args.near_threshold = "none", -1.0
 
 
-def _vertical(args: argparse.Namespace) -> bool:
-    return getattr(args, "par_tag", None) is not None and not getattr(args, "jsonl", False)
-
-
-def _whole(args: argparse.Namespace) -> bool:
-    """Whole-paragraph matching: opt-in on vertical input (onion has none), opt-out on JSON Lines."""
-    return bool(args.whole_paragraphs) if _vertical(args) else not args.no_whole_paragraphs
-
-
-def _within(args: argparse.Namespace) -> dict:
-    mode = getattr(args, "within_document", None)
-    if mode is None:
-        if _vertical(args):
-            mode = "ngrams"        # onion's: every n-gram seen earlier in the document
-        else:
-            mode = "paragraphs" if not args.no_whole_paragraphs else "none"
-    return {"within_document": mode}
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     register_vertical(sub)
     register_dedup_para(sub)
@@ -154,9 +121,7 @@ def register_vertical(sub: argparse._SubParsersAction) -> None:
                                    "(kept) or 1<TAB> (duplicate), or only kept lines with -s.")
     p.add_argument("input", nargs="?", default="-", metavar="FILE", help="vertical file (default stdin; .gz ok)")
     _add_ngram_options(p)
-    p.add_argument("-t", "--threshold", type=float, default=0.5,
-                   help="a paragraph is a duplicate when more than this share of its tokens is covered by "
-                        "duplicate n-grams (default 0.5)")
+    add_options(p, ("threshold",), ONION_OPTIONS, short=True)
     p.add_argument("-s", "--strip", action="store_true", help="write only the kept lines, unmarked")
     p.add_argument("-m", "--no-smoothing", action="store_true",
                    help="no smoothing: neither the stub rule nor the context rule")
@@ -183,7 +148,7 @@ def register_vertical(sub: argparse._SubParsersAction) -> None:
                    help="find duplicate n-grams first (reads FILE twice; memory for duplicates only)")
     p.add_argument("--reorder", action="store_true",
                    help="with --two-pass: decide documents in order of increasing share of duplicate n-grams")
-    p.add_argument("--memory", type=_size, default=1 << 30,
+    p.add_argument("--memory", type=_size, default=VerticalOnion.memory,
                    help="extended engine: pass 1 memory budget (default 1G; onion's engine needs ~16 MiB "
                         "plus 16 bytes per n-gram / 256 at the end)")
     p.add_argument("--tmpdir", help="directory for pass 1 temporary files (8 bytes per n-gram)")
@@ -199,7 +164,7 @@ def register_vertical(sub: argparse._SubParsersAction) -> None:
                    help="vertical file, or JSON Lines documents with --jsonl (default stdin)")
     _add_ngram_options(p)
     p.add_argument("--jsonl", action="store_true", help="the input is a JSON Lines document stream")
-    p.add_argument("--memory", type=_size, default=1 << 30, help="memory budget (default 1G)")
+    p.add_argument("--memory", type=_size, default=VerticalOnion.memory, help="memory budget (default 1G)")
     p.add_argument("--tmpdir", help="directory for temporary files")
     p.add_argument("-o", "--output", required=True, help="file to write")
     p.add_argument("-q", "--quiet", action="store_true")
@@ -210,15 +175,7 @@ def register_dedup_para(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("dedup-para", help="remove duplicate paragraphs by n-grams (JSON Lines in and out)",
                        description="Block-level n-gram de-duplication of a JSON Lines document stream "
                                    "(single pass; with --dup-ngrams, pass 2 of the two-pass form).")
-    _add_ngram_options(p, vertical=False)
-    p.add_argument("-t", "--threshold", type=float, default=0.5)
-    p.add_argument("--no-smoothing", action="store_true")
-    p.add_argument("--max-stub-length", type=int, default=10)
-    p.add_argument("--max-heading-distance", type=int, default=200)
-    p.add_argument("--document-level", action="store_true")
-    p.add_argument("--within-document", choices=("paragraphs", "ngrams", "none"), default=None,
-                   help="repeats inside one document: exact repeats of a paragraph (default), any n-gram "
-                        "seen earlier in the document, or none")
+    add_options(p, tuple(ONION_OPTIONS), ONION_OPTIONS, short=True)
     p.add_argument("--dup-ngrams", metavar="FILE", help="duplicate n-grams from 'corpustool dupngrams --jsonl'")
     p.add_argument("--detail", action="store_true", help="emit all paragraphs with their classes")
     from .common import add_stats_options
@@ -226,55 +183,6 @@ def register_dedup_para(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_dedup_para)
 
 
-# ---------------------------------------------------------------------------
-
-def _make_unit_class():
-    """The adapter of a vertical item (document or outside lines) to the onion engine."""
-    from ..dedup.onion import Unit
-    from ..readers.vertical import VerticalDocument
-
-    class VUnit(Unit):
-        __slots__ = ("item",)
-
-        def __init__(self, item) -> None:
-            if isinstance(item, VerticalDocument):
-                # blocks without tokens (bare structure lines) take no part
-                super().__init__([b.tokens if b.tokens else None for b in item.blocks])
-            else:
-                super().__init__([])
-            self.item = item
-
-    return VUnit
-
-
-def _open_text(path: str) -> IO[str]:
-    import gzip
-    import io
-
-    # newline="": lines end at "\n" only and keep their CR (a lone CR or CRLF), as the default engine's
-    if path == "-":
-        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape", newline="")
-    try:
-        if path.endswith(".gz"):
-            return gzip.open(path, "rt", encoding="utf-8", errors="surrogateescape", newline="")
-        return open(path, encoding="utf-8", errors="surrogateescape", newline="")
-    except OSError as exc:
-        raise OptionError(f"cannot open {path}: {exc.strerror}") from None
-
-
-def _open_out(path: str) -> IO[str]:
-    import gzip
-    import io
-
-    if path == "-":
-        return io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", errors="surrogateescape",
-                                newline="\n", write_through=False)
-    try:
-        if path.endswith(".gz"):
-            return gzip.open(path, "wt", encoding="utf-8", errors="surrogateescape", newline="\n")
-        return open(path, "w", encoding="utf-8", errors="surrogateescape", newline="\n")
-    except OSError as exc:
-        raise OptionError(f"cannot write {path}: {exc.strerror}") from None
 
 
 class _Warnings:
@@ -296,422 +204,66 @@ class _Warnings:
             print("corpustool onion: further warnings suppressed (see the summary)", file=sys.stderr)
 
 
-def write_item(out: IO[str], unit, strip: bool, counts) -> None:
-    """Write one decided vertical item, marked or stripped."""
-    from ..readers.vertical import VerticalDocument
-
-    item = unit.item
-    if not isinstance(item, VerticalDocument):
-        if item.lines:
-            if strip:
-                out.write("\n".join(item.lines) + "\n")
-            else:
-                out.write("0\t" + "\n0\t".join(item.lines) + "\n")
-        return
-    removed = unit.removed
-    has_tokens = [bool(b.tokens) for b in item.blocks]
-    any_tokens = any(has_tokens)
-    doc_removed = bool(any_tokens and removed is not None and item.whole
-                       and all(removed[i] for i in range(len(has_tokens)) if has_tokens[i]))
-    counts["documents"] += 1
-    if doc_removed:
-        counts["documents_removed"] += 1
-    parts: list[str] = []
-    for edge in (item.header,):
-        if edge is not None and not (strip and doc_removed):
-            parts.append(edge if strip else ("1\t" if doc_removed else "0\t") + edge)
-    for i, b in enumerate(item.blocks):
-        gone = doc_removed or bool(removed is not None and removed[i])
-        if b.tokens:
-            counts["paragraphs"] += 1
-            counts["tokens"] += len(b.tokens)
-            if gone:
-                counts["paragraphs_removed"] += 1
-                counts["tokens_removed"] += len(b.tokens)
-        if not b.lines:
-            continue
-        if strip:
-            if not gone:
-                parts.append("\n".join(b.lines))
-        else:
-            prefix = "1\t" if gone else "0\t"
-            parts.append(prefix + ("\n" + prefix).join(b.lines))
-    if item.footer is not None and not (strip and doc_removed):
-        parts.append(item.footer if strip else ("1\t" if doc_removed else "0\t") + item.footer)
-    if parts:
-        out.write("\n".join(parts) + "\n")
+def _vertical_run(args: argparse.Namespace) -> VerticalOnion:
+    """The run that `onion` or `dupngrams` asks for (after :func:`resolve_vertical_defaults`)."""
+    jsonl = getattr(args, "jsonl", False)
+    fields = dict(n=args.ngram, skip_punct=bool(args.skip_punct), skip_stopwords=args.skip_stopwords,
+                  stoplist=args.stoplist, hash_bits=args.hash_bits,
+                  whole_paragraphs=not args.no_whole_paragraphs if jsonl else bool(args.whole_paragraphs),
+                  within_document=None if jsonl else getattr(args, "within_document", None) or "ngrams")
+    run = dict(input=args.input, output=args.output, doc_tag=args.doc_tag, par_tag=args.par_tag,
+               extended=args.engine == "extended", max_doc_tokens=args.max_doc_tokens, memory=args.memory,
+               tmpdir=args.tmpdir, jsonl=jsonl)
+    if hasattr(args, "threshold"):      # onion (dupngrams decides nothing)
+        fields.update(threshold=args.threshold, max_stub_length=args.max_stub_length,
+                      document_level=args.document_level)
+        run.update(stub_rule=args.stub_rule, near_threshold=args.near_threshold, strip=args.strip,
+                   dup_ngrams=args.dup_ngrams, two_pass=args.two_pass, reorder=args.reorder,
+                   stats_file=args.stats)
+    return VerticalOnion(options=OnionOptions(**fields), **run)
 
 
 def run_onion(args: argparse.Namespace) -> int:
+    from ..dedup.onion_files import run_onion as run
+
     resolve_vertical_defaults(args)
-    if not _extended(args):
-        return run_onion_fast(args)
-    from ..dedup.onion import (DEFAULT_BATCH_TOKENS, FlaggedHashSet, OnionEngine, batches,
-                               deduplicate_two_pass, read_dup_ngrams)
-    from ..readers.vertical import VerticalReader
-
-    document_level = args.document_level or args.par_tag == ""
-    opts = _onion_options(args, threshold=args.threshold, document_level=document_level,
-                          smoothing=args.stub_rule != "none", max_stub_length=args.max_stub_length)
-    if not args.doc_tag:
-        raise OptionError("the document tag (-d) must not be empty")
-    if args.two_pass and args.input == "-":
-        raise OptionError("--two-pass reads the input twice: give a FILE, not stdin")
-    if args.reorder and not (args.two_pass or args.dup_ngrams):
-        raise OptionError("--reorder needs --two-pass or -f")
-    if args.two_pass and args.dup_ngrams:
-        raise OptionError("--two-pass and -f exclude each other (-f already is pass 1's result)")
-    if args.reorder and args.input == "-":
-        raise OptionError("--reorder reads the input several times: give a FILE, not stdin")
-    if args.max_doc_tokens < 1:
-        raise OptionError("--max-doc-tokens must be positive")
-    VUnit = _make_unit_class()
-    warnings = _Warnings(args.quiet)
-    readers: list[VerticalReader] = []
-
-    def units(warn=True) -> Iterator:
-        fh = _open_text(args.input)
-        reader = VerticalReader(fh, name=args.input if args.input != "-" else "<stdin>", doc_tag=args.doc_tag,
-                                par_tag=args.par_tag, max_doc_tokens=args.max_doc_tokens,
-                                warn=warnings if warn else (lambda m: None))
-        readers.append(reader)
-        try:
-            for item in reader:
-                yield VUnit(item)
-        finally:
-            if fh is not sys.stdin:
-                fh.close()
-
-    from collections import Counter
-
-    dup_hashes = read_dup_ngrams(args.dup_ngrams, opts)[0] if args.dup_ngrams else None
-    t0 = time.perf_counter()
-    passes: dict[str, tuple[float, int]] = {}
-    counts: Counter = Counter()
-    out = _open_out(args.output)
-    try:
-        if args.two_pass or (args.dup_ngrams and args.reorder):
-            dup = dup_hashes
-            state = {"first": True}
-
-            def open_units():
-                warn = state["first"]
-                state["first"] = False
-                return units(warn)
-
-            decided = deduplicate_two_pass(open_units, opts, dup_ngrams=dup, reorder=args.reorder,
-                                           memory_budget=args.memory, tmpdir=args.tmpdir,
-                                           on_pass=lambda name, secs, toks: passes.__setitem__(name, (secs, toks)))
-            for u in decided:
-                write_item(out, u, args.strip, counts)
-        else:
-            out_set = None
-            if args.dup_ngrams:
-                out_set = FlaggedHashSet(dup_hashes, opts.hash_bits)
-            engine = OnionEngine(opts, out_set=out_set)
-            for batch in batches(units(), lambda u: sum(len(t) for t in u.tokens if t), DEFAULT_BATCH_TOKENS):
-                engine.process(batch)
-                for u in batch:
-                    write_item(out, u, args.strip, counts)
-        out.flush()
-    finally:
-        if args.output == "-":
-            try:
-                out.flush()
-            finally:
-                out.detach()   # never close the process's stdout
-        else:
-            out.close()
-    elapsed = time.perf_counter() - t0
-    problems: Counter = Counter()
-    if readers:
-        problems.update(readers[0].problems)
-    stats = {"documents": counts["documents"], "documents_removed": counts["documents_removed"],
-             "paragraphs": counts["paragraphs"], "paragraphs_removed": counts["paragraphs_removed"],
-             "tokens": counts["tokens"], "tokens_removed": counts["tokens_removed"],
-             "problems": dict(sorted(problems.items())), "seconds": round(elapsed, 3),
-             "tokens_per_second": round(counts["tokens"] / elapsed) if elapsed > 0 else None}
-    for name, (secs, toks) in passes.items():
-        stats[f"{name}_tokens_per_second"] = round(toks / secs) if secs > 0 else None
-    if args.stats:
-        with open(args.stats, "w", encoding="utf-8") as fh:
-            json.dump(stats, fh, indent=2)
+    stats = run(_vertical_run(args), warn=_Warnings(args.quiet))
     if not args.quiet:
         kept = stats["tokens"] - stats["tokens_removed"]
         print(f"corpustool onion: {stats['documents']} documents ({stats['documents_removed']} removed), "
               f"{stats['paragraphs']} paragraphs ({stats['paragraphs_removed']} removed), "
-              f"{stats['tokens']} tokens ({kept} kept) in {elapsed:.1f} s"
+              f"{stats['tokens']} tokens ({kept} kept) in {stats['seconds']:.1f} s"
               + (f"; input problems: {', '.join(f'{k} {v}' for k, v in stats['problems'].items())}"
                  if stats["problems"] else ""), file=sys.stderr)
     return 0
 
 
 def run_dupngrams(args: argparse.Namespace) -> int:
-    resolve_vertical_defaults(args)
-    if not args.jsonl and not _extended(args):
-        return run_dupngrams_fast(args)
-    from ..dedup.onion import DocumentUnit, DuplicateNgramFinder, batches, write_dup_ngrams
+    from ..dedup.onion_files import find_dup_ngrams
 
-    opts = _onion_options(args) if not args.jsonl else _onion_options_jsonl(args)
-    finder = DuplicateNgramFinder(opts, args.memory, args.tmpdir)
-    t0 = time.perf_counter()
+    resolve_vertical_defaults(args)
+    documents, fh = None, None
     if args.jsonl:
+        from ..dedup.onion_files import open_text
         from .common import read_stream
 
-        fh = None if args.input == "-" else _open_text(args.input)
-        source = (DocumentUnit(d) for d in read_stream(fh, name=args.input))
-    else:
-        from ..readers.vertical import VerticalReader
-
-        VUnit = _make_unit_class()
-        fh = _open_text(args.input)
-        warnings = _Warnings(args.quiet)
-        reader = VerticalReader(fh, name=args.input, doc_tag=args.doc_tag, par_tag=args.par_tag,
-                                max_doc_tokens=args.max_doc_tokens, warn=warnings)
-        source = (VUnit(item) for item in reader)
+        fh = None if args.input == "-" else open_text(args.input)
+        documents = read_stream(fh, name=args.input)
     try:
-        for batch in batches(source, lambda u: sum(len(t) for t in u.tokens if t)):
-            finder.feed(batch)
-        hashes = finder.finish()
+        st = find_dup_ngrams(_vertical_run(args), warn=_Warnings(args.quiet), documents=documents)
     finally:
         if fh is not None:
             fh.close()
-    write_dup_ngrams(args.output, hashes, opts)
     if not args.quiet:
-        secs = time.perf_counter() - t0
-        print(f"corpustool dupngrams: {finder.tokens_seen} tokens, {finder.ngrams_seen} n-grams, "
-              f"{hashes.size} occurring at least twice, {finder.spills} spills, {secs:.1f} s", file=sys.stderr)
+        spills = f", {st['spills']} spills" if "spills" in st else ""
+        print(f"corpustool dupngrams: {st['tokens']} tokens, {st['ngrams']} n-grams, {st['duplicates']} "
+              f"occurring at least twice{spills}, {st['seconds']:.1f} s", file=sys.stderr)
     return 0
-
-
-def _onion_options_jsonl(args: argparse.Namespace):
-    from ..dedup.onion import OnionOptions
-
-    return OnionOptions(n=args.ngram, skip_punct=args.skip_punct, skip_stopwords=args.skip_stopwords,
-                        stoplist=args.stoplist, hash_bits=args.hash_bits,
-                        whole_paragraphs=_whole(args), **_within(args)).validate()
 
 
 def run_dedup_para(args: argparse.Namespace) -> int:
     from ..dedup.onion import Onion
     from .common import run_stream_command
 
-    stage = Onion(n=args.ngram, threshold=args.threshold, skip_punct=args.skip_punct,
-                  skip_stopwords=args.skip_stopwords, stoplist=args.stoplist,
-                  document_level=args.document_level, smoothing=not args.no_smoothing,
-                  max_stub_length=args.max_stub_length, max_heading_distance=args.max_heading_distance,
-                  hash_bits=args.hash_bits, whole_paragraphs=not args.no_whole_paragraphs,
-                  dup_ngrams=args.dup_ngrams, **_within(args))
+    stage = Onion(onion_options_from_args(args), dup_ngrams=args.dup_ngrams)
     return run_stream_command(args, stage, detail=args.detail)
-
-
-# ---------------------------------------------------------------------------
-# the onion engine over bytes (corpustool.dedup.onion_vertical)
-
-_CHUNK = 1 << 20
-
-
-def _extended(args: argparse.Namespace) -> list[str]:
-    """The options that need the extended (numpy) engine; empty: onion's own algorithm."""
-    used = ["--engine extended"] if getattr(args, "engine", None) == "extended" else []
-    if args.skip_stopwords:
-        used.append("--skip-stopwords")
-    if getattr(args, "document_level", False) or args.par_tag == "":
-        used.append("--document-level")
-    if getattr(args, "reorder", False):
-        used.append("--reorder")
-    return used
-
-
-def _open_bytes_in(path: str):
-    if path == "-":
-        return sys.stdin.buffer
-    try:
-        if path.endswith(".gz"):
-            import gzip
-            return gzip.open(path, "rb")
-        return open(path, "rb", buffering=0)
-    except OSError as exc:
-        raise OptionError(f"cannot open {path}: {exc.strerror}") from None
-
-
-def _open_bytes_out(path: str):
-    if path == "-":
-        return sys.stdout.buffer
-    try:
-        if path.endswith(".gz"):
-            import gzip
-            return gzip.open(path, "wb")
-        return open(path, "wb")
-    except OSError as exc:
-        raise OptionError(f"cannot write {path}: {exc.strerror}") from None
-
-
-def _feed_file(engine, path: str, out) -> None:
-    """Stream FILE through the engine; its output (bytes) to out, or nowhere when out is None."""
-    fh = _open_bytes_in(path)
-    try:
-        while True:
-            chunk = fh.read(_CHUNK)
-            if not chunk:
-                break
-            res = engine.feed(chunk)
-            if res and out is not None:
-                out.write(res)
-        res = engine.finish()
-        if res and out is not None:
-            out.write(res)
-    except OSError as exc:
-        raise OptionError(f"cannot read {path}: {exc}") from None
-    except EOFError as exc:     # a truncated .gz
-        raise OptionError(f"{path}: {exc}") from None
-    finally:
-        if fh is not sys.stdin.buffer:
-            fh.close()
-
-
-def _fast_params(args: argparse.Namespace) -> dict:
-    return {"n": args.ngram, "skip_punct": bool(args.skip_punct), "skip_stopwords": False, "stoplist": None,
-            "hash_bits": args.hash_bits, "whole_paragraphs": bool(args.whole_paragraphs),
-            "hash": "onion-vertical-v1"}
-
-
-def _write_dup_header(fh, params: dict) -> None:
-    from ..dedup.onion_vertical import write_dup_header
-    write_dup_header(fh, params)
-
-
-def _fast_engine(args: argparse.Namespace, mode: int, spill_dir: str | None = None):
-    from ..dedup.onion_vertical import engine
-
-    if not 1 <= args.ngram <= 100:
-        raise OptionError(f"n-gram length must be an integer from 1 to 100, not {args.ngram}")
-    if not 16 <= args.hash_bits <= 64:
-        raise OptionError(f"hash bits must be an integer from 16 to 64, not {args.hash_bits}")
-    if not args.doc_tag:
-        raise OptionError("the document tag (-d) must not be empty")
-    within = getattr(args, "within_document", None) or "ngrams"
-    if within == "paragraphs" and not args.whole_paragraphs:
-        raise OptionError("--within-document paragraphs needs --whole-paragraphs")
-    if len(args.doc_tag.encode()) > 60 or len(args.par_tag.encode()) > 60 or "\0" in args.doc_tag + args.par_tag:
-        raise OptionError("document and paragraph tags must be at most 60 bytes, without NUL")
-    kw = {}
-    if mode == 0:
-        if not 0.0 <= args.threshold <= 1.0:
-            raise OptionError(f"threshold must be a number in [0, 1], not {args.threshold}")
-        if args.max_stub_length < 0:
-            raise OptionError("max stub length must be a non-negative integer")
-        if not 0.0 <= args.threshold <= 1.0 or args.near_threshold > args.threshold:
-            raise OptionError("--near-threshold must be at most -t, or negative (off)")
-        kw = dict(threshold=args.threshold, max_stub=args.max_stub_length, smoothing=args.stub_rule != "none",
-                  stub_rule="onion" if args.stub_rule == "none" else args.stub_rule, strip=args.strip,
-                  near=args.near_threshold)
-    return engine(n=args.ngram, doc_tag=args.doc_tag, par_tag=args.par_tag, hash_bits=args.hash_bits,
-                  mode=mode, spill_dir=spill_dir, whole_paragraphs=bool(args.whole_paragraphs), within=within,
-                  skip_punct=bool(args.skip_punct), **kw)
-
-
-def _collect_duplicates(args: argparse.Namespace, out_path: str, tmpdir: str | None) -> dict:
-    """Pass 1: write the n-grams occurring at least twice in args.input to out_path."""
-    import shutil
-    import tempfile
-
-    spill = tempfile.mkdtemp(prefix="corpustool-dupngrams-", dir=tmpdir)
-    try:
-        eng = _fast_engine(args, 1, spill)
-        _feed_file(eng, args.input, None)
-        try:
-            with open(out_path, "wb") as fh:
-                _write_dup_header(fh, _fast_params(args))
-                fh.flush()
-                count = eng.write_duplicates(fh)
-        except OSError as exc:
-            raise OptionError(f"cannot write {out_path}: {exc.strerror or exc}") from None
-        st = eng.stats()
-        st["duplicates"] = count
-        return st
-    finally:
-        shutil.rmtree(spill, ignore_errors=True)
-
-
-def _load_duplicates(eng, path: str, args: argparse.Namespace) -> int:
-    from ..dedup.onion_vertical import read_dup_header
-
-    try:
-        fh = open(path, "rb", buffering=0)    # unbuffered: the engine reads on from the header's end
-    except OSError as exc:
-        raise OptionError(f"cannot read {path}: {exc.strerror}") from None
-    with fh:
-        params = read_dup_header(fh, path)
-        want = _fast_params(args)
-        diff = {k: (params.get(k), v) for k, v in want.items() if params.get(k) != v}
-        if diff:
-            detail = ", ".join(f"{k}: file {a!r} vs now {b!r}" for k, (a, b) in sorted(diff.items()))
-            raise OptionError(f"{path} was made with other n-gram options ({detail})")
-        return eng.load_duplicates(fh)
-
-
-def run_onion_fast(args: argparse.Namespace) -> int:
-    """`corpustool onion` with onion's algorithm: bytes in, bytes out."""
-    import tempfile
-
-    if args.two_pass and args.input == "-":
-        raise OptionError("--two-pass reads the input twice: give a FILE, not stdin")
-    if args.two_pass and args.dup_ngrams:
-        raise OptionError("--two-pass and -f exclude each other (-f already is pass 1's result)")
-    t0 = time.perf_counter()
-    eng = _fast_engine(args, 0)
-    tmp = None
-    try:
-        dup_path = args.dup_ngrams
-        if args.two_pass:
-            tmp = tempfile.NamedTemporaryFile(prefix="corpustool-onion-", suffix=".dup", dir=args.tmpdir,
-                                              delete=False)
-            tmp.close()
-            _collect_duplicates(args, tmp.name, args.tmpdir)
-            dup_path = tmp.name
-        if dup_path:
-            _load_duplicates(eng, dup_path, args)
-        out = _open_bytes_out(args.output)
-        try:
-            _feed_file(eng, args.input, out)
-            out.flush()
-        finally:
-            if out is not sys.stdout.buffer:
-                out.close()
-    finally:
-        if tmp is not None:
-            import os
-            os.unlink(tmp.name)
-    _report_onion(args, eng.stats(), time.perf_counter() - t0, {})
-    return 0
-
-
-def _report_onion(args: argparse.Namespace, st: dict, elapsed: float, problems: dict) -> None:
-    stats = {"documents": st["documents"], "documents_removed": st["documents_removed"],
-             "paragraphs": st["paragraphs"], "paragraphs_removed": st["paragraphs_removed"],
-             "tokens": st["tokens"], "tokens_removed": st["tokens_removed"],
-             "problems": dict(sorted(problems.items())), "seconds": round(elapsed, 3),
-             "tokens_per_second": round(st["tokens"] / elapsed) if elapsed > 0 else None}
-    if args.stats:
-        try:
-            with open(args.stats, "w", encoding="utf-8") as fh:
-                json.dump(stats, fh, indent=2)
-        except OSError as exc:
-            raise OptionError(f"cannot write {args.stats}: {exc.strerror}") from None
-    if not args.quiet:
-        kept = stats["tokens"] - stats["tokens_removed"]
-        print(f"corpustool onion: {stats['documents']} documents ({stats['documents_removed']} removed), "
-              f"{stats['paragraphs']} paragraphs ({stats['paragraphs_removed']} removed), "
-              f"{stats['tokens']} tokens ({kept} kept) in {elapsed:.1f} s"
-              + (f"; input problems: {', '.join(f'{k} {v}' for k, v in stats['problems'].items())}"
-                 if stats["problems"] else ""), file=sys.stderr)
-
-
-def run_dupngrams_fast(args: argparse.Namespace) -> int:
-    t0 = time.perf_counter()
-    st = _collect_duplicates(args, args.output, args.tmpdir)
-    if not args.quiet:
-        print(f"corpustool dupngrams: {st['tokens']} tokens, {st['ngrams']} n-grams, {st['duplicates']} "
-              f"occurring at least twice, {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    return 0

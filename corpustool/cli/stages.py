@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..options import add_options
 from .common import (RejectsWriter, add_clean_options, add_stats_options, add_vertical_options, check_outputs,
                      check_stats_file,
                      clean_kwargs, read_stream, run_stream_command, show_stats_table, write_stream)
@@ -19,8 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "write one JSON document per line (raw HTML base64-encoded).")
     p.add_argument("inputs", nargs="+", metavar="INPUT")
     p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl", "text"))
-    p.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
-                   help="drop pages larger than this many bytes (default 10 MiB)")
+    add_options(p, ("max_bytes",))
     add_stats_options(p)
     p.set_defaults(func=run_read)
 

@@ -66,14 +66,9 @@ from ..document import BAD, GOOD, Document
 from ..extractors.base import OptionError
 from ..stage import StreamStage
 from .hashset import FlaggedHashSet, HashSet, trim_mask, unique_sorted
+from .onion_options import (DEFAULT_MAX_HEADING_DISTANCE, DEFAULT_MAX_STUB, DEFAULT_N,  # noqa: F401 (re-exported)
+                            DEFAULT_THRESHOLD, WITHIN_MODES, OnionOptions)
 
-# Defaults of the onion program (corpus.tools): 7-grams, threshold 0.5, <doc>/<p>.
-DEFAULT_N = 7
-DEFAULT_THRESHOLD = 0.5
-# tokens; stub rule used without jusText classes: about jusText's "short"
-# (70 characters); 20 lost 2.7x more unique paragraphs on the benchmark
-DEFAULT_MAX_STUB = 10
-DEFAULT_MAX_HEADING_DISTANCE = 200  # characters, as the justext package
 DEFAULT_BATCH_TOKENS = 200_000
 DEFAULT_MEMORY = 1 << 30         # pass 1 budget in bytes
 
@@ -174,7 +169,6 @@ def ngram_hashes(codes: np.ndarray, n: int, bits: int = 64) -> np.ndarray:
     return g
 
 
-WITHIN_MODES = ("paragraphs", "ngrams", "none")
 _SHORT_TAG = _U64(0xD6E8FEB86659FD93)
 
 
@@ -391,48 +385,6 @@ class _BatchNgrams:
     para_eligible: np.ndarray    # per paragraph: takes part (has a token list)
     para_ntok: np.ndarray        # per paragraph: all its tokens (stub lengths)
     n_tokens: int             # all tokens of the batch (for speed reports)
-
-
-@dataclass
-class OnionOptions:
-    n: int = DEFAULT_N
-    threshold: float = DEFAULT_THRESHOLD
-    skip_punct: bool = False
-    skip_stopwords: bool = False
-    stoplist: str | None = None          # language code, or path of a stoplist file
-    document_level: bool = False
-    smoothing: bool = True
-    max_stub_length: int = DEFAULT_MAX_STUB
-    max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE
-    hash_bits: int = 64
-    whole_paragraphs: bool = True        # also match every paragraph as a whole
-    within_document: str = "paragraphs"  # repeats inside a document: paragraphs | ngrams | none
-
-    def validate(self) -> "OnionOptions":
-        if isinstance(self.n, bool) or not isinstance(self.n, int) or not 1 <= self.n <= 100:
-            raise OptionError(f"n-gram length must be an integer from 1 to 100, not {self.n!r}")
-        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) \
-                or not 0.0 <= self.threshold <= 1.0:
-            raise OptionError(f"threshold must be a number in [0, 1], not {self.threshold!r}")
-        if isinstance(self.max_stub_length, bool) or not isinstance(self.max_stub_length, int) \
-                or self.max_stub_length < 0:
-            raise OptionError(f"max stub length must be a non-negative integer, not {self.max_stub_length!r}")
-        if not isinstance(self.hash_bits, int) or not 16 <= self.hash_bits <= 64:
-            raise OptionError(f"hash bits must be an integer from 16 to 64, not {self.hash_bits!r}")
-        if self.within_document not in WITHIN_MODES:
-            raise OptionError(f"within-document mode must be one of {', '.join(WITHIN_MODES)}, "
-                              f"not {self.within_document!r}")
-        if self.within_document == "paragraphs" and not self.whole_paragraphs:
-            raise OptionError("within-document mode 'paragraphs' needs whole-paragraph matching")
-        if self.max_heading_distance < 0:
-            raise OptionError("max heading distance must be non-negative")
-        return self
-
-    def hash_params(self) -> dict[str, Any]:
-        """What determines the n-gram hashes (stored with a duplicate n-gram file)."""
-        return {"n": self.n, "skip_punct": self.skip_punct, "skip_stopwords": self.skip_stopwords,
-                "stoplist": self.stoplist if self.skip_stopwords else None, "hash_bits": self.hash_bits,
-                "whole_paragraphs": self.whole_paragraphs, "hash": "xxh3-poly-v1"}
 
 
 class Hashers:
@@ -1110,27 +1062,25 @@ class Onion(StreamStage):
 
     name = "dedup-para"
 
-    def __init__(self, n: int = DEFAULT_N, threshold: float = DEFAULT_THRESHOLD, skip_punct: bool = False,
-                 skip_stopwords: bool = False, stoplist: str | None = None, document_level: bool = False,
-                 smoothing: bool = True, max_stub_length: int = DEFAULT_MAX_STUB,
-                 max_heading_distance: int = DEFAULT_MAX_HEADING_DISTANCE, hash_bits: int = 64,
-                 whole_paragraphs: bool = True, within_document: str = "paragraphs",
+    def __init__(self, options: OnionOptions | None = None, *,
                  dup_ngrams: str | os.PathLike | np.ndarray | None = None,
-                 batch_tokens: int = DEFAULT_BATCH_TOKENS) -> None:
+                 batch_tokens: int = DEFAULT_BATCH_TOKENS, **fields: Any) -> None:
+        """``options``, or the defaults with ``fields`` of :class:`OnionOptions` changed
+        (``Onion(threshold=0.3)``)."""
         super().__init__()
-        self.opts = OnionOptions(n=n, threshold=threshold, skip_punct=skip_punct,
-                                 skip_stopwords=skip_stopwords, stoplist=stoplist,
-                                 document_level=document_level, smoothing=smoothing,
-                                 max_stub_length=max_stub_length, max_heading_distance=max_heading_distance,
-                                 hash_bits=hash_bits, whole_paragraphs=whole_paragraphs,
-                                 within_document=within_document).validate()
+        if options is not None and fields:
+            raise OptionError("give Onion either an OnionOptions or its fields, not both")
+        try:
+            self.opts = (options or OnionOptions(**fields)).validate()
+        except TypeError as exc:        # no such field
+            raise OptionError(f"Onion: {exc}") from None
         if batch_tokens < 1:
             raise OptionError("batch size must be positive")
         self.batch_tokens = batch_tokens
         out_set = None
         if dup_ngrams is not None:
             hashes = dup_ngrams if isinstance(dup_ngrams, np.ndarray) else read_dup_ngrams(dup_ngrams, self.opts)[0]
-            out_set = FlaggedHashSet(hashes, hash_bits)
+            out_set = FlaggedHashSet(hashes, self.opts.hash_bits)
         self.engine = OnionEngine(self.opts, out_set=out_set)
 
     # -- checkpoints: the hashes (or two-pass flags) gained since the last one, and the token count ------

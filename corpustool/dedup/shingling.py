@@ -62,10 +62,11 @@ from sys import intern
 
 from ..document import Document, Paragraph
 from ..extractors.base import OptionError
+from ..options import default
 from ..text.tokenizer import tokenize
 
 DEFAULT_NGRAM = 5
-DEFAULT_THRESHOLD = 0.8
+DEFAULT_THRESHOLD = default("near_threshold")
 DEFAULT_SEED = 0x5EED_B40D
 
 _U64 = np.uint64

@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 
 from ..document import Document
 from ..stage import Stage
+from ..options import check
 from .supervise import DEFAULT_DOC_TIMEOUT, WorkerPool
 
 
@@ -45,10 +46,8 @@ def check_doc_timeout(value: float | None) -> float:
     try:
         seconds = float(value)
     except (TypeError, ValueError):
-        raise OptionError(f"--doc-timeout must be a number of seconds, not {value!r}") from None
-    if not seconds >= 0 or seconds == float("inf"):
-        raise OptionError(f"--doc-timeout must be 0 (no limit) or a positive number of seconds, not {value!r}")
-    return seconds
+        raise OptionError(f"doc_timeout must be a number of seconds, not {value!r}", option="doc_timeout") from None
+    return check("doc_timeout", seconds)
 
 
 class LocalExecutor:
@@ -56,8 +55,7 @@ class LocalExecutor:
                  doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, supervised: bool = True) -> None:
         from ..extractors.base import OptionError
 
-        if not isinstance(workers, int) or workers < 1:
-            raise OptionError("--workers must be at least 1")
+        check("workers", workers)
         if not supervised and workers != 1:
             raise OptionError("unsupervised runs use one process (workers=1)")
         self.workers = workers

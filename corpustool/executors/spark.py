@@ -61,6 +61,7 @@ import numpy as np
 
 from ..document import Document
 from ..stage import Stage, StageStats
+from .supervise import DEFAULT_DOC_TIMEOUT
 
 _DOC, _DROP, _STATS = 0, 1, 2
 
@@ -547,14 +548,14 @@ def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
                  workdir: str | None = None, conf: dict[str, str] | None = None,
-                 doc_timeout: float | None = 60.0, merge: bool = True) -> None:
+                 doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, merge: bool = True) -> None:
         from ..extractors.base import OptionError
+        from ..options import check
         from .local import check_doc_timeout
 
         if master is not None:
             check_master(master)
-        if workers < 1:
-            raise OptionError("--workers must be at least 1")
+        check("workers", workers)
         if chunk_size < 1:
             raise OptionError("chunk_size must be at least 1")
         reason = spark_available()

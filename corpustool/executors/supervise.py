@@ -53,9 +53,10 @@ from multiprocessing.reduction import ForkingPickler
 from typing import Iterable, Iterator
 
 from ..document import Document
+from ..options import default
 from ..stage import Stage, StageStats
 
-DEFAULT_DOC_TIMEOUT = 60.0
+DEFAULT_DOC_TIMEOUT = default("doc_timeout")
 
 # shared progress record of a worker: job, document within the job, stage, start of the document (0: idle)
 _JOB, _DOC, _STAGE, _START = range(4)

@@ -18,17 +18,18 @@ from ..readers.http import ENCODED, PayloadError, decode_content
 from ..stage import DocumentStage
 from ..text.normalize import clean_text
 from ..text_types import page_metadata
+from ..options import check, default
 from .base import OptionError, Page, get_extractor
 
 DEFAULT_EXTRACTOR = "justext-plus"
-DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+DEFAULT_MAX_BYTES = default("max_bytes")
 # Blocks a page may have (start tags that begin a paragraph: jusText's paragraph tags, and every
 # second <br>); a page with more is dropped as "too-many-paragraphs" before it is parsed. Each
 # paragraph costs about 1 KB in the clean stage whatever its length (its Paragraph object, its
 # features dict, its XPath, the parsed nodes: bench_big_page.py), so 100,000 blocks stay near
 # 100 MB, half of the 20x of a page at --max-bytes (10 MiB); a 5 MB article page has
 # about 18,000 (bench_big_page.py's).
-DEFAULT_MAX_PARAGRAPHS = 100_000
+DEFAULT_MAX_PARAGRAPHS = default("max_paragraphs")
 # the tags of justext_engine.PARAGRAPH_TAGS and br, as libxml2 reads a tag name (ASCII letters,
 # digits and ":._-"; any case)
 _BLOCK_TAGS = ("body", "blockquote", "caption", "center", "col", "colgroup", "dd", "div", "dl", "dt",
@@ -74,17 +75,17 @@ class Clean(DocumentStage):
 
     def __init__(self, extractor: str = DEFAULT_EXTRACTOR, languages: list[str] | None = None,
                  stoplist_file: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                 min_bytes: int = 0, keep_html: bool = False, no_stoplist: str = "independent",
+                 min_bytes: int = default("min_bytes"), keep_html: bool = False,
+                 no_stoplist: str = default("no_stoplist"),
                  max_paragraphs: int = DEFAULT_MAX_PARAGRAPHS, **extractor_options: Any) -> None:
         super().__init__()
         from ..language.stoplists import has_stoplist, load_stoplist_file, resolve_language
 
-        if max_bytes <= 0:
-            raise OptionError("max_bytes must be positive")
+        check("max_bytes", max_bytes)
+        check("max_paragraphs", max_paragraphs)
         if not 0 <= min_bytes <= max_bytes:
-            raise OptionError(f"min_bytes must be from 0 to max_bytes ({max_bytes}), not {min_bytes}")
-        if max_paragraphs <= 0:
-            raise OptionError("max_paragraphs must be positive")
+            raise OptionError(f"min_bytes must be from 0 to max_bytes ({max_bytes}), not {min_bytes}",
+                              option="min_bytes")
         if no_stoplist not in NO_STOPLIST_MODES:
             raise OptionError(f"no_stoplist must be one of {', '.join(NO_STOPLIST_MODES)}, not {no_stoplist!r}")
         # a page in a language without a stoplist: cleaned in jusText's

@@ -387,7 +387,9 @@ class JustextPlusExtractor(Extractor):
                    "headings and title (the default)")
 
     def __init__(self, keep_meta: bool = False, outside: str = "good", main_share: float = 0.6,
-                 max_link_density: float = 0.5, **options: Any) -> None:
+                 region_max_link_density: float = 0.5, **options: Any) -> None:
+        # jusText's own parameters (max_link_density, length_low, ...) go to its engine; this
+        # extractor's link-density threshold inside the main region has a name of its own
         self.engine = JustextEngineExtractor(**options)
         if isinstance(keep_meta, str):
             keep_meta = keep_meta.lower() in ("1", "true", "yes")
@@ -397,13 +399,14 @@ class JustextPlusExtractor(Extractor):
         self.outside = outside
         try:
             self.main_share = float(main_share)
-            self.max_link_density = float(max_link_density)
+            self.region_max_link_density = float(region_max_link_density)
         except (TypeError, ValueError):
-            raise OptionError("main_share and max_link_density must be numbers") from None
+            raise OptionError("main_share and region_max_link_density must be numbers") from None
         if not 0.5 < self.main_share <= 1.0:
             raise OptionError(f"main_share must be in (0.5, 1], not {main_share!r}")
-        if not 0.0 <= self.max_link_density <= 1.0:
-            raise OptionError(f"max_link_density must be in [0, 1], not {max_link_density!r}")
+        if not 0.0 <= self.region_max_link_density <= 1.0:
+            raise OptionError(f"region_max_link_density must be in [0, 1], not {region_max_link_density!r}",
+                              option="region_max_link_density")
 
     # -- evidence ----------------------------------------------------------------
     @staticmethod
@@ -725,7 +728,7 @@ class JustextPlusExtractor(Extractor):
             headed_before[i] = inside[i] and not heads[i]
         keep = [False] * n
         reason: list[str | None] = [None] * n
-        keep_meta, max_ld, outside = self.keep_meta, self.max_link_density, self.outside
+        keep_meta, max_ld, outside = self.keep_meta, self.region_max_link_density, self.outside
         for i in range(n):
             kind = kind_of[i]
             if kind is not None and kind != "meta":

@@ -38,6 +38,7 @@ from typing import Iterable
 
 from ..document import BAD, Document
 from ..extractors.base import OptionError
+from ..options import default
 from ..stage import DocumentStage
 from .identify import UNDETERMINED, identify
 from .sample import language_sample
@@ -89,10 +90,11 @@ def langdetect_scores(text: str) -> tuple[str, float, float]:
 class LanguageFilter(DocumentStage):
     name = "langfilter"
 
-    def __init__(self, languages: Iterable[str] | str | None = None, min_confidence: float = 0.5,
+    def __init__(self, languages: Iterable[str] | str | None = None,
+                 min_confidence: float = default("min_lang_confidence"),
                  method: str = "fast", paragraph_level: bool = False, second_opinion: bool = True,
                  second_opinion_below: float = 0.75, min_paragraph_words: int = 5,
-                 paragraph_min_confidence: float = 0.8) -> None:
+                 paragraph_min_confidence: float = default("paragraph_min_confidence")) -> None:
         super().__init__()
         if isinstance(languages, str):
             languages = [l for l in languages.split(",") if l.strip()]

@@ -579,7 +579,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
 
     reason = [None] * n
     keep_meta = extractor.keep_meta
-    max_ld = extractor.max_link_density
+    max_ld = extractor.region_max_link_density
     outside = extractor.outside
     outside_mode = 0 if outside == "drop" else 1 if outside == "justext" else 2 if outside == "good" else 0
     line_verdict = jp.line_verdict
