@@ -310,6 +310,12 @@ def test_build_on_spark_reads_and_writes_in_the_executors(spark_context, tmp_pat
     def no_reading(self):
         raise AssertionError("the driver read the input")
     monkeypatch.setattr(Reader, "read", no_reading)
+    # nor does a rejected document: the tasks write the rejects file's lines, the driver concatenates
+    from corpustool.cli.common import RejectsWriter
+
+    def no_rejects_in_driver(self, doc, stage):
+        raise AssertionError("a rejected document passed through the driver")
+    monkeypatch.setattr(RejectsWriter, "__call__", no_rejects_in_driver)
     executor = SparkExecutor(workers=2)
     spark_stats, spark_rejects, spark_pipe = build_run([str(tmp_path / "crawl"), last.as_uri()],
                                                        tmp_path / "spark.vert.gz", executor, engine="spark")

@@ -364,11 +364,14 @@ def _final_drop(rec: tuple) -> tuple[int, tuple[int, Any]]:
 
 
 def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: list[Stage],
-                decided: int, first_no: int, part_no: int, records: Iterable[tuple]) -> Iterator[dict]:
+                decided: int, first_no: int, reject_lines: tuple | None, part_no: int,
+                records: Iterable[tuple]) -> Iterator[dict]:
     """Write one part: the kept documents of input partition ``part_no`` (sorted by global position)
     through the remaining stages (``tail``; the first ``decided`` of them apply decisions made
-    elsewhere) into ``part-NNNNN<suffix>``; the dropped ones (with their stage number) into
-    ``rejects-NNNNN.jsonl``. Yields one small summary: counts, checksum, counters, profile."""
+    elsewhere) into ``part-NNNNN<suffix>``; the dropped ones into ``rejects-NNNNN.jsonl``: the
+    rejects file's own lines when ``reject_lines`` is (line function, stage names), so the driver
+    only concatenates them, else (stage number, document) records for the driver's drop handlers.
+    Yields one small summary: counts, checksum, counters, profile."""
     import hashlib
     import json
     from collections import Counter
@@ -393,8 +396,12 @@ def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: 
         def reject(stage_no: int, doc: Document) -> None:
             nonlocal n_rejects
             n_rejects += 1
-            rej.write(json.dumps({"stage_no": stage_no, "doc": _strip(doc).to_dict(with_raw=False)},
-                                 ensure_ascii=False) + "\n")
+            if reject_lines is not None:
+                line, names = reject_lines
+                rej.write(line(doc, names[stage_no]))
+            else:
+                rej.write(json.dumps({"stage_no": stage_no, "doc": _strip(doc).to_dict(with_raw=False)},
+                                     ensure_ascii=False) + "\n")
 
         for i, st in enumerate(stages):
             st.on_drop = (lambda doc, _name, k=first_no + i: reject(k, doc))
@@ -430,6 +437,17 @@ def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: 
            "stats": [(first_no + i, st.stats) for i, st in enumerate(stages)],
            "counts": dict(counts), "profile": profile.state(),
            "structures": {k: sorted(v) for k, v in getattr(writer, "structures", {}).items()}}
+
+
+def _rejects_file_of(stages: list[Stage]) -> Any:
+    """The drop handler shared by every stage when it is a rejects file whose lines a task can
+    write itself (``line``, ``append_file``: :class:`corpustool.cli.common.RejectsWriter`), else
+    None (then the driver feeds each drop to its stage's handler)."""
+    handlers = {id(s.on_drop): s.on_drop for s in stages}
+    if len(handlers) != 1:
+        return None
+    handler = next(iter(handlers.values()))
+    return handler if hasattr(handler, "line") and hasattr(handler, "append_file") else None
 
 
 # -- the executor ------------------------------------------------------------------
@@ -685,6 +703,7 @@ class SparkExecutor:
         onion = local[0] if local and _onion_pass1(local[0]) else None
         tail = local[1:] if onion is not None else local
         in_executors = all(s.parallel for s in tail)
+        lines_to = _rejects_file_of(stages) if in_executors else None
         clear_parts_dir(partsdir)
         summaries: list[dict] = []
         nparts = len(specs)
@@ -710,7 +729,8 @@ class SparkExecutor:
                     final = (kept.map(_final_kept).union(drops.map(_final_drop))
                              .repartitionAndSortWithinPartitions(nparts, _part_of))
                     write = partial(_write_part, partsdir, suffix, fmt, writer_options, [_shipped(s) for s in local],
-                                    1 if onion is not None else 0, len(distributed))
+                                    1 if onion is not None else 0, len(distributed),
+                                    None if lines_to is None else (lines_to.line, [s.name for s in stages]))
                     summaries = sorted(final.mapPartitionsWithIndex(write).collect(), key=lambda s: s["part"])
                 else:
                     # a stage that needs the ordered stream: the rest runs in the driver (one part)
@@ -734,7 +754,10 @@ class SparkExecutor:
             profile.merge(CorpusProfile.from_state(summary["profile"]))
             for k, v in summary["structures"].items():
                 structures.setdefault(k, set()).update(v)
-            self._replay_rejects(os.path.join(partsdir, summary["rejects"]), stages)
+            if lines_to is not None:        # the tasks wrote the rejects file's lines: concatenated
+                lines_to.append_file(os.path.join(partsdir, summary["rejects"]))
+            else:
+                self._replay_rejects(os.path.join(partsdir, summary["rejects"]), stages)
         manifest = {"format": fmt, "suffix": suffix, "documents": sum(s["docs"] for s in summaries),
                     "rejected": sum(s["rejected"] for s in summaries), "inputs": [s[2] for s in specs],
                     "parts": [{k: s[k] for k in ("file", "docs", "bytes", "sha256", "rejects", "rejected")}
@@ -754,7 +777,7 @@ class SparkExecutor:
                          stream: Iterable[Document]) -> dict:
         """The fallback: the ordered stream written by the driver as the one part."""
         os.makedirs(partsdir, exist_ok=True)
-        summary = next(_write_part(partsdir, suffix, fmt, writer_options, [], 0, 0, 0,
+        summary = next(_write_part(partsdir, suffix, fmt, writer_options, [], 0, 0, None, 0,
                                    ((0, (_DOC, doc)) for doc in stream)))
         summary["stats"] = []
         return summary
