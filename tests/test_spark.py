@@ -390,3 +390,42 @@ def test_spark_plans_use_only_the_stages_public_hooks():
     for inside in (".seen", ".index", "HashSet", "engine.out", "ExactDuplicates(", "_absorbing",
                    "OnionEngine", "DocumentUnit", "text_fingerprint", "document_tokens", ".sketcher"):
         assert inside not in source, inside
+
+
+@needs_spark
+def test_build_on_spark_splits_big_warc_files_on_record_boundaries(spark_context, tmp_path, monkeypatch):
+    """Big WARC files (per-record gzip and uncompressed) read in byte ranges, one partition each:
+    the corpus after merge, the statistics and the rejects are the local run's; a file where a
+    range would begin inside a quoted WARC record is read again as one partition."""
+    import gzip
+
+    from corpustool.executors.spark import SparkExecutor
+    from corpustool.writers.parts import read_manifest
+    from test_warc_ranges import _file, _record
+
+    plain = tmp_path / "in" / "crawl-plain.warc"
+    plain.parent.mkdir()
+    plain.write_bytes(gzip.decompress(CRAWL.read_bytes()))
+    inner = b"".join(_record(100 + i) for i in range(3))
+    trap = tmp_path / "in" / "quoted.warc"
+    trap.write_bytes(_file([_record(i) for i in range(6)] + [_record(50, "resource", inner)]
+                           + [_record(i) for i in range(6, 12)], False))
+    inputs = [str(CRAWL), str(tmp_path / "in")]
+    local_stats, local_rejects, _ = build_run(inputs, tmp_path / "local.vert.gz")
+    local_out = (tmp_path / "local.vert.gz").read_bytes()
+
+    executor = SparkExecutor(workers=2, split_bytes=20000, merge=False)
+    spark_stats, spark_rejects, _ = build_run(inputs, tmp_path / "spark.vert.gz", executor)
+    manifest = read_manifest(str(tmp_path / "spark.vert.gz.parts"))
+    ranged = [i for i in manifest["inputs"] if " bytes " in i]
+    # the demo crawl (91 KB) and its uncompressed copy in ranges of 20 KB; the quoted file whole
+    assert sum(str(CRAWL) in i for i in ranged) == 5
+    assert sum("crawl-plain" in i for i in ranged) == -(-plain.stat().st_size // 20000) > 5
+    assert str(trap) in manifest["inputs"]
+    assert executor.last_build["partitions"] == len(manifest["parts"]) == len(ranged) + 1
+    from corpustool.cli import main
+    assert main(["merge", str(tmp_path / "spark.vert.gz.parts"), "-o", str(tmp_path / "merged.vert.gz")]) == 0
+    assert (tmp_path / "merged.vert.gz").read_bytes() == local_out
+    assert spark_stats == local_stats
+    _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+    assert gzip.decompress(local_out).count(b"<doc ") >= 10

@@ -62,7 +62,9 @@ import numpy as np
 from ..document import Document
 from ..stage import Stage, StageStats
 
-_DOC, _DROP, _STATS = 0, 1, 2
+from .spark_input import DOC as _DOC, DROP as _DROP, STATS as _STATS
+from .spark_input import input_partitions, local_path, merge_read_summaries, read_input
+from .spark_input import key as _key, part_of as _part_of
 
 
 def spark_available() -> str | None:
@@ -79,51 +81,13 @@ def spark_available() -> str | None:
 
 # -- work done in the executors (module-level, so Spark pickles references only) --
 #
-# A record's key is its place in the global document order: (input partition << 32) | its number
-# in the partition; input partitions are numbered in input order (file index), so keys sort as a
-# local run reads. The final partitioning is by input partition (``_part_of``).
-
-_SEQ_BITS = 32
-
-
-def _key(part: int, seq: int) -> int:
-    return (part << _SEQ_BITS) | seq
-
-
-def _part_of(key: int) -> int:
-    return key >> _SEQ_BITS
+# A record's key is its place in the global document order (spark_input.key: partition, number in
+# it); the final partitioning is by input partition (``_part_of``).
 
 
 def _load_chunk(path: str) -> Iterator[tuple[int, Document]]:
     with open(path, "rb") as fh:
         yield from pickle.load(fh)
-
-
-def local_path(path: str) -> str | None:
-    """The local file of an input named by a path or a ``file:`` URI; None for another scheme."""
-    if path.startswith("file:"):
-        return urlsplit(path).path or "/"
-    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", path):
-        return None
-    return path
-
-
-def _read_partition(input_format: str, max_bytes: int | None, backend: str | None,
-                    specs: Iterable[tuple]) -> Iterator[tuple]:
-    """Read input files where the task runs: tagged document records in file order, then the read
-    stage's counters and notes (a summary). ``specs``: (partition, path, display, root)."""
-    from ..readers.reader import Reader
-
-    for part, path, display, root in specs:
-        reader = Reader([path], input_format=input_format, max_bytes=max_bytes, backend=backend,
-                        defer_decoding=True)
-        reader.hold_notes = True
-        seq = 0
-        for doc in reader._read_file(path, display, root):
-            reader._count(doc)
-            yield (_DOC, _key(part, seq), doc)
-            seq += 1
-        yield (_STATS, -1, (reader.stats, reader.notes))
 
 
 def _strip(doc: Document) -> Document:
@@ -565,7 +529,7 @@ def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
                  workdir: str | None = None, conf: dict[str, str] | None = None,
-                 doc_timeout: float | None = 60.0, merge: bool = True) -> None:
+                 doc_timeout: float | None = 60.0, merge: bool = True, split_bytes: int | None = None) -> None:
         from ..extractors.base import OptionError
         from .local import check_doc_timeout
 
@@ -575,6 +539,8 @@ class SparkExecutor:
             raise OptionError("--workers must be at least 1")
         if chunk_size < 1:
             raise OptionError("chunk_size must be at least 1")
+        if split_bytes is not None and split_bytes < 0:
+            raise OptionError("split_bytes must be 0 (no split) or more")
         reason = spark_available()
         if reason:
             raise OptionError(f"the Spark engine is unavailable: {reason}")
@@ -587,6 +553,9 @@ class SparkExecutor:
         self.doc_timeout = check_doc_timeout(doc_timeout)
         # build(): merge the parts into the output file (else only OUTPUT.parts/ is written)
         self.merge = merge
+        # build(): WARC files bigger than this are read in byte ranges, one partition each (None: Spark's
+        # spark.files.maxPartitionBytes, 128 MB by default; 0: one partition per file)
+        self.split_bytes = split_bytes
         self.last_build: dict | None = None     # what build() did (partitions, parts, where)
 
     # The stages Spark runs: the longest prefix of per-document stages and
@@ -616,7 +585,7 @@ class SparkExecutor:
                     rdd = sc.parallelize(chunks, parts).flatMap(_load_chunk)
                     kept, side, late, persisted = self._distributed(sc, rdd, parts, distributed, onion)
                     try:
-                        self._merge_counters(sc, side, stages, None, late)
+                        self._merge_counters(sc, side, stages, late)
                         stream = self._ordered(sc, kept, side, parts, stages)
                         for st in local:
                             # pass 2 was decided in the executors: the driver only applies the decisions
@@ -660,24 +629,6 @@ class SparkExecutor:
     def can_build(self, pipeline: Any) -> bool:
         return pipeline.output != "-" and "-" not in pipeline.inputs
 
-    def list_inputs(self, reader: Any, inputs: list[str]) -> list[tuple[int, str, str, str | None]]:
-        """The input partitions, in input order: (partition, path, display name, directory root).
-        The driver lists files only (directories walked in sorted order, as a local run reads them);
-        the executors open them."""
-        specs: list[tuple[int, str, str, str | None]] = []
-        for inp in inputs:
-            path = local_path(inp)
-            if path is None:
-                from ..extractors.base import OptionError
-                raise OptionError(f"input {inp}: only local paths and file: URIs are read by the Spark "
-                                  f"engine so far (mount the store, docs/spark.md)")
-            if os.path.isdir(path):
-                for f in reader._walk(path):
-                    specs.append((len(specs), f, f, path))
-            else:
-                specs.append((len(specs), path, inp if path == inp else path, None))
-        return specs
-
     def build(self, pipeline: Any, commit: bool = True) -> dict:
         """Run ``pipeline`` on Spark: each input file is a partition read in its task; every stage
         runs in the executors (the driver only decides near-duplicates over verified pairs and merges
@@ -698,7 +649,7 @@ class SparkExecutor:
         fmt = pipeline.output_format or format_for(output)
         suffix = {"vert": ".vert", "text": ".txt", "jsonl": ".jsonl"}[fmt] + (".gz" if output.endswith(".gz") else "")
         writer_options = pipeline._writer_options()
-        specs = self.list_inputs(reader, pipeline.inputs)
+        specs = input_partitions(reader, pipeline.inputs, None)     # the files (refuses other URIs)
         distributed, local = self.split(stages)
         onion = local[0] if local and _onion_pass1(local[0]) else None
         tail = local[1:] if onion is not None else local
@@ -714,16 +665,14 @@ class SparkExecutor:
             sc, created = self._context()
             persisted: list = []
             try:
-                read = (sc.parallelize(specs, nparts)
-                        .mapPartitions(partial(_read_partition, pipeline.input_format, reader.max_bytes,
-                                               reader.backend)))
-                from pyspark import StorageLevel
-                read = read.persist(StorageLevel.MEMORY_AND_DISK)
+                specs, read, docs, read_summaries = read_input(sc, reader, pipeline.input_format,
+                                                               pipeline.inputs, self._split_bytes(sc))
                 persisted.append(read)
-                docs = read.filter(_tag_is(_DOC)).map(_untag)
-                kept, side, late, more = self._distributed(sc, docs, nparts, distributed, onion, [read])
+                nparts = len(specs)
+                merge_read_summaries(reader, read_summaries)
+                kept, side, late, more = self._distributed(sc, docs, nparts, distributed, onion)
                 persisted += more
-                self._merge_counters(sc, side, stages, reader, late)
+                self._merge_counters(sc, side, stages, late)
                 if in_executors:
                     drops = self._drops(sc, side, nparts)
                     final = (kept.map(_final_kept).union(drops.map(_final_drop))
@@ -759,7 +708,7 @@ class SparkExecutor:
             else:
                 self._replay_rejects(os.path.join(partsdir, summary["rejects"]), stages)
         manifest = {"format": fmt, "suffix": suffix, "documents": sum(s["docs"] for s in summaries),
-                    "rejected": sum(s["rejected"] for s in summaries), "inputs": [s[2] for s in specs],
+                    "rejected": sum(s["rejected"] for s in summaries), "inputs": [s[2] if s[4] is None else f"{s[2]} bytes {s[4][0]}-{s[4][1]}" for s in specs],
                     "parts": [{k: s[k] for k in ("file", "docs", "bytes", "sha256", "rejects", "rejected")}
                               for s in summaries]}
         write_manifest(partsdir, manifest)
@@ -771,6 +720,16 @@ class SparkExecutor:
             result.update(ready=None if commit else ready, plain=None if commit else plain)
         self.last_build = {k: v for k, v in result.items() if k != "profile"}
         return result
+
+    def _split_bytes(self, sc: Any) -> int:
+        if self.split_bytes is not None:
+            return self.split_bytes
+        from ..readers.warc_ranges import SPLIT_BYTES
+
+        try:
+            return int(sc._jsc.sc().conf().getSizeAsBytes("spark.files.maxPartitionBytes", str(SPLIT_BYTES)))
+        except Exception:       # a gateway without it: Spark's default
+            return SPLIT_BYTES
 
     @staticmethod
     def _write_in_driver(partsdir: str, suffix: str, fmt: str, writer_options: dict,
@@ -794,25 +753,13 @@ class SparkExecutor:
                     stage.on_drop(Document.from_dict(rec["doc"]), stage.name)
 
     # -- the plan ---------------------------------------------------------------------------------
-    def _merge_counters(self, sc: Any, side: list, stages: list[Stage], reader: Any, late: list) -> None:
+    def _merge_counters(self, sc: Any, side: list, stages: list[Stage], late: list) -> None:
         """The per-task counter records (one job), merged into the driver's stage objects."""
-        if not side:
-            return
-        notes: list[str] = []
-        for _tag, stage_no, stats in sc.union([part.filter(_tag_is(_STATS)) for part in side]).collect():
-            if stage_no < 0:
-                stats, file_notes = stats
-                if reader is not None:
-                    reader.stats.merge(stats)
-                notes += file_notes
-            else:
+        if side:
+            for _tag, stage_no, stats in sc.union([part.filter(_tag_is(_STATS)) for part in side]).collect():
                 stages[stage_no].stats.merge(stats)
         for call in late:
             call()
-        if reader is not None and notes:
-            reader.notes.extend(notes)
-            if not (reader.hold_notes and reader.stats.docs_in == 0):
-                reader.flush_notes()
 
     @staticmethod
     def _drops(sc: Any, side: list, parts: int) -> Any:
