@@ -1,6 +1,11 @@
 """Run the pipeline's stages on Apache Spark through pyspark (local mode or a cluster).
 
-Same interface as :class:`corpustool.executors.local.LocalExecutor`:
+``build(pipeline)`` (``corpustool build --engine spark``): the executors read the input
+(:mod:`.spark_input`: files and byte ranges of big WARC files), run every stage and write the
+corpus and the rejects as part files; the driver holds decisions and counters (docs/spark.md).
+
+For library use, ``run(docs, stages)`` has the interface of
+:class:`corpustool.executors.local.LocalExecutor`:
 ``run(docs, stages)`` yields the kept documents in input order, merges every
 stage's counters into the stage objects of the driver and reports dropped
 documents to each stage's ``on_drop`` in input order, so the corpus, the
