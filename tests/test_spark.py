@@ -429,3 +429,31 @@ def test_build_on_spark_splits_big_warc_files_on_record_boundaries(spark_context
     assert spark_stats == local_stats
     _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
     assert gzip.decompress(local_out).count(b"<doc ") >= 10
+
+
+@needs_spark
+def test_build_on_spark_reads_inputs_through_hadoop(spark_context, tmp_path):
+    """Inputs read through Hadoop's file system (``sc.binaryFiles``), as an hdfs:// or s3a:// URI
+    is: here file: URIs sent that way. A directory of WARC files (walked as a local run walks it), a
+    WARC file and a JSON Lines file: the corpus, statistics and rejects of the local run."""
+    from corpustool.executors.spark import SparkExecutor
+
+    paths = split_warc(CRAWL, tmp_path / "crawl", 3)
+    single = tmp_path / "alone.warc.gz"
+    paths[2].rename(single)
+    (tmp_path / "crawl" / "notes.txt").write_text("not an archive: skipped in a directory\n")
+    pages = tmp_path / "pages.jsonl"
+    pages.write_text("".join(json.dumps({"id": f"j{i}", "url": f"https://j.example/{i}", "html": _page(f"J{i}", t)})
+                             + "\n" for i, t in enumerate(_TEXTS[:3])), encoding="utf-8")
+    local_stats, local_rejects, _ = build_run([str(tmp_path / "crawl"), str(single), str(pages)],
+                                              tmp_path / "local.vert.gz")
+    executor = SparkExecutor(workers=2)
+    executor.through_hadoop = lambda inp: inp.startswith("file:")
+    spark_stats, spark_rejects, _ = build_run([(tmp_path / "crawl").as_uri(), single.as_uri(), pages.as_uri()],
+                                              tmp_path / "spark.vert.gz", executor, engine="spark")
+    assert (tmp_path / "spark.vert.gz").read_bytes() == (tmp_path / "local.vert.gz").read_bytes()
+    assert spark_stats == local_stats
+    _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+    # two WARCs and the text file in the directory, two files: all read through Hadoop
+    assert executor.last_build["partitions"] == executor.last_build["hadoop_partitions"] == 5
+    assert any(s["extra"].get("skipped:file-type") == 1 for s in local_stats)

@@ -408,6 +408,16 @@ def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: 
            "structures": {k: sorted(v) for k, v in getattr(writer, "structures", {}).items()}}
 
 
+def _input_name(spec: tuple) -> str:
+    """An input partition as the manifest names it: the file, with its byte range if it is one."""
+    rng = spec[4]
+    return f"{spec[2]} bytes {rng[0]}-{rng[1]}" if isinstance(rng, tuple) else spec[2]
+
+
+def _not_local(inp: str) -> bool:
+    return local_path(inp) is None
+
+
 def _rejects_file_of(stages: list[Stage]) -> Any:
     """The drop handler shared by every stage when it is a rejects file whose lines a task can
     write itself (``line``, ``append_file``: :class:`corpustool.cli.common.RejectsWriter`), else
@@ -561,6 +571,9 @@ class SparkExecutor:
         # build(): WARC files bigger than this are read in byte ranges, one partition each (None: Spark's
         # spark.files.maxPartitionBytes, 128 MB by default; 0: one partition per file)
         self.split_bytes = split_bytes
+        # build(): which inputs are read through Hadoop's file system (sc.binaryFiles); None: URIs
+        # with a scheme other than file: (file: URIs and paths are read directly)
+        self.through_hadoop: Any = None
         self.last_build: dict | None = None     # what build() did (partitions, parts, where)
 
     # The stages Spark runs: the longest prefix of per-document stages and
@@ -635,7 +648,8 @@ class SparkExecutor:
         return pipeline.output != "-" and "-" not in pipeline.inputs
 
     def build(self, pipeline: Any, commit: bool = True) -> dict:
-        """Run ``pipeline`` on Spark: each input file is a partition read in its task; every stage
+        """Run ``pipeline`` on Spark: each input file (or byte range of a big WARC file, or file
+        read through Hadoop) is a partition read in its task; every stage
         runs in the executors (the driver only decides near-duplicates over verified pairs and merges
         counters); each partition's kept documents are written by its task as a part in
         ``OUTPUT.parts/`` with its rejects; the driver writes the manifest, feeds the rejects to the
@@ -643,9 +657,8 @@ class SparkExecutor:
 
         Returns {"parts": directory, "profile", "structures", "ready"/"plain" (the merged output
         waiting for commit_output, or None)}."""
-        from ..corpus_profile import CorpusProfile
         from ..writers.base import format_for
-        from ..writers.parts import clear_parts_dir, merge_parts, write_manifest
+        from ..writers.parts import clear_parts_dir
 
         output = pipeline.output
         stages = pipeline.stages
@@ -654,7 +667,9 @@ class SparkExecutor:
         fmt = pipeline.output_format or format_for(output)
         suffix = {"vert": ".vert", "text": ".txt", "jsonl": ".jsonl"}[fmt] + (".gz" if output.endswith(".gz") else "")
         writer_options = pipeline._writer_options()
-        specs = input_partitions(reader, pipeline.inputs, None)     # the files (refuses other URIs)
+        # the local files (Hadoop URIs are listed once the context runs)
+        specs = input_partitions(reader, pipeline.inputs, None, through_hadoop=self.through_hadoop)
+        remote = [i for i in pipeline.inputs if (self.through_hadoop or _not_local)(i)]
         distributed, local = self.split(stages)
         onion = local[0] if local and _onion_pass1(local[0]) else None
         tail = local[1:] if onion is not None else local
@@ -663,17 +678,22 @@ class SparkExecutor:
         clear_parts_dir(partsdir)
         summaries: list[dict] = []
         nparts = len(specs)
-        if nparts == 0:
+        if nparts == 0 and not remote:
             for _ in _chain(iter(()), stages):
                 pass
         else:
             sc, created = self._context()
             persisted: list = []
             try:
-                specs, read, docs, read_summaries = read_input(sc, reader, pipeline.input_format,
-                                                               pipeline.inputs, self._split_bytes(sc))
-                persisted.append(read)
+                specs, read, docs, read_summaries = read_input(sc, reader, pipeline.input_format, pipeline.inputs,
+                                                               self._split_bytes(sc), self.through_hadoop)
                 nparts = len(specs)
+                if nparts == 0:         # Hadoop directories without a file
+                    for _ in _chain(iter(()), stages):
+                        pass
+                    return self._finish_build([], specs, partsdir, output, fmt, suffix, stages, lines_to,
+                                              in_executors, commit)
+                persisted.append(read)
                 merge_read_summaries(reader, read_summaries)
                 kept, side, late, more = self._distributed(sc, docs, nparts, distributed, onion)
                 persisted += more
@@ -697,6 +717,16 @@ class SparkExecutor:
                     r.unpersist()
                 if created:
                     sc.stop()
+        return self._finish_build(summaries, specs, partsdir, output, fmt, suffix, stages, lines_to,
+                                  in_executors, commit)
+
+    def _finish_build(self, summaries: list[dict], specs: list[tuple], partsdir: str, output: str, fmt: str,
+                      suffix: str, stages: list[Stage], lines_to: Any, in_executors: bool, commit: bool) -> dict:
+        """The driver's share after the tasks wrote the parts: counters, rejects, manifest, merge."""
+        from ..corpus_profile import CorpusProfile
+        from ..writers.parts import merge_parts, write_manifest
+
+        nparts = len(specs)
         # counters of the stages run by the writing tasks; rejects to the drop handlers, in order
         profile = CorpusProfile()
         structures: dict[str, set[str]] = {}
@@ -713,12 +743,13 @@ class SparkExecutor:
             else:
                 self._replay_rejects(os.path.join(partsdir, summary["rejects"]), stages)
         manifest = {"format": fmt, "suffix": suffix, "documents": sum(s["docs"] for s in summaries),
-                    "rejected": sum(s["rejected"] for s in summaries), "inputs": [s[2] if s[4] is None else f"{s[2]} bytes {s[4][0]}-{s[4][1]}" for s in specs],
+                    "rejected": sum(s["rejected"] for s in summaries), "inputs": [_input_name(s) for s in specs],
                     "parts": [{k: s[k] for k in ("file", "docs", "bytes", "sha256", "rejects", "rejected")}
                               for s in summaries]}
         write_manifest(partsdir, manifest)
         result = {"parts": partsdir, "profile": profile, "structures": structures or None,
-                  "ready": None, "plain": None, "partitions": nparts, "in_executors": in_executors}
+                  "ready": None, "plain": None, "partitions": nparts, "in_executors": in_executors,
+                  "hadoop_partitions": sum(spec[4] == "hadoop" for spec in specs)}
         if self.merge:
             ready, plain = merge_parts(partsdir, output, commit=commit)
             shutil.rmtree(partsdir, ignore_errors=True)

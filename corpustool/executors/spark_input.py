@@ -44,16 +44,50 @@ def local_path(path: str) -> str | None:
     return path
 
 
+def hadoop_files(sc: Any, uri: str) -> tuple[list[str], str | None]:
+    """The files a Hadoop URI names (a directory walked as a local run walks one: entries sorted by
+    name, subdirectories in place), and the directory's own URI (None for a file). Listed through
+    the JVM's Hadoop file system in the driver; no byte is read."""
+    from ..errors import OptionError
+
+    jvm = sc._jvm
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    try:
+        fs = path.getFileSystem(sc._jsc.hadoopConfiguration())
+        status = fs.getFileStatus(path)
+    except Exception as exc:        # no such file, no file system for the scheme (a Py4J error)
+        java = getattr(exc, "java_exception", None)
+        lines = (java.toString() if java is not None else str(exc)).strip().splitlines()
+        raise OptionError(f"input {uri}: cannot be listed through Hadoop "
+                          f"({lines[0][:300] if lines else type(exc).__name__})") from None
+
+    def walk(directory: Any) -> Iterator[str]:
+        for st in sorted(fs.listStatus(directory), key=lambda st: st.getPath().getName()):
+            if st.isDirectory():
+                yield from walk(st.getPath())
+            else:
+                yield st.getPath().toString()
+
+    if status.isDirectory():
+        return list(walk(status.getPath())), status.getPath().toString()
+    return [status.getPath().toString()], None
+
+
 def input_partitions(reader: Any, inputs: list[str], split_bytes: int | None,
-                     whole: frozenset[str] = frozenset()) -> list[tuple]:
+                     whole: frozenset[str] = frozenset(), sc: Any = None,
+                     through_hadoop: Any = None) -> list[tuple]:
     """The input partitions, in input order: (partition, path, display name, directory root, range),
-    range None (the whole file) or (start, end, range number, last range?). Directories are walked
-    in sorted order, as a local run reads them; WARC files (by name) bigger than ``split_bytes``
-    are cut into byte ranges, except those in ``whole``."""
+    range None (the whole file), (start, end, range number, last range?), or "hadoop" (a file read
+    through Hadoop's file system: ``sc.binaryFiles``). Directories are walked in sorted order, as a
+    local run reads them; WARC files (by name) bigger than ``split_bytes`` are cut into byte ranges,
+    except those in ``whole``. Without ``sc`` only local paths and ``file:`` URIs are accepted;
+    ``through_hadoop(uri)`` says which URIs Hadoop reads (default: those with a scheme other than
+    ``file:``)."""
     from ..errors import OptionError
     from ..readers.warc_ranges import byte_ranges, splittable_name
 
     specs: list[tuple] = []
+    hadoop = through_hadoop or (lambda inp: local_path(inp) is None)
 
     def add(path: str, display: str, root: str | None) -> None:
         size = 0
@@ -70,10 +104,19 @@ def input_partitions(reader: Any, inputs: list[str], split_bytes: int | None,
             specs.append((len(specs), path, display, root, None))
 
     for inp in inputs:
+        if hadoop(inp):
+            if sc is None:
+                continue        # listed when the context runs
+            files, root = hadoop_files(sc, inp)
+            for f in files:
+                if "," in f:
+                    raise OptionError(f"input {f}: a comma in a Hadoop path is not supported")
+                # a local run names the files of a directory by their path, a file by its name as given
+                display = f if root is not None else inp
+                specs.append((len(specs), f, local_path(display) if display.startswith("file:") else display,
+                              root, "hadoop"))
+            continue
         path = local_path(inp)
-        if path is None:
-            raise OptionError(f"input {inp}: only local paths and file: URIs are read by the Spark "
-                              f"engine so far (mount the store, docs/spark.md)")
         if os.path.isdir(path):
             for f in reader._walk(path):
                 add(f, f, path)
@@ -107,6 +150,40 @@ def read_partition(input_format: str, max_bytes: int | None, backend: str | None
         yield (STATS, -1, (part, reader.stats, reader.notes, found))
 
 
+def read_hadoop_files(input_format: str, max_bytes: int | None, backend: str | None, specs: Any,
+                      files: Iterable[tuple[str, bytes]]) -> Iterator[tuple]:
+    """Files Spark read through Hadoop (``binaryFiles``: (URI, contents)), each put in a local
+    temporary file under its own name (and its path below the input directory, for the URL of an
+    HTML file) and read as a local run reads it; keys and summaries as :func:`read_partition`.
+    ``specs``: broadcast {URI: spec}."""
+    import shutil
+    import tempfile
+
+    from urllib.parse import unquote
+
+    for uri, data in files:
+        part, _uri, display, root, _how = specs.value[uri]
+        tmp = tempfile.mkdtemp(prefix="corpustool-hadoop-")
+        cwd = os.getcwd()
+        try:
+            rel = unquote(uri[len(root) + 1:] if root and uri.startswith(root + "/") else uri.rsplit("/", 1)[-1])
+            local = os.path.join(tmp, *rel.split("/"))
+            os.makedirs(os.path.dirname(local), exist_ok=True)
+            with open(local, "wb") as fh:
+                fh.write(data)
+            del data
+            if root is None:
+                # a file named alone: an HTML page's URL is the path it is read by, here its name
+                # (the temporary directory's name would differ from run to run)
+                os.chdir(tmp)
+                local = os.path.basename(local)
+            yield from read_partition(input_format, max_bytes, backend,
+                                      [(part, local, display, tmp if root is not None else None, None)])
+        finally:
+            os.chdir(cwd)
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _is_stats(rec: tuple) -> bool:
     return rec[0] == STATS
 
@@ -130,8 +207,8 @@ def _untag(rec: tuple) -> tuple:
     return rec[1], rec[2]
 
 
-def read_input(sc: Any, reader: Any, input_format: str, inputs: list[str],
-               split_bytes: int | None) -> tuple[list[tuple], Any, Any, list[tuple]]:
+def read_input(sc: Any, reader: Any, input_format: str, inputs: list[str], split_bytes: int | None,
+               through_hadoop: Any = None) -> tuple[list[tuple], Any, Any, list[tuple]]:
     """Partition and read the input in the executors (one job for the summaries, the documents kept
     for the stages). Returns (partitions, the persisted read RDD, the (key, document) RDD, the
     read summaries in partition order)."""
@@ -141,11 +218,21 @@ def read_input(sc: Any, reader: Any, input_format: str, inputs: list[str],
 
     whole: frozenset[str] = frozenset()
     while True:
-        specs = input_partitions(reader, inputs, split_bytes, whole)
-        read = (sc.parallelize(specs, len(specs))
-                .mapPartitions(partial(read_partition, input_format, reader.max_bytes, reader.backend))
-                .persist(StorageLevel.MEMORY_AND_DISK))
-        summaries = read.filter(_is_stats).map(_summary).collect()
+        specs = input_partitions(reader, inputs, split_bytes, whole, sc, through_hadoop)
+        if not specs:
+            return specs, None, None, []        # an empty Hadoop directory
+        local = [s for s in specs if s[4] != "hadoop"]
+        remote = {s[1]: s for s in specs if s[4] == "hadoop"}
+        parts = []
+        if local:
+            parts.append(sc.parallelize(local, len(local))
+                         .mapPartitions(partial(read_partition, input_format, reader.max_bytes, reader.backend)))
+        if remote:
+            parts.append(sc.binaryFiles(",".join(remote), len(remote))
+                         .mapPartitions(partial(read_hadoop_files, input_format, reader.max_bytes, reader.backend,
+                                                sc.broadcast(remote))))
+        read = (parts[0] if len(parts) == 1 else sc.union(parts)).persist(StorageLevel.MEMORY_AND_DISK)
+        summaries = sorted(read.filter(_is_stats).map(_summary).collect(), key=lambda summary: summary[0])
         by_file: dict[str, list[tuple[int, Any]]] = {}
         for spec, (_part, _stats, _notes, found) in zip(specs, summaries):
             if found is not None:
