@@ -457,3 +457,44 @@ def test_build_on_spark_reads_inputs_through_hadoop(spark_context, tmp_path):
     # two WARCs and the text file in the directory, two files: all read through Hadoop
     assert executor.last_build["partitions"] == executor.last_build["hadoop_partitions"] == 5
     assert any(s["extra"].get("skipped:file-type") == 1 for s in local_stats)
+
+
+@needs_spark
+def test_two_pass_paragraph_dedup_runs_in_the_executors(spark_context, tmp_path, bench_lines):
+    """Onion with given duplicate n-grams (the two-pass form) is decided in the executors by the
+    same fixpoint as streaming: the local run's corpus, statistics and rejects."""
+    from corpustool.executors.spark import SparkExecutor
+
+    inputs = []
+    for i in range(3):
+        path = tmp_path / f"bench-{i}.jsonl"
+        path.write_text("".join(bench_html_line(l) for l in bench_lines[i::3]), encoding="utf-8")
+        inputs.append(str(path))
+    # and a page that repeats a paragraph of its own: not in G2+, so the two-pass form keeps both
+    repeat = f"<p>{_TEXTS[2]}</p>" * 2 + f"<p>{_TEXTS[3]}</p>"
+    with open(inputs[1], "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "repeats", "url": "https://r.example/", "html": f"<html><body>{repeat}</body></html>"})
+                 + "\n")
+    # G2+: two thirds of the n-grams in two or more of the benchmark's documents (as the stage hashes
+    # them; a file made from a larger crawl, say); the others take no part in the two-pass form
+    import numpy as np
+
+    from corpustool.dedup.onion import Onion
+    from corpustool.document import Document
+
+    probe = Onion()
+    seen = Counter(h for line in bench_lines for h in probe.ngram_keys(Document.from_dict(json.loads(line))))
+    g2 = np.array(sorted(h for h, n in seen.items() if n >= 2 and h % 3), dtype=np.uint64)
+    assert g2.size > 100
+    options = {"langfilter": False, "languages": ["auto"], "onion_options": {"dup_ngrams": g2}}
+    local_stats, local_rejects, _ = build_run(inputs, tmp_path / "local.vert", **options)
+    executor = SparkExecutor(workers=2)
+    spark_stats, spark_rejects, _ = build_run(inputs, tmp_path / "spark.vert", executor, engine="spark", **options)
+    assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
+    assert spark_stats == local_stats
+    _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+    words = [line.split("\t")[0] for line in (tmp_path / "local.vert").read_text().splitlines()]
+    assert words.count("bicycle") == 2      # the repeated paragraph, kept twice
+    para = {s["stage"]: s for s in local_stats}["dedup-para"]["extra"]
+    assert para["paragraphs_removed"] >= 20 and para["stored_hashes"] > 0
+    assert executor.last_build["in_executors"] and executor.last_build["partitions"] == 3
