@@ -158,11 +158,13 @@ class Pipeline:
         self.on_drop = on_drop
         # the clean stage, first of the stages, decompresses the pages in its supervised worker
         readable = list(inputs)
-        if self.options.engine == "spark":      # its executors also read file: URIs
+        remote: list[str] = []
+        if self.options.engine == "spark":      # its executors also read file: URIs, Hadoop reads the others
             from .executors.spark import local_path
             readable = [local_path(i) or i for i in inputs]
+            remote = [i for i in inputs if local_path(i) is None]
         self.reader = make_reader(readable, input_format=input_format, max_bytes=self.options.max_bytes,
-                                  defer_decoding=True)
+                                  defer_decoding=True, remote=remote)
         self.stages = build_stages(self.options)
         for st in [self.reader, *self.stages]:
             st.on_drop = on_drop

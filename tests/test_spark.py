@@ -310,6 +310,12 @@ def test_build_on_spark_reads_and_writes_in_the_executors(spark_context, tmp_pat
     def no_reading(self):
         raise AssertionError("the driver read the input")
     monkeypatch.setattr(Reader, "read", no_reading)
+    # nor does a rejected document: the tasks write the rejects file's lines, the driver concatenates
+    from corpustool.cli.common import RejectsWriter
+
+    def no_rejects_in_driver(self, doc, stage):
+        raise AssertionError("a rejected document passed through the driver")
+    monkeypatch.setattr(RejectsWriter, "__call__", no_rejects_in_driver)
     executor = SparkExecutor(workers=2)
     spark_stats, spark_rejects, spark_pipe = build_run([str(tmp_path / "crawl"), last.as_uri()],
                                                        tmp_path / "spark.vert.gz", executor, engine="spark")
@@ -384,3 +390,111 @@ def test_spark_plans_use_only_the_stages_public_hooks():
     for inside in (".seen", ".index", "HashSet", "engine.out", "ExactDuplicates(", "_absorbing",
                    "OnionEngine", "DocumentUnit", "text_fingerprint", "document_tokens", ".sketcher"):
         assert inside not in source, inside
+
+
+@needs_spark
+def test_build_on_spark_splits_big_warc_files_on_record_boundaries(spark_context, tmp_path, monkeypatch):
+    """Big WARC files (per-record gzip and uncompressed) read in byte ranges, one partition each:
+    the corpus after merge, the statistics and the rejects are the local run's; a file where a
+    range would begin inside a quoted WARC record is read again as one partition."""
+    import gzip
+
+    from corpustool.executors.spark import SparkExecutor
+    from corpustool.writers.parts import read_manifest
+    from test_warc_ranges import _file, _record
+
+    plain = tmp_path / "in" / "crawl-plain.warc"
+    plain.parent.mkdir()
+    plain.write_bytes(gzip.decompress(CRAWL.read_bytes()))
+    inner = b"".join(_record(100 + i) for i in range(3))
+    trap = tmp_path / "in" / "quoted.warc"
+    trap.write_bytes(_file([_record(i) for i in range(6)] + [_record(50, "resource", inner)]
+                           + [_record(i) for i in range(6, 12)], False))
+    inputs = [str(CRAWL), str(tmp_path / "in")]
+    local_stats, local_rejects, _ = build_run(inputs, tmp_path / "local.vert.gz")
+    local_out = (tmp_path / "local.vert.gz").read_bytes()
+
+    executor = SparkExecutor(workers=2, split_bytes=20000, merge=False)
+    spark_stats, spark_rejects, _ = build_run(inputs, tmp_path / "spark.vert.gz", executor)
+    manifest = read_manifest(str(tmp_path / "spark.vert.gz.parts"))
+    ranged = [i for i in manifest["inputs"] if " bytes " in i]
+    # the demo crawl (91 KB) and its uncompressed copy in ranges of 20 KB; the quoted file whole
+    assert sum(str(CRAWL) in i for i in ranged) == 5
+    assert sum("crawl-plain" in i for i in ranged) == -(-plain.stat().st_size // 20000) > 5
+    assert str(trap) in manifest["inputs"]
+    assert executor.last_build["partitions"] == len(manifest["parts"]) == len(ranged) + 1
+    from corpustool.cli import main
+    assert main(["merge", str(tmp_path / "spark.vert.gz.parts"), "-o", str(tmp_path / "merged.vert.gz")]) == 0
+    assert (tmp_path / "merged.vert.gz").read_bytes() == local_out
+    assert spark_stats == local_stats
+    _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+    assert gzip.decompress(local_out).count(b"<doc ") >= 10
+
+
+@needs_spark
+def test_build_on_spark_reads_inputs_through_hadoop(spark_context, tmp_path):
+    """Inputs read through Hadoop's file system (``sc.binaryFiles``), as an hdfs:// or s3a:// URI
+    is: here file: URIs sent that way. A directory of WARC files (walked as a local run walks it), a
+    WARC file and a JSON Lines file: the corpus, statistics and rejects of the local run."""
+    from corpustool.executors.spark import SparkExecutor
+
+    paths = split_warc(CRAWL, tmp_path / "crawl", 3)
+    single = tmp_path / "alone.warc.gz"
+    paths[2].rename(single)
+    (tmp_path / "crawl" / "notes.txt").write_text("not an archive: skipped in a directory\n")
+    pages = tmp_path / "pages.jsonl"
+    pages.write_text("".join(json.dumps({"id": f"j{i}", "url": f"https://j.example/{i}", "html": _page(f"J{i}", t)})
+                             + "\n" for i, t in enumerate(_TEXTS[:3])), encoding="utf-8")
+    local_stats, local_rejects, _ = build_run([str(tmp_path / "crawl"), str(single), str(pages)],
+                                              tmp_path / "local.vert.gz")
+    executor = SparkExecutor(workers=2)
+    executor.through_hadoop = lambda inp: inp.startswith("file:")
+    spark_stats, spark_rejects, _ = build_run([(tmp_path / "crawl").as_uri(), single.as_uri(), pages.as_uri()],
+                                              tmp_path / "spark.vert.gz", executor, engine="spark")
+    assert (tmp_path / "spark.vert.gz").read_bytes() == (tmp_path / "local.vert.gz").read_bytes()
+    assert spark_stats == local_stats
+    _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+    # two WARCs and the text file in the directory, two files: all read through Hadoop
+    assert executor.last_build["partitions"] == executor.last_build["hadoop_partitions"] == 5
+    assert any(s["extra"].get("skipped:file-type") == 1 for s in local_stats)
+
+
+@needs_spark
+def test_two_pass_paragraph_dedup_runs_in_the_executors(spark_context, tmp_path, bench_lines):
+    """Onion with given duplicate n-grams (the two-pass form) is decided in the executors by the
+    same fixpoint as streaming: the local run's corpus, statistics and rejects."""
+    from corpustool.executors.spark import SparkExecutor
+
+    inputs = []
+    for i in range(3):
+        path = tmp_path / f"bench-{i}.jsonl"
+        path.write_text("".join(bench_html_line(l) for l in bench_lines[i::3]), encoding="utf-8")
+        inputs.append(str(path))
+    # and a page that repeats a paragraph of its own: not in G2+, so the two-pass form keeps both
+    repeat = f"<p>{_TEXTS[2]}</p>" * 2 + f"<p>{_TEXTS[3]}</p>"
+    with open(inputs[1], "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "repeats", "url": "https://r.example/", "html": f"<html><body>{repeat}</body></html>"})
+                 + "\n")
+    # G2+: two thirds of the n-grams in two or more of the benchmark's documents (as the stage hashes
+    # them; a file made from a larger crawl, say); the others take no part in the two-pass form
+    import numpy as np
+
+    from corpustool.dedup.onion import Onion
+    from corpustool.document import Document
+
+    probe = Onion()
+    seen = Counter(h for line in bench_lines for h in probe.ngram_keys(Document.from_dict(json.loads(line))))
+    g2 = np.array(sorted(h for h, n in seen.items() if n >= 2 and h % 3), dtype=np.uint64)
+    assert g2.size > 100
+    options = {"langfilter": False, "languages": ["auto"], "onion_options": {"dup_ngrams": g2}}
+    local_stats, local_rejects, _ = build_run(inputs, tmp_path / "local.vert", **options)
+    executor = SparkExecutor(workers=2)
+    spark_stats, spark_rejects, _ = build_run(inputs, tmp_path / "spark.vert", executor, engine="spark", **options)
+    assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
+    assert spark_stats == local_stats
+    _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+    words = [line.split("\t")[0] for line in (tmp_path / "local.vert").read_text().splitlines()]
+    assert words.count("bicycle") == 2      # the repeated paragraph, kept twice
+    para = {s["stage"]: s for s in local_stats}["dedup-para"]["extra"]
+    assert para["paragraphs_removed"] >= 20 and para["stored_hashes"] > 0
+    assert executor.last_build["in_executors"] and executor.last_build["partitions"] == 3

@@ -127,3 +127,17 @@ def test_dedup_bench_on_standalone_cluster(executor, tmp_path):
     assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
     assert spark_stats == local_stats
     _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+
+
+def test_demo_in_byte_ranges_on_standalone_cluster(executor, tmp_path):
+    """One WARC file read in byte ranges by the workers: the local run's corpus, statistics, rejects."""
+    local_stats, local_rejects, _ = build_run([str(CRAWL)], tmp_path / "local.vert.gz")
+    executor.split_bytes = 25000
+    try:
+        spark_stats, spark_rejects, _ = build_run([str(CRAWL)], tmp_path / "spark.vert.gz", executor, engine="spark")
+    finally:
+        executor.split_bytes = None
+    assert (tmp_path / "spark.vert.gz").read_bytes() == (tmp_path / "local.vert.gz").read_bytes()
+    assert spark_stats == local_stats
+    _same_rejects(local_rejects.splitlines(), spark_rejects.splitlines())
+    assert executor.last_build["partitions"] == 4

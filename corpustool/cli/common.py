@@ -263,10 +263,28 @@ class RejectsWriter:
     def __call__(self, doc: Document, stage: str) -> None:
         if self.fh is None:
             return
-        rec = {"id": doc.id, "url": doc.url, "source": doc.source, "stage": stage, "reason": doc.drop_reason}
         try:
-            self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            self.fh.write(self.line(doc, stage))
         except OSError as exc:          # a full disk: the message names the rejects file
+            from ..writers.base import named_error
+            raise named_error(exc, self.path) from None
+
+    @staticmethod
+    def line(doc: Document, stage: str) -> str:
+        """The line of one dropped document (also written by the Spark engine's tasks)."""
+        rec = {"id": doc.id, "url": doc.url, "source": doc.source, "stage": stage, "reason": doc.drop_reason}
+        return json.dumps(rec, ensure_ascii=False) + "\n"
+
+    def append_file(self, path: str) -> None:
+        """Lines written elsewhere by :meth:`line` (a Spark task's part), copied in as they are."""
+        if self.fh is None:
+            return
+        import shutil
+
+        try:
+            with open(path, encoding="utf-8") as src:
+                shutil.copyfileobj(src, self.fh, 1 << 20)
+        except OSError as exc:
             from ..writers.base import named_error
             raise named_error(exc, self.path) from None
 

@@ -1028,22 +1028,23 @@ def deduplicate_streaming(units: Iterable[Unit], opts: OnionOptions,
 class _KnownOutput:
     """G_out as one document sees it (:meth:`Onion.decide_alone`): hash -> kept by an earlier document."""
 
-    def __init__(self, in_out: dict[int, bool]) -> None:
+    def __init__(self, in_out: dict[int, bool], two_pass: "FlaggedHashSet | None" = None) -> None:
         self.in_out = in_out
+        self.two_pass = two_pass        # G2+ of the two-pass form: only its n-grams take part
 
     def __len__(self) -> int:
         return 0
 
-    def query(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def query(self, hashes: np.ndarray) -> tuple[np.ndarray, tuple]:
         get = self.in_out.get
         found = np.fromiter((get(int(h), False) for h in hashes), dtype=bool, count=hashes.size)
-        return found, found
+        return found, (found, None if self.two_pass is None else self.two_pass.in_g2(hashes))
 
-    def relevant(self, handle: np.ndarray) -> None:
-        return None
+    def relevant(self, handle: tuple) -> np.ndarray | None:
+        return handle[1]
 
-    def restrict(self, handle: np.ndarray, keep: np.ndarray) -> np.ndarray:
-        return handle[keep]
+    def restrict(self, handle: tuple, keep: np.ndarray) -> tuple:
+        return handle[0][keep], None
 
     def add_queried(self, hashes: np.ndarray, handle: np.ndarray, select: np.ndarray) -> int:
         return 0
@@ -1135,27 +1136,37 @@ class Onion(StreamStage):
 
     # -- hooks for an executor that decides pass 2 elsewhere (the Spark engine, docs/spark.md) ---------
     def distributable(self) -> bool:
-        """Streaming, nothing stored yet: each document's decision depends only on which of its
-        n-grams an earlier document kept, so it can be decided alone (:meth:`decide_alone`)."""
-        return type(self.engine.out) is HashSet and len(self.engine.out) == 0
+        """Nothing stored yet, streaming or two-pass: each document's decision depends only on which
+        of its n-grams an earlier document kept, so it can be decided alone (:meth:`decide_alone`).
+        (Two-pass is streaming restricted to the n-grams of G2+: the others take no part.)"""
+        out = self.engine.out
+        return type(out) in (HashSet, FlaggedHashSet) and len(out) == 0
+
+    def _two_pass(self) -> FlaggedHashSet | None:
+        out = self.engine.out
+        return out if isinstance(out, FlaggedHashSet) else None
+
+    def _taking_part(self, hashes: np.ndarray) -> np.ndarray:
+        g2 = self._two_pass()
+        return hashes if g2 is None or not hashes.size else hashes[g2.in_g2(hashes)]
 
     def ngram_keys(self, doc: Document) -> list[int]:
-        """The distinct n-gram hashes of a document (whole-paragraph entries included), as this
-        stage's engine computes them."""
+        """The distinct n-gram hashes of a document (whole-paragraph entries included) that take
+        part in the decisions, as this stage's engine computes them (two-pass: those in G2+)."""
         b = OnionEngine(self.opts).batch_ngrams([DocumentUnit(doc, self.opts.max_heading_distance)])
-        return [int(h) for h in np.unique(b.hashes)]
+        return [int(h) for h in np.unique(self._taking_part(b.hashes))]
 
     def decide_alone(self, doc: Document, kept_earlier: dict[int, bool]) -> tuple:
         """Decide one document given, for each of its n-grams, whether an earlier document kept it
         (Algorithm 3.1 for one unit: the streaming engine's batch logic equals deciding one by one).
         Returns the decision for :meth:`run_decided`: (dup, removed, share, n-gram tokens, hashes kept)."""
         unit = DocumentUnit(doc, self.opts.max_heading_distance)
-        engine = OnionEngine(self.opts, out_set=_KnownOutput(kept_earlier))
+        engine = OnionEngine(self.opts, out_set=_KnownOutput(kept_earlier, self._two_pass()))
         engine.process([unit])
         b = engine.batch_ngrams([unit])
         removed = unit.removed if unit.removed is not None else np.zeros(len(unit.tokens), dtype=bool)
         kept = engine._kept_ngrams(b, np.asarray(removed, dtype=bool))
-        kept_hashes = np.unique(b.hashes[kept]) if b.hashes.size else b.hashes
+        kept_hashes = np.unique(self._taking_part(b.hashes[kept])) if b.hashes.size else b.hashes
         return (unit.dup, unit.removed, unit.share, b.n_tokens, [int(h) for h in kept_hashes])
 
     @staticmethod

@@ -1,6 +1,11 @@
 """Run the pipeline's stages on Apache Spark through pyspark (local mode or a cluster).
 
-Same interface as :class:`corpustool.executors.local.LocalExecutor`:
+``build(pipeline)`` (``corpustool build --engine spark``): the executors read the input
+(:mod:`.spark_input`: files and byte ranges of big WARC files), run every stage and write the
+corpus and the rejects as part files; the driver holds decisions and counters (docs/spark.md).
+
+For library use, ``run(docs, stages)`` has the interface of
+:class:`corpustool.executors.local.LocalExecutor`:
 ``run(docs, stages)`` yields the kept documents in input order, merges every
 stage's counters into the stage objects of the driver and reports dropped
 documents to each stage's ``on_drop`` in input order, so the corpus, the
@@ -63,7 +68,9 @@ from ..document import Document
 from ..stage import Stage, StageStats
 from .supervise import DEFAULT_DOC_TIMEOUT
 
-_DOC, _DROP, _STATS = 0, 1, 2
+from .spark_input import DOC as _DOC, DROP as _DROP, STATS as _STATS
+from .spark_input import input_partitions, local_path, merge_read_summaries, read_input
+from .spark_input import key as _key, part_of as _part_of
 
 
 def spark_available() -> str | None:
@@ -80,51 +87,13 @@ def spark_available() -> str | None:
 
 # -- work done in the executors (module-level, so Spark pickles references only) --
 #
-# A record's key is its place in the global document order: (input partition << 32) | its number
-# in the partition; input partitions are numbered in input order (file index), so keys sort as a
-# local run reads. The final partitioning is by input partition (``_part_of``).
-
-_SEQ_BITS = 32
-
-
-def _key(part: int, seq: int) -> int:
-    return (part << _SEQ_BITS) | seq
-
-
-def _part_of(key: int) -> int:
-    return key >> _SEQ_BITS
+# A record's key is its place in the global document order (spark_input.key: partition, number in
+# it); the final partitioning is by input partition (``_part_of``).
 
 
 def _load_chunk(path: str) -> Iterator[tuple[int, Document]]:
     with open(path, "rb") as fh:
         yield from pickle.load(fh)
-
-
-def local_path(path: str) -> str | None:
-    """The local file of an input named by a path or a ``file:`` URI; None for another scheme."""
-    if path.startswith("file:"):
-        return urlsplit(path).path or "/"
-    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", path):
-        return None
-    return path
-
-
-def _read_partition(input_format: str, max_bytes: int | None, backend: str | None,
-                    specs: Iterable[tuple]) -> Iterator[tuple]:
-    """Read input files where the task runs: tagged document records in file order, then the read
-    stage's counters and notes (a summary). ``specs``: (partition, path, display, root)."""
-    from ..readers.reader import Reader
-
-    for part, path, display, root in specs:
-        reader = Reader([path], input_format=input_format, max_bytes=max_bytes, backend=backend,
-                        defer_decoding=True)
-        reader.hold_notes = True
-        seq = 0
-        for doc in reader._read_file(path, display, root):
-            reader._count(doc)
-            yield (_DOC, _key(part, seq), doc)
-            seq += 1
-        yield (_STATS, -1, (reader.stats, reader.notes))
 
 
 def _strip(doc: Document) -> Document:
@@ -365,11 +334,14 @@ def _final_drop(rec: tuple) -> tuple[int, tuple[int, Any]]:
 
 
 def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: list[Stage],
-                decided: int, first_no: int, part_no: int, records: Iterable[tuple]) -> Iterator[dict]:
+                decided: int, first_no: int, reject_lines: tuple | None, part_no: int,
+                records: Iterable[tuple]) -> Iterator[dict]:
     """Write one part: the kept documents of input partition ``part_no`` (sorted by global position)
     through the remaining stages (``tail``; the first ``decided`` of them apply decisions made
-    elsewhere) into ``part-NNNNN<suffix>``; the dropped ones (with their stage number) into
-    ``rejects-NNNNN.jsonl``. Yields one small summary: counts, checksum, counters, profile."""
+    elsewhere) into ``part-NNNNN<suffix>``; the dropped ones into ``rejects-NNNNN.jsonl``: the
+    rejects file's own lines when ``reject_lines`` is (line function, stage names), so the driver
+    only concatenates them, else (stage number, document) records for the driver's drop handlers.
+    Yields one small summary: counts, checksum, counters, profile."""
     import hashlib
     import json
     from collections import Counter
@@ -394,8 +366,12 @@ def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: 
         def reject(stage_no: int, doc: Document) -> None:
             nonlocal n_rejects
             n_rejects += 1
-            rej.write(json.dumps({"stage_no": stage_no, "doc": _strip(doc).to_dict(with_raw=False)},
-                                 ensure_ascii=False) + "\n")
+            if reject_lines is not None:
+                line, names = reject_lines
+                rej.write(line(doc, names[stage_no]))
+            else:
+                rej.write(json.dumps({"stage_no": stage_no, "doc": _strip(doc).to_dict(with_raw=False)},
+                                     ensure_ascii=False) + "\n")
 
         for i, st in enumerate(stages):
             st.on_drop = (lambda doc, _name, k=first_no + i: reject(k, doc))
@@ -431,6 +407,27 @@ def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: 
            "stats": [(first_no + i, st.stats) for i, st in enumerate(stages)],
            "counts": dict(counts), "profile": profile.state(),
            "structures": {k: sorted(v) for k, v in getattr(writer, "structures", {}).items()}}
+
+
+def _input_name(spec: tuple) -> str:
+    """An input partition as the manifest names it: the file, with its byte range if it is one."""
+    rng = spec[4]
+    return f"{spec[2]} bytes {rng[0]}-{rng[1]}" if isinstance(rng, tuple) else spec[2]
+
+
+def _not_local(inp: str) -> bool:
+    return local_path(inp) is None
+
+
+def _rejects_file_of(stages: list[Stage]) -> Any:
+    """The drop handler shared by every stage when it is a rejects file whose lines a task can
+    write itself (``line``, ``append_file``: :class:`corpustool.cli.common.RejectsWriter`), else
+    None (then the driver feeds each drop to its stage's handler)."""
+    handlers = {id(s.on_drop): s.on_drop for s in stages}
+    if len(handlers) != 1:
+        return None
+    handler = next(iter(handlers.values()))
+    return handler if hasattr(handler, "line") and hasattr(handler, "append_file") else None
 
 
 # -- the executor ------------------------------------------------------------------
@@ -548,7 +545,8 @@ def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
 class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
                  workdir: str | None = None, conf: dict[str, str] | None = None,
-                 doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, merge: bool = True) -> None:
+                 doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, merge: bool = True,
+                 split_bytes: int | None = None) -> None:
         from ..extractors.base import OptionError
         from ..options import check
         from .local import check_doc_timeout
@@ -558,6 +556,8 @@ class SparkExecutor:
         check("workers", workers)
         if chunk_size < 1:
             raise OptionError("chunk_size must be at least 1")
+        if split_bytes is not None and split_bytes < 0:
+            raise OptionError("split_bytes must be 0 (no split) or more")
         reason = spark_available()
         if reason:
             raise OptionError(f"the Spark engine is unavailable: {reason}")
@@ -570,6 +570,12 @@ class SparkExecutor:
         self.doc_timeout = check_doc_timeout(doc_timeout)
         # build(): merge the parts into the output file (else only OUTPUT.parts/ is written)
         self.merge = merge
+        # build(): WARC files bigger than this are read in byte ranges, one partition each (None: Spark's
+        # spark.files.maxPartitionBytes, 128 MB by default; 0: one partition per file)
+        self.split_bytes = split_bytes
+        # build(): which inputs are read through Hadoop's file system (sc.binaryFiles); None: URIs
+        # with a scheme other than file: (file: URIs and paths are read directly)
+        self.through_hadoop: Any = None
         self.last_build: dict | None = None     # what build() did (partitions, parts, where)
 
     # The stages Spark runs: the longest prefix of per-document stages and
@@ -599,7 +605,7 @@ class SparkExecutor:
                     rdd = sc.parallelize(chunks, parts).flatMap(_load_chunk)
                     kept, side, late, persisted = self._distributed(sc, rdd, parts, distributed, onion)
                     try:
-                        self._merge_counters(sc, side, stages, None, late)
+                        self._merge_counters(sc, side, stages, late)
                         stream = self._ordered(sc, kept, side, parts, stages)
                         for st in local:
                             # pass 2 was decided in the executors: the driver only applies the decisions
@@ -643,26 +649,9 @@ class SparkExecutor:
     def can_build(self, pipeline: Any) -> bool:
         return pipeline.output != "-" and "-" not in pipeline.inputs
 
-    def list_inputs(self, reader: Any, inputs: list[str]) -> list[tuple[int, str, str, str | None]]:
-        """The input partitions, in input order: (partition, path, display name, directory root).
-        The driver lists files only (directories walked in sorted order, as a local run reads them);
-        the executors open them."""
-        specs: list[tuple[int, str, str, str | None]] = []
-        for inp in inputs:
-            path = local_path(inp)
-            if path is None:
-                from ..extractors.base import OptionError
-                raise OptionError(f"input {inp}: only local paths and file: URIs are read by the Spark "
-                                  f"engine so far (mount the store, docs/spark.md)")
-            if os.path.isdir(path):
-                for f in reader._walk(path):
-                    specs.append((len(specs), f, f, path))
-            else:
-                specs.append((len(specs), path, inp if path == inp else path, None))
-        return specs
-
     def build(self, pipeline: Any, commit: bool = True) -> dict:
-        """Run ``pipeline`` on Spark: each input file is a partition read in its task; every stage
+        """Run ``pipeline`` on Spark: each input file (or byte range of a big WARC file, or file
+        read through Hadoop) is a partition read in its task; every stage
         runs in the executors (the driver only decides near-duplicates over verified pairs and merges
         counters); each partition's kept documents are written by its task as a part in
         ``OUTPUT.parts/`` with its rejects; the driver writes the manifest, feeds the rejects to the
@@ -670,9 +659,8 @@ class SparkExecutor:
 
         Returns {"parts": directory, "profile", "structures", "ready"/"plain" (the merged output
         waiting for commit_output, or None)}."""
-        from ..corpus_profile import CorpusProfile
         from ..writers.base import format_for
-        from ..writers.parts import clear_parts_dir, merge_parts, write_manifest
+        from ..writers.parts import clear_parts_dir
 
         output = pipeline.output
         stages = pipeline.stages
@@ -681,37 +669,44 @@ class SparkExecutor:
         fmt = pipeline.output_format or format_for(output)
         suffix = {"vert": ".vert", "text": ".txt", "jsonl": ".jsonl"}[fmt] + (".gz" if output.endswith(".gz") else "")
         writer_options = pipeline._writer_options()
-        specs = self.list_inputs(reader, pipeline.inputs)
+        # the local files (Hadoop URIs are listed once the context runs)
+        specs = input_partitions(reader, pipeline.inputs, None, through_hadoop=self.through_hadoop)
+        remote = [i for i in pipeline.inputs if (self.through_hadoop or _not_local)(i)]
         distributed, local = self.split(stages)
         onion = local[0] if local and _onion_pass1(local[0]) else None
         tail = local[1:] if onion is not None else local
         in_executors = all(s.parallel for s in tail)
+        lines_to = _rejects_file_of(stages) if in_executors else None
         clear_parts_dir(partsdir)
         summaries: list[dict] = []
         nparts = len(specs)
-        if nparts == 0:
+        if nparts == 0 and not remote:
             for _ in _chain(iter(()), stages):
                 pass
         else:
             sc, created = self._context()
             persisted: list = []
             try:
-                read = (sc.parallelize(specs, nparts)
-                        .mapPartitions(partial(_read_partition, pipeline.input_format, reader.max_bytes,
-                                               reader.backend)))
-                from pyspark import StorageLevel
-                read = read.persist(StorageLevel.MEMORY_AND_DISK)
+                specs, read, docs, read_summaries = read_input(sc, reader, pipeline.input_format, pipeline.inputs,
+                                                               self._split_bytes(sc), self.through_hadoop)
+                nparts = len(specs)
+                if nparts == 0:         # Hadoop directories without a file
+                    for _ in _chain(iter(()), stages):
+                        pass
+                    return self._finish_build([], specs, partsdir, output, fmt, suffix, stages, lines_to,
+                                              in_executors, commit)
                 persisted.append(read)
-                docs = read.filter(_tag_is(_DOC)).map(_untag)
-                kept, side, late, more = self._distributed(sc, docs, nparts, distributed, onion, [read])
+                merge_read_summaries(reader, read_summaries)
+                kept, side, late, more = self._distributed(sc, docs, nparts, distributed, onion)
                 persisted += more
-                self._merge_counters(sc, side, stages, reader, late)
+                self._merge_counters(sc, side, stages, late)
                 if in_executors:
                     drops = self._drops(sc, side, nparts)
                     final = (kept.map(_final_kept).union(drops.map(_final_drop))
                              .repartitionAndSortWithinPartitions(nparts, _part_of))
                     write = partial(_write_part, partsdir, suffix, fmt, writer_options, [_shipped(s) for s in local],
-                                    1 if onion is not None else 0, len(distributed))
+                                    1 if onion is not None else 0, len(distributed),
+                                    None if lines_to is None else (lines_to.line, [s.name for s in stages]))
                     summaries = sorted(final.mapPartitionsWithIndex(write).collect(), key=lambda s: s["part"])
                 else:
                     # a stage that needs the ordered stream: the rest runs in the driver (one part)
@@ -724,6 +719,16 @@ class SparkExecutor:
                     r.unpersist()
                 if created:
                     sc.stop()
+        return self._finish_build(summaries, specs, partsdir, output, fmt, suffix, stages, lines_to,
+                                  in_executors, commit)
+
+    def _finish_build(self, summaries: list[dict], specs: list[tuple], partsdir: str, output: str, fmt: str,
+                      suffix: str, stages: list[Stage], lines_to: Any, in_executors: bool, commit: bool) -> dict:
+        """The driver's share after the tasks wrote the parts: counters, rejects, manifest, merge."""
+        from ..corpus_profile import CorpusProfile
+        from ..writers.parts import merge_parts, write_manifest
+
+        nparts = len(specs)
         # counters of the stages run by the writing tasks; rejects to the drop handlers, in order
         profile = CorpusProfile()
         structures: dict[str, set[str]] = {}
@@ -735,14 +740,18 @@ class SparkExecutor:
             profile.merge(CorpusProfile.from_state(summary["profile"]))
             for k, v in summary["structures"].items():
                 structures.setdefault(k, set()).update(v)
-            self._replay_rejects(os.path.join(partsdir, summary["rejects"]), stages)
+            if lines_to is not None:        # the tasks wrote the rejects file's lines: concatenated
+                lines_to.append_file(os.path.join(partsdir, summary["rejects"]))
+            else:
+                self._replay_rejects(os.path.join(partsdir, summary["rejects"]), stages)
         manifest = {"format": fmt, "suffix": suffix, "documents": sum(s["docs"] for s in summaries),
-                    "rejected": sum(s["rejected"] for s in summaries), "inputs": [s[2] for s in specs],
+                    "rejected": sum(s["rejected"] for s in summaries), "inputs": [_input_name(s) for s in specs],
                     "parts": [{k: s[k] for k in ("file", "docs", "bytes", "sha256", "rejects", "rejected")}
                               for s in summaries]}
         write_manifest(partsdir, manifest)
         result = {"parts": partsdir, "profile": profile, "structures": structures or None,
-                  "ready": None, "plain": None, "partitions": nparts, "in_executors": in_executors}
+                  "ready": None, "plain": None, "partitions": nparts, "in_executors": in_executors,
+                  "hadoop_partitions": sum(spec[4] == "hadoop" for spec in specs)}
         if self.merge:
             ready, plain = merge_parts(partsdir, output, commit=commit)
             shutil.rmtree(partsdir, ignore_errors=True)
@@ -750,12 +759,22 @@ class SparkExecutor:
         self.last_build = {k: v for k, v in result.items() if k != "profile"}
         return result
 
+    def _split_bytes(self, sc: Any) -> int:
+        if self.split_bytes is not None:
+            return self.split_bytes
+        from ..readers.warc_ranges import SPLIT_BYTES
+
+        try:
+            return int(sc._jsc.sc().conf().getSizeAsBytes("spark.files.maxPartitionBytes", str(SPLIT_BYTES)))
+        except Exception:       # a gateway without it: Spark's default
+            return SPLIT_BYTES
+
     @staticmethod
     def _write_in_driver(partsdir: str, suffix: str, fmt: str, writer_options: dict,
                          stream: Iterable[Document]) -> dict:
         """The fallback: the ordered stream written by the driver as the one part."""
         os.makedirs(partsdir, exist_ok=True)
-        summary = next(_write_part(partsdir, suffix, fmt, writer_options, [], 0, 0, 0,
+        summary = next(_write_part(partsdir, suffix, fmt, writer_options, [], 0, 0, None, 0,
                                    ((0, (_DOC, doc)) for doc in stream)))
         summary["stats"] = []
         return summary
@@ -772,25 +791,13 @@ class SparkExecutor:
                     stage.on_drop(Document.from_dict(rec["doc"]), stage.name)
 
     # -- the plan ---------------------------------------------------------------------------------
-    def _merge_counters(self, sc: Any, side: list, stages: list[Stage], reader: Any, late: list) -> None:
+    def _merge_counters(self, sc: Any, side: list, stages: list[Stage], late: list) -> None:
         """The per-task counter records (one job), merged into the driver's stage objects."""
-        if not side:
-            return
-        notes: list[str] = []
-        for _tag, stage_no, stats in sc.union([part.filter(_tag_is(_STATS)) for part in side]).collect():
-            if stage_no < 0:
-                stats, file_notes = stats
-                if reader is not None:
-                    reader.stats.merge(stats)
-                notes += file_notes
-            else:
+        if side:
+            for _tag, stage_no, stats in sc.union([part.filter(_tag_is(_STATS)) for part in side]).collect():
                 stages[stage_no].stats.merge(stats)
         for call in late:
             call()
-        if reader is not None and notes:
-            reader.notes.extend(notes)
-            if not (reader.hold_notes and reader.stats.docs_in == 0):
-                reader.flush_notes()
 
     @staticmethod
     def _drops(sc: Any, side: list, parts: int) -> Any:

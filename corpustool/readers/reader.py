@@ -47,8 +47,10 @@ class Reader(Stage):
 
     def __init__(self, inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,
                  backend: str | None = None, stdin: IO[bytes] | None = None,
-                 defer_decoding: bool = False) -> None:
+                 defer_decoding: bool = False, remote: Iterable[str] = ()) -> None:
+        """``remote``: inputs another file system reads (Hadoop URIs, the Spark engine): not checked here."""
         super().__init__()
+        remote = set(remote)
         if input_format not in FORMATS:
             raise OptionError(f"unknown input format {input_format!r}; choose from: {', '.join(FORMATS)}")
         backend = backend or DEFAULT_BACKEND
@@ -61,10 +63,10 @@ class Reader(Stage):
         if list(inputs).count("-") > 1:
             raise OptionError("standard input ('-') can be given only once")
         # check every input before reading any: a typo must not surface after an hour of work
-        missing = [p for p in inputs if p != "-" and not os.path.exists(p)]
+        missing = [p for p in inputs if p != "-" and p not in remote and not os.path.exists(p)]
         if missing:
             raise OptionError(f"input not found: {', '.join(missing)}")
-        unreadable = [p for p in inputs if p != "-" and not os.access(p, os.R_OK)]
+        unreadable = [p for p in inputs if p != "-" and p not in remote and not os.access(p, os.R_OK)]
         if unreadable:
             raise OptionError(f"input not readable: {', '.join(unreadable)}")
         self.inputs = list(inputs)
@@ -386,11 +388,11 @@ def describe_content(head: bytes) -> str:
 
 def make_reader(inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,
                 backend: str | None = None, stdin: IO[bytes] | None = None,
-                defer_decoding: bool = False) -> Reader:
+                defer_decoding: bool = False, remote: Iterable[str] = ()) -> Reader:
     """The read stage for ``inputs`` (paths, directories, or "-" for standard input).
 
     ``defer_decoding``: compressed HTTP bodies are passed on compressed, for the clean
     stage to decompress (in its supervised worker, capped at its size limit).
     """
     return Reader(inputs, input_format=input_format, max_bytes=max_bytes, backend=backend, stdin=stdin,
-                  defer_decoding=defer_decoding)
+                  defer_decoding=defer_decoding, remote=remote)

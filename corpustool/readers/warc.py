@@ -161,7 +161,9 @@ def read_archive(path: str, display: str, fh: IO[bytes], reader: "Reader", fmt: 
                 reader.truncated(display, offset, n_records)
 
 
-def _read_resync(display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc") -> Iterator[Document]:
+def _read_resync(display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc",
+                 frames: Callable | None = None) -> Iterator[Document]:
+    """``frames(report, keep)``: the framed records to read (default: the whole file's)."""
     from .warc_framing import Damage, frame_warc
 
     base = os.path.basename(display)
@@ -177,7 +179,8 @@ def _read_resync(display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc
 
     # the block is held up to the size limit (the page) plus its HTTP headers
     keep = None if reader.max_bytes is None else reader.max_bytes + MAX_HEADER_BYTES
-    for framed in frame_warc(fh, report, keep=keep, fmt=fmt):
+    framed_records = frames(report, keep) if frames is not None else frame_warc(fh, report, keep=keep, fmt=fmt)
+    for framed in framed_records:
         n_records += 1
         reader.stats.extra["records"] += 1
         headers = framed.headers

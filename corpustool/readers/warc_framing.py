@@ -216,9 +216,10 @@ class _PlainFramer:
         """Report the bytes from ``pos`` up to ``nxt`` (the next record tried; None: the end of the file)."""
         self.report(Damage(kind, pos, detail, (self.size if nxt is None else nxt) - pos))
 
-    def records(self) -> Iterator[FramedRecord]:
+    def records(self, start: int = 0) -> Iterator[FramedRecord]:
+        """The records from ``start`` (0, or a record start: a byte range of the file, warc_ranges.py)."""
         fh = self.fh
-        pos = self._skip_blank(0)
+        pos = self._skip_blank(start)
         while pos is not None:
             if not self.spec.start.match(self._peek(pos, self.spec.peek)):
                 nxt = self._find_header(pos)
@@ -457,12 +458,14 @@ class _GzipFramer:
             pos += len(chunk)
         return None
 
-    def records(self) -> Iterator[FramedRecord]:
-        if self._one_member_for_many_records():
+    def records(self, start: int = 0) -> Iterator[FramedRecord]:
+        """The records from ``start`` (0, or a member that holds a record start: a byte range of a
+        file of one member per record, warc_ranges.py)."""
+        if start == 0 and self._one_member_for_many_records():
             yield from self._whole_file()
             return
         limit = None if self.keep is None else self.keep + _HEADER_MAX
-        pos: int | None = 0
+        pos: int | None = start
         while pos is not None and pos < self.size:
             if pos == self._after_pos and len(self._after) >= 3:
                 magic = self._after[:3]
