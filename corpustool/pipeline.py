@@ -48,6 +48,8 @@ class PipelineOptions:
     dedup_para: bool = default("dedup_para")
     # the onion stage's options (dedup/onion.py OnionOptions; a dict of its fields is taken too); None: defaults
     onion_options: "OnionOptions | dict[str, Any] | None" = None
+    # pass 2 of onion's two-pass form: duplicate n-grams (a `corpustool dupngrams` file or an array of hashes)
+    onion_dup_ngrams: Any = None
     template_evidence: str | None = None     # a site-level method: urltree, ...
     sentences: bool = True                  # <s> in vertical output
     target: str = default("target")         # vertical escaping: manatee | cwb (writers/vertical.py)
@@ -125,7 +127,7 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
         stages.append(NearDuplicates(threshold=opts.near_threshold))
     if opts.dedup_para:
         from .dedup.onion import Onion
-        stages.append(Onion(_onion_options(opts.onion_options or {})))
+        stages.append(Onion(_onion_options(opts.onion_options or {}), dup_ngrams=opts.onion_dup_ngrams))
     stages.append(Tokenize())
     return stages
 
@@ -306,7 +308,10 @@ class Pipeline:
         import json
         key = {"inputs": [os.path.abspath(i) for i in self.inputs], "format": self.input_format,
                "output_format": self.output_format, "options": dataclasses.asdict(self.options)}
-        return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+
+        def value(v: Any) -> str:   # an array (onion_dup_ngrams) by its contents, not numpy's shortened repr
+            return hashlib.sha256(v.tobytes()).hexdigest() if hasattr(v, "tobytes") else str(v)
+        return hashlib.sha256(json.dumps(key, sort_keys=True, default=value).encode()).hexdigest()
 
     def checkpoint_path(self) -> str:
         return self.output + ".checkpoint"

@@ -486,7 +486,7 @@ def test_two_pass_paragraph_dedup_runs_in_the_executors(spark_context, tmp_path,
     seen = Counter(h for line in bench_lines for h in probe.ngram_keys(Document.from_dict(json.loads(line))))
     g2 = np.array(sorted(h for h, n in seen.items() if n >= 2 and h % 3), dtype=np.uint64)
     assert g2.size > 100
-    options = {"langfilter": False, "languages": ["auto"], "onion_options": {"dup_ngrams": g2}}
+    options = {"langfilter": False, "languages": ["auto"], "onion_dup_ngrams": g2}
     local_stats, local_rejects, _ = build_run(inputs, tmp_path / "local.vert", **options)
     executor = SparkExecutor(workers=2)
     spark_stats, spark_rejects, _ = build_run(inputs, tmp_path / "spark.vert", executor, engine="spark", **options)
