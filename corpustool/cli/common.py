@@ -194,6 +194,9 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-heading-distance", type=int)
     g.add_argument("--no-headings", action="store_true", default=None,
                    help="do not apply the headings rule")
+    g.add_argument("--comments", choices=("drop", "keep"), default=None,
+                   help="justext-plus/justext-learned: drop (default) the comments under an article, "
+                        "forum and Q&A posts stay; keep: keep comment sections too")
     g.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of the chosen extractor (repeatable), e.g. --option tc=15 for tcsw")
     g.add_argument("--max-bytes", type=int, default=10 * 1024 * 1024,
@@ -209,7 +212,7 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
 
 
 _JUSTEXT_OPTIONS = ("preset", "length_low", "length_high", "stopwords_low", "stopwords_high",
-                    "max_link_density", "length_unit", "max_heading_distance", "no_headings")
+                    "max_link_density", "length_unit", "max_heading_distance", "no_headings", "comments")
 
 
 def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:

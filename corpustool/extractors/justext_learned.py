@@ -446,7 +446,13 @@ class JustextLearnedExtractor(JustextPlusExtractor):
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
                 data: bytes | None = None) -> None:
         types = structure.declared_types(page.html, data)
-        X = page_features(paras, tree.kinds, tree.hints, tree.chains, types, title)
+        kinds = tree.kinds
+        comments = [any(kinds.get(x) == "comment" for x in chain) for chain in tree.chains]
+        posts = any(comments) and structure.comments_are_content(types, self.comments)
+        if posts:
+            # the page's comment blocks are its text: no comment regions for the model either
+            kinds = {x: k for x, k in kinds.items() if k != "comment"}
+        X = page_features(paras, kinds, tree.hints, tree.chains, types, title)
         if self.capture is not None:
             self.capture.append((X, [p.text for p in paras]))
         if self.model is None:
@@ -456,10 +462,14 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         cf = model_classes(prob, jt_cf)
         cls = revise(cf, [p.heading for p in paras], [p.text for p in paras],
                      self.engine.params_for(page).max_heading_distance)
+        if not posts and any(comments):
+            # comments=drop on an article: its comment section goes, whatever the model says
+            cls = ["bad" if inside else c for c, inside in zip(cls, comments)]
         if "good" not in cls:
             # the guard: the model alone never empties a page
             best = float(prob.max())
-            cls = ["good" if x >= best * FALLBACK_SHARE else "bad" for x in prob.tolist()]
+            cls = ["good" if x >= best * FALLBACK_SHARE and not (inside and not posts) else "bad"
+                   for x, inside in zip(prob.tolist(), comments)]
         for p, c, f in zip(paras, cls, cf):
             p.features["jt_class"] = p.cls
             p.cf_class = f

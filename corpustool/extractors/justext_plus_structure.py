@@ -29,7 +29,7 @@ import re
 from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
-from .base import html_bytes
+from .base import OptionError, html_bytes
 
 RULES = {"discussion", "items", "fallback", "buttons", "reviews", "description", "repeats"}
 
@@ -209,12 +209,29 @@ def restore_description(paras: Sequence[Paragraph], html: str | None) -> int:
     return n
 
 
+COMMENT_MODES = ("drop", "keep")
+
+
+def check_comments(comments: str) -> str:
+    if comments not in COMMENT_MODES:
+        raise OptionError(f"comments must be one of {', '.join(COMMENT_MODES)}, not {comments!r}")
+    return comments
+
+
+def comments_are_content(types: frozenset[str], comments: str = "drop") -> bool:
+    """Whether the page's "comment"/"reply" blocks are its text: always with ``comments=keep``;
+    with ``drop`` (the default) on a page that declares itself a discussion (a forum thread's,
+    a Q&A page's posts), not under an article."""
+    return comments == "keep" or ("discussion" in RULES and is_discussion(types))
+
+
 def before_decide(html: str | None, kinds: dict[str, str], paras: Sequence[Paragraph] | None = None,
-                  chains: Sequence[Sequence[str]] | None = None, data: bytes | None = None) -> frozenset[str]:
+                  chains: Sequence[Sequence[str]] | None = None, data: bytes | None = None,
+                  comments: str = "drop") -> frozenset[str]:
     """The evidence changes made before the decision; returns the declared types (``data``: the
-    page's bytes, see :func:`declared_types`)."""
+    page's bytes, see :func:`declared_types`; ``comments``: keep or drop comment sections)."""
     types = declared_types(html, data)
-    if "discussion" in RULES and is_discussion(types):
+    if comments_are_content(types, comments):
         drop_comment_regions(kinds)
     if REVIEW in kinds.values():
         if "reviews" in RULES and is_product(types) and paras is not None and chains is not None:
