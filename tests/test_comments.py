@@ -129,3 +129,43 @@ def test_the_command_line_switch(tmp_path):
         texts[mode] = out.read_text(encoding="utf-8")
     assert "petition" not in texts["drop"] and "petition" in texts["keep"]
     assert "swimming" in texts["drop"]
+
+
+# -- the structural guard: class names alone never remove the bulk of the page's text -------------
+
+@pytest.mark.parametrize("extractor", EXTRACTORS)
+def test_an_undeclared_threads_posts_in_reply_blocks_stay(extractor):
+    # no schema.org declaration: the posts, every one in a block named "reply", are most of what
+    # jusText keeps, records with an author/date line and a body: a thread, not an article's comments
+    text = clean_text(forum_page(declared=False), extractor)
+    for t in POSTS:
+        assert t in text
+
+
+@pytest.mark.parametrize("extractor", EXTRACTORS)
+def test_comments_that_outweigh_a_short_article_still_go(extractor):
+    # more words in the comments than in the article: the article above them is longer than any
+    # one comment, so they are its comments, not a thread
+    short = article_page().replace(f"<p>{ARTICLE[2]}</p><p>{ARTICLE[3]}</p>", "")
+    text = clean_text(short, extractor)
+    assert ARTICLE[0] in text and ARTICLE[1] in text
+    for t in COMMENTS:
+        assert t not in text
+
+
+def test_posts_in_a_comment_named_list_and_the_collapse_without_the_guard():
+    # posts named "post" in a list named "comments" are posts too; with the posts rule off the
+    # undeclared thread collapses to its title (what the guard prevents)
+    from corpustool.extractors import justext_plus_structure as structure
+
+    one_block = forum_page(declared=False).replace('<div class="reply-meta">', '<div class="x">')
+    html = one_block.replace('class="reply"', 'class="post"').replace('<div class="replies">',
+                                                                       '<div class="replies comments">')
+    assert POSTS[0] in clean_text(html, "justext-plus")      # records with own author lines: posts
+    saved = set(structure.RULES)
+    structure.RULES.discard("posts")
+    try:
+        assert POSTS[0] not in clean_text(forum_page(declared=False), "justext-plus")
+    finally:
+        structure.RULES.clear()
+        structure.RULES.update(saved)

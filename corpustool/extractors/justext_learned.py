@@ -448,7 +448,7 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         types = structure.declared_types(page.html, data)
         kinds = tree.kinds
         comments = [any(kinds.get(x) == "comment" for x in chain) for chain in tree.chains]
-        posts = any(comments) and structure.comments_are_content(types, self.comments)
+        posts = any(comments) and structure.comments_are_content(types, self.comments, paras, kinds, tree.chains)
         if posts:
             # the page's comment blocks are its text: no comment regions for the model either
             kinds = {x: k for x, k in kinds.items() if k != "comment"}
