@@ -236,6 +236,22 @@ POST_BODY_WORDS = 10       # a post's body: a paragraph of at least this many wo
 POST_HEAD_WORDS = 15       # its author/date line: another paragraph of at most this many words
 
 
+def comments_hold_bulk(paras: Sequence[Paragraph], inside: Sequence[bool]) -> bool:
+    """Whether the paragraphs ``inside`` the comment-named blocks hold more than half of what
+    jusText keeps, or would keep with its neighbours' help (its good and near-good text: a
+    short thread's posts may all be near-good), in words."""
+    if not any(inside):
+        return False
+    kept = removed = 0
+    for p, i in zip(paras, inside):
+        if p.cls == GOOD or p.cf_class in _LIKED:
+            w = p.features.get("words", 0)
+            kept += w
+            if i:
+                removed += w
+    return removed * 2 > kept
+
+
 def comments_are_posts(paras: Sequence[Paragraph], kinds: dict[str, str],
                        chains: Sequence[Sequence[str]]) -> bool:
     """The structural guard: class names alone never remove the bulk of a page's text. When the
@@ -246,20 +262,10 @@ def comments_are_posts(paras: Sequence[Paragraph], kinds: dict[str, str],
     the first record, longer than the longest record (a blog post under which readers talk,
     however many they are). Names no site and no software: only the page's own structure."""
     inside = [any(kinds.get(x) == "comment" for x in chain) for chain in chains]
-    if not any(inside):
+    if not comments_hold_bulk(paras, inside):
         return False
     words = [p.features.get("words", 0) for p in paras]
-    # what jusText keeps, or would keep with its neighbours' help (its good and near-good text:
-    # a short thread's posts may all be near-good)
     liked = [p.cls == GOOD or p.cf_class in _LIKED for p in paras]
-    kept = removed = 0
-    for like, w, i in zip(liked, words, inside):
-        if like:
-            kept += w
-            if i:
-                removed += w
-    if removed * 2 <= kept:
-        return False
     # the records: the steps below the deepest element holding all of jusText's kept comment text
     steps = [p.xpath.strip("/").split("/") for p in paras]
     kept_inside = [k for k, (like, i) in enumerate(zip(liked, inside)) if i and like]
