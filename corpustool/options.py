@@ -124,6 +124,9 @@ _TABLE = [
     Option("region_max_link_density", "--region-max-link-density", float, None, _unit_interval,
            help="justext-plus: inside the main-content region, remove paragraphs whose link density is "
                 "above this (default 0.5; not jusText's --max-link-density)"),
+    Option("comments", "--comments", None, None, None, choices=("drop", "keep"),
+           help="justext-plus/justext-learned: drop (default) the comments under an article, forum and "
+                "Q&A posts stay; keep: keep comment sections too"),
     # -- language filter --------------------------------------------------------------------------------
     Option("langfilter", "--no-langfilter", None, True, None, switch=True, help="keep documents in any language"),
     Option("lang_method", "--lang-method", None, "fast", None, choices=("fast", "langdetect"),
@@ -206,7 +209,7 @@ ONION_PREFIX = "--onion-"      # build's flags of the onion stage: --onion-ngram
 # jusText's parameters, passed to the extractor when given (the extractor keeps its own otherwise)
 JUSTEXT_NAMES = ("length_low", "length_high", "stopwords_low", "stopwords_high", "max_link_density",
                  "length_unit", "max_heading_distance", "no_headings")
-EXTRACTOR_NAMES = ("preset", *JUSTEXT_NAMES, "region_max_link_density")
+EXTRACTOR_NAMES = ("preset", *JUSTEXT_NAMES, "region_max_link_density", "comments")
 
 
 def default(name: str) -> Any:

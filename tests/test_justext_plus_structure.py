@@ -52,10 +52,16 @@ def test_posts_in_comment_blocks_are_content_on_a_discussion_page():
         assert post in text
 
 
-def test_comment_blocks_stay_boilerplate_without_the_declaration():
-    # the same markup on a page that does not call itself a discussion: an article's comments
+def test_comment_blocks_without_the_declaration_by_their_structure():
+    # the same markup on a page that does not call itself a discussion: the posts are the page's
+    # text (records with an author/date line each, nothing above them: rule `posts`) ...
     text = kept(run(forum(head="")))
-    assert POSTS[1] not in text and POSTS[2] not in text
+    assert all(post in text for post in POSTS)
+    # ... but under a longer article they are its comments
+    article = "<article>" + "".join(f"<p>{p} {p}</p>" for p in POSTS[::-1]) + "</article>"
+    text = kept(run(forum(head="").replace("<h1>Gears slipping</h1>", "<h1>Gears slipping</h1>" + article)))
+    assert f"{POSTS[0]} {POSTS[0]}" in text
+    assert f"\n{POSTS[1]}\n" not in f"\n{text}\n" and f"\n{POSTS[2]}\n" not in f"\n{text}\n"
 
 
 def test_every_decide_path_sees_the_rule():

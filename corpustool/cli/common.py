@@ -183,7 +183,7 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
                    help="jusText parameter preset: justext (package defaults, lengths in characters) "
                         "or A, B, C, D (Table 2.7 of Pomikálek's thesis, lengths in tokens)")
     g.add_argument("--stoplist", metavar="FILE", help="user stoplist file (one word per line)")
-    add_options(g, JUSTEXT_NAMES + ("region_max_link_density",))
+    add_options(g, JUSTEXT_NAMES + ("region_max_link_density", "comments"))
     g.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of the chosen extractor (repeatable), e.g. --option tc=15 for tcsw")
     add_options(g, ("max_bytes", "min_bytes", "max_paragraphs", "no_stoplist"))

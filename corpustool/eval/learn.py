@@ -15,7 +15,9 @@ holding a ``without`` snippet is not (snippet and paragraph normalised as the
 snippet scoring does), and the others are left out of the training.
 
 Each paragraph is weighted by its share of the page's tokens (every page
-weighs the same, as in the mean per-page word F1 that scores it).
+weighs the same, as in the mean per-page word F1 that scores it); on a snippet
+page the share among its labelled paragraphs (so that a snippet page weighs
+as much as a page with a full text).
 
 The model is trained with LightGBM (one thread, fixed seed, deterministic
 mode, no sampling), so the same pages give the same trees and the same file
@@ -127,7 +129,8 @@ def collect(pages: Sequence[GoldPage], progress: Callable[[int], None] | None = 
             keep = y >= 0
             if not keep.any():
                 continue
-            X, y, w = X[keep], y[keep], w[keep]
+            # every page weighs the same: the labelled paragraphs' weights sum to a page's
+            X, y, w = X[keep], y[keep], w[keep] * (100.0 / w[keep].sum())
             texts = [t for t, k in zip(texts, keep) if k]
         out.append({"id": page.id, "domain": page_domain(page), "X": X, "y": y, "w": w, "texts": texts,
                     "gold": page.text, "type": page.meta.get("page_type")})

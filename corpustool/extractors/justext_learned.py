@@ -10,7 +10,8 @@ one place, :func:`page_features`:
 
 * the paragraph's own: characters, words, link and stop-word density, stop
   words, heading, tag, depth, classic jusText's context-free and final class,
-  sentence end, digit share, copyright sign;
+  sentence end, digit share, copyright sign, and what its words say
+  (``template_lines``: a template line, a dateline or post line);
 * where it sits: position among the paragraphs and in the page's text, the
   evidence regions around it (nav, footer, header, aside, share, cookie,
   comment, review, form, ad, meta: semantic elements, ARIA roles and
@@ -52,6 +53,7 @@ from ..document import BAD, GOOD, Paragraph
 from . import justext_plus_structure as structure
 from .base import OptionError, register
 from .justext_plus import JustextPlusExtractor
+from .template_lines import line_verdict
 
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "justext_learned.json"
 GOOD_AT = 0.55
@@ -68,7 +70,8 @@ _SENTENCE_END = tuple(".!?…\"“”»)。！？:")
 _DIGIT = re.compile(r"\d")
 
 OWN = ["log_chars", "log_words", "link_density", "stopword_density", "log_stopwords", "heading", "tag",
-       "depth", "cf_class", "jt_good", "sentence_end", "digit_share", "copyright", "upper_start"]
+       "depth", "cf_class", "jt_good", "sentence_end", "digit_share", "copyright", "upper_start",
+       "template_line", "dated"]
 WHERE = ["pos", "char_pos"] + [f"in_{k}" for k in KINDS] + [
     "inner_kind", "in_hint", "evidence_depth", "region_good_share", "hint_good_share"]
 REPEAT = ["log_same_path", "log_same_text", "log_siblings", "log_cousins", "same_path_good_share",
@@ -134,6 +137,7 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
     page_good_share = total_good / total_chars
     log = math.log1p
     feats = [p.features for p in paras]
+    verdicts = [line_verdict(t, p.heading, False) for t, p in zip(texts, paras)]
     words = [f.get("words", 0) for f in feats]
     cols: dict[str, Any] = {
         "log_chars": [log(c) for c in chars],
@@ -150,6 +154,10 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
         "digit_share": [len(_DIGIT.findall(t)) / (c or 1) for t, c in zip(texts, chars)],
         "copyright": [("\xa9" in t or "&copy" in t) for t in texts],
         "upper_start": [t[:1].isupper() for t in texts],
+        # what the line's words say (template_lines' vocabulary of calls to action, box titles,
+        # credits, notices; datelines and post lines: a post's author/date line)
+        "template_line": [v[2] is not None for v in verdicts],
+        "dated": [v[1] for v in verdicts],
         "log_same_path": [log(count_path[p.dom_path]) for p in paras],
         "log_same_text": [log(count_text[t] - 1) for t in texts],
         "log_siblings": [log(count_parent[x]) for x in parents],
@@ -446,7 +454,16 @@ class JustextLearnedExtractor(JustextPlusExtractor):
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
                 data: bytes | None = None) -> None:
         types = structure.declared_types(page.html, data)
-        X = page_features(paras, tree.kinds, tree.hints, tree.chains, types, title)
+        kinds = tree.kinds
+        if "comment" in kinds.values():
+            comments = [any(kinds.get(x) == "comment" for x in chain) for chain in tree.chains]
+        else:
+            comments = [False] * len(paras)
+        posts = any(comments) and structure.comments_are_content(types, self.comments, paras, kinds, tree.chains)
+        if posts:
+            # the page's comment blocks are its text: no comment regions for the model either
+            kinds = {x: k for x, k in kinds.items() if k != "comment"}
+        X = page_features(paras, kinds, tree.hints, tree.chains, types, title)
         if self.capture is not None:
             self.capture.append((X, [p.text for p in paras]))
         if self.model is None:
@@ -456,6 +473,10 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         cf = model_classes(prob, jt_cf)
         cls = revise(cf, [p.heading for p in paras], [p.text for p in paras],
                      self.engine.params_for(page).max_heading_distance)
+        if not posts and any(comments) and not structure.comments_hold_bulk(paras, comments):
+            # comments=drop on an article: its comment section goes, whatever the model says
+            # (unless the named blocks hold most of jusText's text: then the model decides)
+            cls = ["bad" if inside else c for c, inside in zip(cls, comments)]
         if "good" not in cls:
             # the guard: the model alone never empties a page
             best = float(prob.max())

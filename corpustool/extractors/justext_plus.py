@@ -387,10 +387,12 @@ class JustextPlusExtractor(Extractor):
                    "headings and title (the default)")
 
     def __init__(self, keep_meta: bool = False, outside: str = "good", main_share: float = 0.6,
-                 region_max_link_density: float = 0.5, **options: Any) -> None:
+                 region_max_link_density: float = 0.5, comments: str = "drop",
+                 **options: Any) -> None:
         # jusText's own parameters (max_link_density, length_low, ...) go to its engine; this
         # extractor's link-density threshold inside the main region has a name of its own
         self.engine = JustextEngineExtractor(**options)
+        self.comments = structure.check_comments(comments)   # drop: an article's comments; keep: all
         if isinstance(keep_meta, str):
             keep_meta = keep_meta.lower() in ("1", "true", "yes")
         self.keep_meta = bool(keep_meta)
@@ -508,7 +510,7 @@ class JustextPlusExtractor(Extractor):
 
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Page,
                 data: bytes | None = None) -> None:
-        types = structure.before_decide(page.html, tree.kinds, paras, tree.chains, data)
+        types = structure.before_decide(page.html, tree.kinds, paras, tree.chains, data, self.comments)
         totals = None
         if compiled_decide is not None and type(tree) is PageTree:
             # the same decisions in C arrays over the tree's node ids (and the words they keep)
@@ -560,7 +562,7 @@ class JustextPlusExtractor(Extractor):
             return paras
         kinds, hints, why = self.regions(root)
         tree = XPathTree(paras, kinds, hints, why)
-        types = structure.before_decide(page.html, kinds, paras, tree.chains)
+        types = structure.before_decide(page.html, kinds, paras, tree.chains, comments=self.comments)
         self.decide(paras, kinds, hints, self.title(page) if page._tree_done else _title_of(root), why, tree)
         page.meta["structure"] = structure.after_decide(paras, types, kinds, tree.chains, page.html)
         return paras

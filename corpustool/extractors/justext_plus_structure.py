@@ -29,9 +29,9 @@ import re
 from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
-from .base import html_bytes
+from .base import OptionError, html_bytes
 
-RULES = {"discussion", "items", "fallback", "buttons", "reviews", "description", "repeats"}
+RULES = {"discussion", "posts", "items", "fallback", "buttons", "reviews", "description", "repeats"}
 
 # schema.org types by what they make of the page; JSON-LD ("@type": "X" or ["X", ...])
 # and microdata (itemtype="https://schema.org/X")
@@ -209,12 +209,99 @@ def restore_description(paras: Sequence[Paragraph], html: str | None) -> int:
     return n
 
 
+COMMENT_MODES = ("drop", "keep")
+
+
+def check_comments(comments: str) -> str:
+    if comments not in COMMENT_MODES:
+        raise OptionError(f"comments must be one of {', '.join(COMMENT_MODES)}, not {comments!r}")
+    return comments
+
+
+def comments_are_content(types: frozenset[str], comments: str = "drop",
+                         paras: Sequence[Paragraph] | None = None, kinds: dict[str, str] | None = None,
+                         chains: Sequence[Sequence[str]] | None = None) -> bool:
+    """Whether the page's "comment"/"reply" blocks are its text: always with ``comments=keep``;
+    with ``drop`` (the default) on a page that declares itself a discussion (a forum thread's,
+    a Q&A page's posts) or whose structure says its comment blocks are posts
+    (:func:`comments_are_posts`), not under an article."""
+    if comments == "keep" or ("discussion" in RULES and is_discussion(types)):
+        return True
+    return ("posts" in RULES and paras is not None and kinds is not None and chains is not None
+            and comments_are_posts(paras, kinds, chains))
+
+
+_LIKED = ("good", "neargood")
+POST_BODY_WORDS = 10       # a post's body: a paragraph of at least this many words (or jusText-good)
+POST_HEAD_WORDS = 15       # its author/date line: another paragraph of at most this many words
+
+
+def comments_hold_bulk(paras: Sequence[Paragraph], inside: Sequence[bool]) -> bool:
+    """Whether the paragraphs ``inside`` the comment-named blocks hold more than half of what
+    jusText keeps, or would keep with its neighbours' help (its good and near-good text: a
+    short thread's posts may all be near-good), in words."""
+    if not any(inside):
+        return False
+    kept = removed = 0
+    for p, i in zip(paras, inside):
+        if p.cls == GOOD or p.cf_class in _LIKED:
+            w = p.features.get("words", 0)
+            kept += w
+            if i:
+                removed += w
+    return removed * 2 > kept
+
+
+def comments_are_posts(paras: Sequence[Paragraph], kinds: dict[str, str],
+                       chains: Sequence[Sequence[str]]) -> bool:
+    """The structural guard: class names alone never remove the bulk of a page's text. When the
+    comment-named blocks hold most of what jusText keeps (more than half its words), the
+    structure decides: repeated sibling records (at least 2), each with its own body and a
+    short author/date line, are posts, the page's content (a forum thread, a Q&A page),
+    unless an article stands above them: jusText-kept text outside the comment blocks, before
+    the first record, longer than the longest record (a blog post under which readers talk,
+    however many they are). Names no site and no software: only the page's own structure."""
+    inside = [any(kinds.get(x) == "comment" for x in chain) for chain in chains]
+    if not comments_hold_bulk(paras, inside):
+        return False
+    words = [p.features.get("words", 0) for p in paras]
+    liked = [p.cls == GOOD or p.cf_class in _LIKED for p in paras]
+    # the records: the steps below the deepest element holding all of jusText's kept comment text
+    steps = [p.xpath.strip("/").split("/") for p in paras]
+    kept_inside = [k for k, (like, i) in enumerate(zip(liked, inside)) if i and like]
+    common = steps[kept_inside[0]][:-1]
+    for k in kept_inside[1:]:
+        s = steps[k]
+        d = 0
+        while d < len(common) and d < len(s) - 1 and common[d] == s[d]:
+            d += 1
+        common = common[:d]
+    depth = len(common)
+    records: dict[str, list[int]] = {}
+    for k, (s, i) in enumerate(zip(steps, inside)):
+        if i and len(s) > depth + 1 and s[:depth] == common:
+            records.setdefault(s[depth], []).append(k)
+    posts = []
+    for members in records.values():
+        body = [k for k in members if liked[k] or words[k] >= POST_BODY_WORDS]
+        if body and any(k != body[0] and words[k] <= POST_HEAD_WORDS for k in members):
+            posts.append((min(members), sum(words[k] for k in body)))
+    if len(posts) < 2:
+        return False
+    first = min(k for k, _ in posts)
+    longest = max(w for _, w in posts)
+    above = sum(w for k, (p, w, i, like) in enumerate(zip(paras, words, inside, liked))
+                if k < first and not i and like and not p.heading)
+    return above <= longest
+
+
 def before_decide(html: str | None, kinds: dict[str, str], paras: Sequence[Paragraph] | None = None,
-                  chains: Sequence[Sequence[str]] | None = None, data: bytes | None = None) -> frozenset[str]:
+                  chains: Sequence[Sequence[str]] | None = None, data: bytes | None = None,
+                  comments: str = "drop") -> frozenset[str]:
     """The evidence changes made before the decision; returns the declared types (``data``: the
-    page's bytes, see :func:`declared_types`)."""
+    page's bytes, see :func:`declared_types`; ``comments``: keep or drop comment sections)."""
     types = declared_types(html, data)
-    if "discussion" in RULES and is_discussion(types):
+    if "comment" in kinds.values() and comments_are_content(types, comments, paras, kinds, chains):
         drop_comment_regions(kinds)
     if REVIEW in kinds.values():
         if "reviews" in RULES and is_product(types) and paras is not None and chains is not None:
