@@ -92,8 +92,8 @@ def _ends_terminal(text: str) -> bool:
 class _Words:
     """The lower-cased words of a text, counted once for every word measure.
 
-    A word's id is the position of its first occurrence; ``counts[j]`` is how often the ``j``-th
-    distinct word occurs. Letter runs are looked for in each distinct word once (a word of letters
+    ``ids[i]`` is the word at position ``i`` as the number of the distinct word (in the order of
+    their first occurrences); ``counts[j]`` is how often the ``j``-th distinct word occurs. Letter runs are looked for in each distinct word once (a word of letters
     only is its own run), not in every occurrence: the work of a regular expression over the whole
     text, at a fraction of its cost."""
 
@@ -101,14 +101,14 @@ class _Words:
         words = lower.split()
         n = self.n = len(words)
         index: dict[str, int] = {}
-        self.ids = np.fromiter(map(index.setdefault, words, range(n)), dtype=np.int64, count=n)
+        first_at = np.fromiter(map(index.setdefault, words, range(n)), dtype=np.int64, count=n)
         self.distinct = list(index)
         first = np.fromiter(index.values(), dtype=np.int64, count=len(index))
-        self.counts = np.bincount(self.ids, minlength=n)[first]
-        # the length of the word at each position, from the distinct words' lengths
+        self.counts = np.bincount(first_at, minlength=n)[first]
+        # dense ids: the j-th distinct word is j
         rank = np.zeros(n, dtype=np.int64)
         rank[first] = np.arange(len(first))
-        self.lens = np.fromiter(map(len, self.distinct), dtype=np.int64, count=len(first))[rank[self.ids]]
+        self.ids = rank[first_at]
 
     def letter_runs(self, stopwords: frozenset[str] | None) -> tuple[int, int, int, int]:
         """(runs of letters, their letters, of them stop words, words without a letter), each
@@ -144,30 +144,36 @@ class _Words:
 
         A k-gram gets a dense integer id from its (k-1)-gram's id and its last word's, so a count
         is one ``numpy.unique`` over integers, not a ``Counter`` of word tuples; and only the
-        positions whose (k-1)-gram repeats are looked at for k (no other k-gram can repeat). The
+        positions whose (k-1)-gram repeats (for bigrams: both words) are looked at for k (no other
+        k-gram can repeat). The
         values are those of the counting definition (the tests compare both)."""
         out = {"q_top2": 0.0, "q_top3": 0.0, "q_top4": 0.0, "q_dup5": 0.0}
-        n, ids, lens = self.n, self.ids, self.lens
-        if len(self.distinct) == n:
+        n, ids, counts = self.n, self.ids, self.counts
+        k_distinct = len(counts)
+        if k_distinct == n:
             return out              # no word repeats: no n-gram does
+        word_lens = np.fromiter(map(len, self.distinct), dtype=np.int64, count=k_distinct)
+        lens = word_lens[ids]
         total = int(lens.sum())
-        at = np.arange(n - 1)       # start positions of the k-grams still in question
-        gram = ids[:-1]             # the (k-1)-gram id at each of them
+        # a bigram can repeat only where both its words do
+        repeats = counts[ids] > 1
+        at = np.flatnonzero(repeats[:-1] & repeats[1:])     # start positions of the k-grams in question
+        gram = ids[at]              # the (k-1)-gram id at each of them
         for k in (2, 3, 4, 5):
             keep = at + k <= n
             at, gram = at[keep], gram[keep]
             if len(at) < 2:
                 break
             # the k-gram at i: (its (k-1)-gram's id, the id of word i+k-1), both below n
-            _, gram, counts = np.unique(gram * n + ids[at + k - 1], return_inverse=True, return_counts=True)
-            repeated = counts[gram] > 1
+            _, gram, freq = np.unique(gram * n + ids[at + k - 1], return_inverse=True, return_counts=True)
+            repeated = freq[gram] > 1
             if not repeated.any():
                 break               # no repeated k-gram: no repeated longer one either
             if k < 5:
-                top = int(counts.max())
+                top = int(freq.max())
                 # the most frequent k-gram, of equals the one seen first (Counter.most_common's):
                 # the first position holding one of them
-                i = int(at[np.argmax(counts[gram] == top)])
+                i = int(at[np.argmax(freq[gram] == top)])
                 out[f"q_top{k}"] = min(1.0, top * int(lens[i:i + k].sum()) / total)
             elif n >= 2 * k:
                 # characters of the words covered by a 5-gram occurring more than once
