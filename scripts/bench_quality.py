@@ -280,23 +280,30 @@ def _without_text_types():
 
 
 class _Stopwatch:
-    """CPU seconds spent in the wrapped functions (the quality stage, the text types)."""
+    """CPU seconds spent in the wrapped functions, each call's own time only: time spent in a
+    wrapped function it calls goes to that one's label (word counts made first by the quality
+    stage or the page type are work a later stage would otherwise do)."""
 
     def __init__(self) -> None:
         self.spent: dict[str, float] = {}
         self.saved: list[tuple[object, str, object]] = []
+        self.inner: list[float] = []        # per active call: the time of the wrapped calls inside it
 
     def wrap(self, owner, name: str, label: str) -> None:
         fn = getattr(owner, name)
-        spent = self.spent
+        spent, inner = self.spent, self.inner
         spent.setdefault(label, 0.0)
 
         def timed(*args, **kw):
             t0 = time.process_time()
+            inner.append(0.0)
             try:
                 return fn(*args, **kw)
             finally:
-                spent[label] += time.process_time() - t0
+                took = time.process_time() - t0
+                spent[label] += took - inner.pop()
+                if inner:
+                    inner[-1] += took
         self.saved.append((owner, name, fn))
         setattr(owner, name, timed)
 
@@ -311,6 +318,7 @@ def timed_build(inputs: list[str], output: str, quality: bool, text_types: bool,
     stage in the process, so its CPU time is the whole build's); with ``watch``, the CPU time spent
     in the quality stage and in the text types is added up there."""
     from corpustool.corpus_profile import CorpusProfile
+    from corpustool.document import Paragraph
     from corpustool.executors.local import LocalExecutor
     from corpustool.extractors import clean
     from corpustool.pipeline import Pipeline, PipelineOptions
@@ -324,6 +332,7 @@ def timed_build(inputs: list[str], output: str, quality: bool, text_types: bool,
         watch.wrap(vertical, "text_types", "text types")              # the attributes, written
         watch.wrap(vertical, "quality_attributes", "quality")
         watch.wrap(CorpusProfile, "add", "corpus profile")            # (counts text types for the report)
+        watch.wrap(Paragraph, "word_count", "word counts")           # (done by some stage in any case)
     try:
         opts = PipelineOptions(languages=["auto"], workers=1, quality="mark" if quality else "off")
         pipe = Pipeline(inputs, output, opts)
@@ -341,7 +350,7 @@ def timed_build(inputs: list[str], output: str, quality: bool, text_types: bool,
 CONFIGS = (("neither", False, False), ("text types", False, True), ("quality", True, False), ("both", True, True))
 
 
-def timing(limit: int = 0, rounds: int = 3) -> int:
+def timing(limit: int = 0, rounds: int = 3, inside_only: bool = False) -> int:
     """CPU time of the build with and without the quality stage and the text types, interleaved:
     every round builds the four variants once, the order rotated from round to round."""
     import statistics
@@ -349,6 +358,8 @@ def timing(limit: int = 0, rounds: int = 3) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="bench-quality-"))
     inputs = write_inputs(tmp, limit)
     timed_build(inputs, str(tmp / "warm.vert"), True, True)     # imports, lists and models loaded once
+    if inside_only:
+        return timing_inside(inputs, tmp, rounds)
     times: dict[str, list[float]] = {name: [] for name, _, _ in CONFIGS}
     for r in range(rounds):
         order = CONFIGS[r % 4:] + CONFIGS[:r % 4]
@@ -366,7 +377,12 @@ def timing(limit: int = 0, rounds: int = 3) -> int:
           f"time, text types {100 * (both - med['quality']) / both:.1f}%; throughput with both "
           f"{100 * (med['neither'] / both - 1):+.1f}% against neither (per round: "
           + ", ".join(f"{-d:+.1f}%" for d in drops) + ")")
-    # the same, timed inside the builds with both: the time the two spend, against the whole build
+    return timing_inside(inputs, tmp, rounds)
+
+
+def timing_inside(inputs: list[str], tmp: Path, rounds: int) -> int:
+    """The time the quality stage and the text types spend inside builds with both, against the
+    whole build's."""
     watch = _Stopwatch()
     total = sum(timed_build(inputs, str(tmp / "out.vert"), True, True, watch) for _ in range(rounds))
     parts = ", ".join(f"{k} {100 * v / total:.1f}%" for k, v in watch.spent.items())
@@ -384,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timing", action="store_true",
                     help="CPU time of the build with and without quality marks and text types, interleaved")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of --timing (default 3)")
+    ap.add_argument("--inside", action="store_true", help="with --timing: only the time spent inside builds")
     args = ap.parse_args(argv)
     if not (SNIPPETS / "evaldata.json").is_file() or not (WCXB / "html").is_dir():
         print("skipped: ../shared/data (snippets, wcxb-dev) not present")
@@ -392,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
         dump(args.dump, args.limit)
         return 0
     if args.timing:
-        return timing(args.limit, args.rounds)
+        return timing(args.limit, args.rounds, args.inside)
     return evaluate(args.limit)
 
 
