@@ -33,8 +33,10 @@ documents with the reason ``quality:<first rule>``.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from itertools import repeat
 from typing import Any
+
+import numpy as np
 
 from .document import Document
 from .errors import OptionError
@@ -50,7 +52,8 @@ _CLOSERS = "\"'”’»«)]}›*"
 _BULLETS = frozenset("•·‣◦▪▫■□●○►▸▹–—-*✓✔➤→»>")
 _LIST_TAGS = frozenset(("li", "dd", "dt"))
 _LETTER_WORD = re.compile(r"[^\W\d_]+")
-_NO_LETTER_WORD = re.compile(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)")     # a word without a letter
+# punctuation stripped from around a word before it is taken as one run of letters (no letters here)
+_PUNCTUATION = ".,;:!?…\"'()[]{}<>«»‹›“”„‘’‚-–—/*|#%&+=~^`@$§°•·"
 SHORT_LINE = 30          # characters: a "short line" (FineWeb)
 
 #: the measures, in the order written on <doc> (after ``q`` and ``q_rules``)
@@ -60,7 +63,7 @@ ATTRIBUTES = ("q", "q_rules") + MEASURES
 
 #: (rule, measure, "min" | "max", threshold, minimum words for the rule to apply).
 #: A document is low when a measure is below a "min" threshold or above a "max" one.
-#: Chosen on half of the labelled sample (docs/quality.md, scripts/bench_quality.py).
+#: Chosen on the first 305 labelled documents (docs/quality.md, scripts/bench_quality.py).
 RULES: tuple[tuple[str, str, str, float, int], ...] = (
     ("short", "words", "min", 75, 0),                 # Gopher: 50
     ("punct", "q_punct", "min", 0.30, 0),             # FineWeb: 0.12
@@ -86,30 +89,101 @@ def _ends_terminal(text: str) -> bool:
     return bool(t) and t[-1] in _TERMINAL
 
 
-def _top_ngram(words: list[str], n: int, total: int) -> tuple[float, int]:
-    """(characters of the most frequent n-gram's occurrences / all characters, its count)."""
-    if len(words) < n or not total:
-        return 0.0, 0
-    gram, count = Counter(zip(*(words[i:] for i in range(n)))).most_common(1)[0]
-    if count < 2:
-        return 0.0, count
-    return min(1.0, count * sum(map(len, gram)) / total), count
+class _Words:
+    """The lower-cased words of a text, counted once for every word measure.
 
+    ``ids[i]`` is the word at position ``i`` as the number of the distinct word (in the order of
+    their first occurrences); ``counts[j]`` is how often the ``j``-th distinct word occurs. Letter runs are looked for in each distinct word once (a word of letters
+    only is its own run), not in every occurrence: the work of a regular expression over the whole
+    text, at a fraction of its cost."""
 
-def _dup_ngram(words: list[str], lens: list[int], n: int, total: int) -> float:
-    """Share of the characters of words covered by an n-gram that occurs more than once."""
-    if len(words) < 2 * n or not total:
-        return 0.0
-    grams = list(zip(*(words[i:] for i in range(n))))
-    counts = Counter(grams)
-    if len(counts) == len(grams):
-        return 0.0
-    dup = {g for g, c in counts.items() if c > 1}
-    covered = bytearray(len(words))
-    one = b"\x01" * n
-    for i in [i for i, g in enumerate(grams) if g in dup]:
-        covered[i:i + n] = one
-    return sum(l for l, c in zip(lens, covered) if c) / total
+    def __init__(self, lower: str) -> None:
+        words = lower.split()
+        n = self.n = len(words)
+        index: dict[str, int] = {}
+        first_at = np.fromiter(map(index.setdefault, words, range(n)), dtype=np.int64, count=n)
+        self.distinct = list(index)
+        first = np.fromiter(index.values(), dtype=np.int64, count=len(index))
+        self.counts = np.bincount(first_at, minlength=n)[first]
+        # dense ids: the j-th distinct word is j
+        rank = np.zeros(n, dtype=np.int64)
+        rank[first] = np.arange(len(first))
+        self.ids = rank[first_at]
+
+    def letter_runs(self, stopwords: frozenset[str] | None) -> tuple[int, int, int, int]:
+        """(runs of letters, their letters, of them stop words, words without a letter), each
+        occurrence counted, as ``[^\\W\\d_]+`` over the text would find them."""
+        counts = self.counts
+        k = len(counts)
+        # most words are letters, or letters with punctuation around them ("word,", "(so"): one
+        # run, what is left when the punctuation is stripped; the rest are searched
+        cores = list(map(str.strip, self.distinct, repeat(_PUNCTUATION)))
+        one = np.fromiter(map(str.isalpha, cores), dtype=bool, count=k)
+        lens = np.fromiter(map(len, cores), dtype=np.int64, count=k)
+        runs = int(counts[one].sum())
+        letters = int(np.dot(counts[one], lens[one]))
+        stop = 0
+        if stopwords is not None:
+            is_stop = np.fromiter(map(stopwords.__contains__, cores), dtype=bool, count=k)
+            stop = int(counts[one & is_stop].sum())
+        no_letter = int(counts[lens == 0].sum())          # punctuation only
+        for j in np.flatnonzero(~one & (lens > 0)).tolist():
+            found = _LETTER_WORD.findall(cores[j])
+            c = int(counts[j])
+            if not found:
+                no_letter += c
+                continue
+            runs += c * len(found)
+            letters += c * sum(map(len, found))
+            if stopwords is not None:
+                stop += c * sum(map(stopwords.__contains__, found))
+        return runs, letters, stop, no_letter
+
+    def ngram_measures(self) -> dict[str, float]:
+        """``q_top2`` .. ``q_top4`` and ``q_dup5``.
+
+        A k-gram gets a dense integer id from its (k-1)-gram's id and its last word's, so a count
+        is one ``numpy.unique`` over integers, not a ``Counter`` of word tuples; and only the
+        positions whose (k-1)-gram repeats (for bigrams: both words) are looked at for k (no other
+        k-gram can repeat). The
+        values are those of the counting definition (the tests compare both)."""
+        out = {"q_top2": 0.0, "q_top3": 0.0, "q_top4": 0.0, "q_dup5": 0.0}
+        n, ids, counts = self.n, self.ids, self.counts
+        k_distinct = len(counts)
+        if k_distinct == n:
+            return out              # no word repeats: no n-gram does
+        word_lens = np.fromiter(map(len, self.distinct), dtype=np.int64, count=k_distinct)
+        lens = word_lens[ids]
+        total = int(lens.sum())
+        # a bigram can repeat only where both its words do
+        repeats = counts[ids] > 1
+        at = np.flatnonzero(repeats[:-1] & repeats[1:])     # start positions of the k-grams in question
+        gram = ids[at]              # the (k-1)-gram id at each of them
+        for k in (2, 3, 4, 5):
+            keep = at + k <= n
+            at, gram = at[keep], gram[keep]
+            if len(at) < 2:
+                break
+            # the k-gram at i: (its (k-1)-gram's id, the id of word i+k-1), both below n
+            _, gram, freq = np.unique(gram * n + ids[at + k - 1], return_inverse=True, return_counts=True)
+            repeated = freq[gram] > 1
+            if not repeated.any():
+                break               # no repeated k-gram: no repeated longer one either
+            if k < 5:
+                top = int(freq.max())
+                # the most frequent k-gram, of equals the one seen first (Counter.most_common's):
+                # the first position holding one of them
+                i = int(at[np.argmax(freq[gram] == top)])
+                out[f"q_top{k}"] = min(1.0, top * int(lens[i:i + k].sum()) / total)
+            elif n >= 2 * k:
+                # characters of the words covered by a 5-gram occurring more than once
+                starts = at[repeated]
+                edge = np.zeros(n + 1, dtype=np.int64)
+                edge[starts] += 1
+                edge[starts + k] -= 1
+                out["q_dup5"] = int(lens[np.cumsum(edge[:n]) > 0].sum()) / total
+            at, gram = at[repeated], gram[repeated]
+        return out
 
 
 def measure(paragraphs: list[Any], lang: str | None, stopwords: frozenset[str] | None) -> dict[str, float]:
@@ -121,20 +195,19 @@ def measure(paragraphs: list[Any], lang: str | None, stopwords: frozenset[str] |
     n = len(texts)
     body = [t for p, t in zip(paragraphs, texts) if not getattr(p, "heading", False)] or texts
     text = "\n".join(texts)
-    words = text.split()
-    nw = len(words) or 1
+    words = _Words(text.lower())        # (lower-casing neither adds nor removes a space or a letter)
+    nw = words.n or 1
+    runs, letters, stop, no_letter = words.letter_runs(stopwords)
     out: dict[str, float] = {}
     out["q_punct"] = sum(1 for t in body if _ends_terminal(t)) / len(body)
     out["q_short"] = sum(1 for t in texts if len(t) <= SHORT_LINE) / n
-    lower = text.lower()
-    letters = _LETTER_WORD.findall(lower)
-    if letters and lang not in NO_SPACES:
-        out["q_wordlen"] = sum(map(len, letters)) / len(letters)
+    if runs and lang not in NO_SPACES:
+        out["q_wordlen"] = letters / runs
     out["q_symbols"] = (text.count("#") + text.count("…") + text.count("...")) / nw
-    out["q_nonalpha"] = len(_NO_LETTER_WORD.findall(text)) / nw
-    if stopwords is not None and letters:
+    out["q_nonalpha"] = no_letter / nw
+    if stopwords is not None and runs:
         # stop words among the runs of letters ("l'homme": "l", "homme"), of the document's own list
-        out["q_stop"] = sum(map(stopwords.__contains__, letters)) / len(letters)
+        out["q_stop"] = stop / runs
     out["q_bullets"] = sum(1 for p, t in zip(paragraphs, texts)
                            if t[0] in _BULLETS or getattr(p, "tag", "") in _LIST_TAGS) / n
     out["q_ellipsis"] = sum(1 for t in texts if t.endswith(("...", "…"))) / n
@@ -149,14 +222,7 @@ def measure(paragraphs: list[Any], lang: str | None, stopwords: frozenset[str] |
     out["q_dup_lines"] = dup / n
     out["q_dup_chars"] = dup_chars / max(1, sum(map(len, texts)))
     if lang not in NO_SPACES:
-        lw = lower.split()
-        lens = list(map(len, lw))
-        total = sum(lens)
-        count = 2
-        for k in (2, 3, 4):
-            # no repeated k-gram: no repeated longer one either
-            out[f"q_top{k}"], count = _top_ngram(lw, k, total) if count > 1 else (0.0, 1)
-        out["q_dup5"] = _dup_ngram(lw, lens, 5, total) if count > 1 else 0.0
+        out.update(words.ngram_measures())
     return out
 
 

@@ -174,3 +174,72 @@ def test_deterministic(tmp_path):
     d1, q1 = marks(ARTICLE + SPAM)
     d2, q2 = marks(ARTICLE + SPAM)
     assert q1 == q2
+
+
+# -- the measures equal their counting definitions --------------------------------------------
+
+def _reference_word_measures(paragraphs, lang, stopwords):
+    """The word measures by their definitions: regular expressions over the whole text and
+    Counters of word tuples (how quality.py computed them before it counted with numpy)."""
+    import re
+    from collections import Counter
+
+    texts = [t for t in (p.text.strip() for p in paragraphs) if t]
+    text = "\n".join(texts)
+    lower = text.lower()
+    nw = len(text.split()) or 1
+    runs = re.findall(r"[^\W\d_]+", lower)
+    out = {"q_nonalpha": len(re.findall(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)", text)) / nw}
+    if runs and lang not in ("zh", "ja", "th", "lo", "km", "my"):
+        out["q_wordlen"] = sum(map(len, runs)) / len(runs)
+    if stopwords is not None and runs:
+        out["q_stop"] = sum(r in stopwords for r in runs) / len(runs)
+    if lang in ("zh", "ja", "th", "lo", "km", "my"):
+        return out
+    words = lower.split()
+    total = sum(map(len, words))
+    count = 2
+    for n in (2, 3, 4):
+        value = 0.0
+        if count > 1 and len(words) >= n:
+            gram, count = Counter(zip(*(words[i:] for i in range(n)))).most_common(1)[0]
+            if count > 1:
+                value = min(1.0, count * sum(map(len, gram)) / total)
+        else:
+            count = 1
+        out[f"q_top{n}"] = value
+    dup5 = 0.0
+    if count > 1 and len(words) >= 10:
+        grams = list(zip(*(words[i:] for i in range(5))))
+        repeated = {g for g, c in Counter(grams).items() if c > 1}
+        covered = [False] * len(words)
+        for i, g in enumerate(grams):
+            if g in repeated:
+                covered[i:i + 5] = [True] * 5
+        dup5 = sum(len(w) for w, c in zip(words, covered) if c) / total
+    out["q_dup5"] = dup5
+    return out
+
+
+def test_word_measures_equal_their_counting_definitions():
+    import random
+
+    vocab = ["the", "The", "cat", "sat", "on", "mat", "word,", "(so", "end.", "l'homme", "e-mail",
+             "3.5", "42", "—", "|", "x²", "İstanbul", "ΣΟΦΙΑ", "naïve", "und", "der", "die", "#tag",
+             "https://example.org/a", "...", "«quote»", "a_b", "日本語", "😀", "½", "Ⅻ"]
+    stop = frozenset(("the", "on", "und", "der", "die", "l", "so"))
+    rng = random.Random(32)
+    for trial in range(300):
+        k = rng.choice((1, 2, 3, 8, 40))
+        words = [rng.choice(vocab[:rng.randint(2, len(vocab))]) for _ in range(rng.randint(1, 400))]
+        paras = [" ".join(words[i::k]) for i in range(k)]
+        if rng.random() < 0.3:
+            paras += paras[:2]                       # repeated paragraphs
+        lang = rng.choice(("en", "de", "ja"))
+        for stopwords in (stop, None):
+            got = measure([Paragraph(text=t, tag="p") for t in paras], lang, stopwords)
+            want = _reference_word_measures([Paragraph(text=t) for t in paras], lang, stopwords)
+            for key, value in want.items():
+                assert got.get(key) == value, (trial, key, got.get(key), value, paras)
+            assert set(want) == {k for k in got if k in want or k in (
+                "q_wordlen", "q_stop", "q_top2", "q_top3", "q_top4", "q_dup5", "q_nonalpha")}, (trial, got)

@@ -98,6 +98,12 @@ def test_no_date_and_nonsense():
     ("www.bücher.de", "bücher.de", "de"),
     ("shop.xn--e1afmkfd.xn--p1ai", "пример.рф", "рф"),
     ("WWW.Example.COM", "example.com", "com"),
+    ("news.bbc.co.uk.", "bbc.co.uk", "uk"),                   # a fully qualified name's root dot
+    ("XN--BCHER-KVA.DE", "bücher.de", "de"),
+    ("www.city.kawasaki.jp", "city.kawasaki.jp", "jp"),        # "*.kawasaki.jp" with its "!city" exception
+    ("foo.bar.kawasaki.jp", "foo.bar.kawasaki.jp", "jp"),      # "bar.kawasaki.jp" is a suffix by the wildcard
+    ("www.gov.uk", "www.gov.uk", "uk"),                        # "gov.uk" is itself a public suffix
+    ("[2001:db8::1]", "[2001:db8::1]", None),
     ("192.0.2.7", "192.0.2.7", None),
     ("localhost", "localhost", None),
     (None, None, None),
@@ -190,6 +196,7 @@ def test_profile_and_report_show_text_types():
     assert tt["length"]["0-99"]["docs"] == 2 and tt["length"]["100-299"]["docs"] == 1
     html = render_report({"stages": [], "corpus": other.to_dict()})
     assert 'id="text-types"' in html and "<td>forum</td>" in html and "<td>2021</td>" in html
+    assert "<td>de</td>" in html and "<td>100-299</td>" in html        # top-level domain, length class
 
 
 def test_demo_corpus_carries_the_attributes(tmp_path):
