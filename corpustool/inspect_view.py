@@ -17,7 +17,9 @@ from typing import Any
 
 from .document import Paragraph
 from .encoding import decode
-from .extractors.base import OptionError, Page, get_extractor
+from .errors import OptionError
+from .extractors.base import Page
+from .extractors.registry import get_extractor
 
 FEATURE_ORDER = ("chars", "words", "link_density", "stopwords", "stopword_density")
 CF_CLASSES = ("good", "neargood", "short", "bad")

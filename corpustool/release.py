@@ -26,7 +26,7 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from .extractors.base import OptionError
+from .errors import OptionError
 
 CONFIG_NAME = "release.json"
 MANIFEST_NAME = "manifest.json"

@@ -68,7 +68,8 @@ def missing_message(folder: Path) -> str:
 
 def configurations() -> list[str]:
     from corpustool.eval.peers import installed_peers
-    from corpustool.extractors.base import OptionError, get_extractor
+    from corpustool.errors import OptionError
+    from corpustool.extractors.registry import get_extractor
     from corpustool.extractors.clean import DEFAULT_EXTRACTOR
 
     specs = [f"default={DEFAULT_EXTRACTOR}"]

@@ -2,7 +2,7 @@
 import random
 
 from corpustool.document import Document
-from corpustool.extractors.base import available
+from corpustool.extractors.registry import available
 from corpustool.extractors.clean import Clean
 
 TAGS = ["div", "p", "a", "br", "table", "td", "tr", "li", "ul", "h1", "span", "select", "option", "form",

@@ -10,7 +10,7 @@ import pytest
 from corpustool.document import BAD, GOOD, Document, Paragraph
 from corpustool.dedup.exact import ExactDuplicates
 from corpustool.executors.local import LocalExecutor
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.extractors.justext_params import PRESETS, JustextParams
 from corpustool.stage import DocumentStage
 from corpustool.stats import corpus_sizes, format_table

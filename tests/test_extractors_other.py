@@ -6,7 +6,9 @@ import random
 import pytest
 
 from corpustool.document import Document
-from corpustool.extractors.base import OptionError, Page, available, get_extractor
+from corpustool.errors import OptionError
+from corpustool.extractors.base import Page
+from corpustool.extractors.registry import available, get_extractor
 from corpustool.extractors.boilerpipe import classify_block
 from corpustool.extractors.bte import best_token_span, bte_objective, max_span, span_runs
 from corpustool.extractors.clean import Clean

@@ -13,7 +13,7 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.readers import BACKENDS, make_reader
 
 REPO = Path(__file__).resolve().parent.parent

@@ -2,7 +2,9 @@
 import pytest
 
 from corpustool.document import Document
-from corpustool.extractors.base import OptionError, get_extractor, parse_html
+from corpustool.errors import OptionError
+from corpustool.extractors.base import parse_html
+from corpustool.extractors.registry import get_extractor
 from corpustool.extractors.clean import Clean
 from corpustool.extractors.segment import segment
 from corpustool.pipeline import PipelineOptions, build_stages

@@ -8,8 +8,7 @@ import sys
 from typing import IO, Any, Iterable, Iterator
 
 from ..document import Document, MalformedDocument
-from ..errors import DataError
-from ..extractors.base import OptionError
+from ..errors import DataError, OptionError
 from ..stage import Stage, StageStats
 
 

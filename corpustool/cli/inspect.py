@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 
 def register(sub: argparse._SubParsersAction) -> None:

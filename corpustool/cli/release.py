@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -133,7 +133,7 @@ def run_vert(args: argparse.Namespace) -> int:
 
 
 def run_extractors(args: argparse.Namespace) -> int:
-    from ..extractors.base import available, get_extractor
+    from ..extractors.registry import available, get_extractor
     from ..extractors.justext_params import PRESETS
 
     print("extractors:")

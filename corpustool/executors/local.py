@@ -38,7 +38,7 @@ def _segments(stages: list[Stage]) -> list[tuple[bool, list[Stage]]]:
 
 def check_doc_timeout(value: float | None) -> float:
     """The per-document time limit in seconds (0 or None: none); refuses what is not one."""
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     if value is None:
         return 0.0
@@ -54,7 +54,7 @@ def check_doc_timeout(value: float | None) -> float:
 class LocalExecutor:
     def __init__(self, workers: int = 1, batch_size: int = 32, window: int | None = None,
                  doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, supervised: bool = True) -> None:
-        from ..extractors.base import OptionError
+        from ..errors import OptionError
 
         if not isinstance(workers, int) or workers < 1:
             raise OptionError("--workers must be at least 1")

@@ -441,7 +441,7 @@ _MASTER_URL = re.compile(r"local(\[(\*|[1-9]\d*)(,[1-9]\d*)?\])?|local-cluster\[
 
 
 def check_master(master: str) -> None:
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     if not _MASTER_URL.fullmatch(master):
         raise OptionError(f"invalid Spark master URL {master!r}; use local[N], spark://HOST:PORT, yarn, "
@@ -473,7 +473,7 @@ def check_master_reachable(master: str, timeout: float = MASTER_CONNECT_TIMEOUT)
     Spark itself retries an unreachable master for a minute and a half, printing
     Java's log and stack traces, then fails on a null pointer (issue 22).
     """
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     endpoints = master_endpoints(master)
     errors = []
@@ -519,7 +519,7 @@ def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
     application within ``timeout`` seconds (a port that answers but is no Spark master)."""
     from pyspark import SparkContext
 
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     if timeout is None:
         return SparkContext(conf=conf)
@@ -548,7 +548,7 @@ class SparkExecutor:
     def __init__(self, master: str | None = None, workers: int = 1, chunk_size: int = 500,
                  workdir: str | None = None, conf: dict[str, str] | None = None,
                  doc_timeout: float | None = 60.0, merge: bool = True) -> None:
-        from ..extractors.base import OptionError
+        from ..errors import OptionError
         from .local import check_doc_timeout
 
         if master is not None:
@@ -650,7 +650,7 @@ class SparkExecutor:
         for inp in inputs:
             path = local_path(inp)
             if path is None:
-                from ..extractors.base import OptionError
+                from ..errors import OptionError
                 raise OptionError(f"input {inp}: only local paths and file: URIs are read by the Spark "
                                   f"engine so far (mount the store, docs/spark.md)")
             if os.path.isdir(path):

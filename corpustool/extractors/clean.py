@@ -18,7 +18,9 @@ from ..readers.http import ENCODED, PayloadError, decode_content
 from ..stage import DocumentStage
 from ..text.normalize import clean_text
 from ..text_types import page_metadata
-from .base import OptionError, Page, get_extractor
+from ..errors import OptionError
+from .base import Page
+from .registry import get_extractor
 
 DEFAULT_EXTRACTOR = "justext-plus"
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024

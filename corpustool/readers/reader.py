@@ -25,7 +25,7 @@ import zlib
 from typing import IO, Iterable, Iterator
 
 from ..document import Document
-from ..extractors.base import OptionError
+from ..errors import OptionError
 from ..stage import Stage
 from .html_files import (is_html_name, is_text_name, read_html_bytes, read_html_file, read_maybe_gzip,
                          read_text_bytes, relative_url)
