@@ -69,7 +69,7 @@ def read_stream(stream: IO[str] | IO[bytes] | None = None, name: str = "<stdin>"
         _MALFORMED.docs_out += 1
         yield doc
     if bad and not good:
-        from ..readers.reader import describe_content
+        from ..readers.sniff import describe_content
 
         raise DataError(no_document_message(name, describe_content(bytes(head)), bad, first_problem,
                                             "the filters read the JSON Lines documents that `corpustool read` "
