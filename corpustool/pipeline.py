@@ -118,7 +118,8 @@ class Pipeline:
                  input_format: str = "auto", output_format: str | None = None,
                  on_drop: Callable[[Document, str], None] | None = None, progress: bool = False) -> None:
         from .readers import make_reader
-        from .writers.base import check_output_path, open_writer
+        from .writers import open_writer
+        from .writers.base import check_output_path
 
         check_output_path(output, inputs)     # before anything is read or written
         self.options = options or PipelineOptions()

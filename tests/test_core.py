@@ -15,7 +15,7 @@ from corpustool.extractors.justext_params import PRESETS, JustextParams
 from corpustool.stage import DocumentStage
 from corpustool.stats import corpus_sizes, format_table
 from corpustool.text.stage import Tokenize
-from corpustool.writers.base import open_writer
+from corpustool.writers import open_writer
 from corpustool.writers.vertical import escape_attr
 
 

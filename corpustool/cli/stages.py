@@ -102,7 +102,7 @@ def run_tokenize(args: argparse.Namespace) -> int:
 
 
 def run_vert(args: argparse.Namespace) -> int:
-    from ..writers.base import open_writer
+    from ..writers import open_writer
 
     from ..writers.base import format_for
 

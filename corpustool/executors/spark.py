@@ -374,7 +374,7 @@ def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: 
     from collections import Counter
 
     from ..corpus_profile import CorpusProfile
-    from ..writers.base import open_writer
+    from ..writers import open_writer
 
     name = f"part-{part_no:05d}{suffix}"
     rejects_name = f"rejects-{part_no:05d}.jsonl"

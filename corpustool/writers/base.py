@@ -304,17 +304,3 @@ def format_for(path: str) -> str:
         return FORMAT_SUFFIXES[suffix]
     raise OptionError(f"cannot tell the output format of {path!r} from its name; use .vert, .vrt, .txt or "
                       f".jsonl (optionally .gz), or give --format")
-
-
-def open_writer(path: str, fmt: str | None = None, **options) -> Writer:
-    """A writer chosen by ``fmt`` or by the file name: .vert/.vrt (vertical), .txt, .jsonl."""
-    from ..errors import OptionError
-    from .jsonl import JsonlWriter
-    from .text import TextWriter
-    from .vertical import VerticalWriter
-
-    fmt = fmt or format_for(path)
-    writers = {"vert": VerticalWriter, "text": TextWriter, "jsonl": JsonlWriter}
-    if fmt not in writers:
-        raise OptionError(f"unknown output format {fmt!r}; choose from: {', '.join(writers)}")
-    return writers[fmt](path, **options)
