@@ -101,7 +101,7 @@ def choose_language(page: Page, language: str | None) -> tuple[str | None, str]:
     from .language.stoplists import has_stoplist, resolve_language
 
     if language is not None:
-        from .cli.common import split_langs
+        from .language import split_langs
 
         clean = Clean(extractor="justext", languages=split_langs(language))
         doc = Document(id="inspect")

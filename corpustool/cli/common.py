@@ -9,6 +9,7 @@ from typing import IO, Any, Iterable, Iterator
 
 from ..document import Document, MalformedDocument
 from ..errors import DataError, OptionError
+from ..language import split_langs
 from ..stage import Stage, StageStats
 
 
@@ -236,15 +237,6 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
             raise OptionError(f"--option needs NAME=VALUE, not {item!r}")
         kw[name.strip().replace("-", "_")] = convert_value(value.strip())
     return kw
-
-
-def split_langs(value: str | None) -> list[str]:
-    if value is None:
-        return ["auto"]
-    langs = [v.strip() for v in value.split(",") if v.strip()]
-    if not langs:     # --lang "" is a mistake (an unset shell variable), not "every language"
-        raise OptionError("--lang needs at least one language or 'auto'")
-    return langs
 
 
 class RejectsWriter:
