@@ -57,8 +57,8 @@ class PipelineOptions:
 def build_stages(opts: PipelineOptions) -> list[Stage]:
     from .dedup.exact import ExactDuplicates
     from .errors import OptionError
-    from .extractors.registry import get_extractor
     from .extractors.clean import DEFAULT_EXTRACTOR, Clean
+    from .extractors.registry import get_extractor
     from .text.stage import Tokenize
 
     clean = Clean(extractor=opts.extractor or DEFAULT_EXTRACTOR, languages=opts.languages,

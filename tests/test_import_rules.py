@@ -90,22 +90,26 @@ _PYX_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+c?import[ \t]+(\([^)]
 _PYX_IMPORT = re.compile(r"^[ \t]*import[ \t]+(corpustool[\w.]*)", re.MULTILINE)
 
 
+def pyx_imports_in(text: str, importer: str) -> list[Import]:
+    found = []
+    for m in _PYX_FROM.finditer(text):
+        dots = len(m.group(1)) - len(m.group(1).lstrip("."))
+        module = _resolve(importer, False, dots, m.group(1)[dots:] or None)
+        if not module.startswith("corpustool"):
+            continue
+        names = tuple(n.split(" as ")[0].strip() for n in m.group(2).strip("() \t").split(",") if n.strip())
+        found.append(Import(importer, module, names, text.count("\n", 0, m.start()) + 1,
+                            not m.group(0)[0].isspace()))
+    for m in _PYX_IMPORT.finditer(text):
+        found.append(Import(importer, m.group(1), (), text.count("\n", 0, m.start()) + 1,
+                            not m.group(0)[0].isspace()))
+    return found
+
+
 def pyx_imports() -> list[Import]:
     found = []
-    for path in sorted((PACKAGE / "native").glob("*.p[yx][xi]")):
-        importer = f"corpustool.native.{path.stem}"
-        text = path.read_text(encoding="utf-8")
-        for m in _PYX_FROM.finditer(text):
-            dots = len(m.group(1)) - len(m.group(1).lstrip("."))
-            module = _resolve(importer, False, dots, m.group(1)[dots:] or None)
-            if not module.startswith("corpustool"):
-                continue
-            names = tuple(n.split(" as ")[0].strip() for n in m.group(2).strip("() \t").split(",") if n.strip())
-            found.append(Import(importer, module, names, text.count("\n", 0, m.start()) + 1,
-                                not m.group(0)[0].isspace()))
-        for m in _PYX_IMPORT.finditer(text):
-            found.append(Import(importer, m.group(1).split(" as ")[0], (), text.count("\n", 0, m.start()) + 1,
-                                not m.group(0)[0].isspace()))
+    for path in sorted(p for ext in ("pyx", "pxi", "pxd") for p in (PACKAGE / "native").glob(f"*.{ext}")):
+        found += pyx_imports_in(path.read_text(encoding="utf-8"), f"corpustool.native.{path.stem}")
     return found
 
 
@@ -242,6 +246,17 @@ def test_a_circle_is_found_and_named():
 def test_pyx_imports_are_read():
     found = {(i.importer, i.module) for i in pyx_imports()}
     assert ("corpustool.native.justext_plus_decide", "corpustool.document") in found
+    imps = pyx_imports_in("from libc.string cimport memset\n"
+                          "import corpustool.cli.common as common\n"
+                          "from ..extractors.base import (Page,\n    OptionError)\n"
+                          "def f():\n    from corpustool.errors import OptionError\n",
+                          "corpustool.native.x")
+    assert [(i.module, i.names, i.line, i.top_level) for i in imps] == [
+        ("corpustool.extractors.base", ("Page", "OptionError"), 3, True),
+        ("corpustool.errors", ("OptionError",), 6, False),
+        ("corpustool.cli.common", (), 2, True)]
+    assert _cli_breaches(imps) == ["corpustool.native.x (line 2): corpustool.cli.common"]
+    assert _error_breaches(imps) == ["corpustool.native.x (line 3): corpustool.extractors.base Page, OptionError"]
 
 
 @pytest.mark.parametrize("rule", [_cli_breaches, _error_breaches])

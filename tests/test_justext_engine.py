@@ -15,8 +15,8 @@ from corpustool.document import Document
 from corpustool.encoding import decode
 from corpustool.errors import OptionError
 from corpustool.extractors.base import Page
-from corpustool.extractors.registry import get_extractor
 from corpustool.extractors.clean import DEFAULT_EXTRACTOR, Clean
+from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import resolve_language, stoplist
 from markup_fuzz import random_markup
 

@@ -133,8 +133,8 @@ def run_vert(args: argparse.Namespace) -> int:
 
 
 def run_extractors(args: argparse.Namespace) -> int:
-    from ..extractors.registry import available, get_extractor
     from ..extractors.justext_params import PRESETS
+    from ..extractors.registry import available, get_extractor
 
     print("extractors:")
     for name in available():
