@@ -14,7 +14,7 @@ def extract_paragraphs(html: bytes | str, url: str | None = None, language: str 
     A page the clean stage drops (empty, binary, unknown language) comes back
     with ``drop_reason`` set and no good paragraphs.
     """
-    from .extractors.base import OptionError
+    from .errors import OptionError
     from .extractors.clean import DEFAULT_EXTRACTOR, Clean
 
     if not isinstance(html, (bytes, str)):

@@ -106,7 +106,7 @@ class Checkpoint:
         return f"{k:04d}.npz"
 
     def load_manifest(self) -> dict[str, Any] | None:
-        from .extractors.base import OptionError
+        from .errors import OptionError
         if os.path.isfile(self.path):
             raise OptionError(f"{self.path} is a checkpoint of an older corpustool; remove it to start afresh")
         try:
@@ -122,7 +122,7 @@ class Checkpoint:
 
     def load_segments(self, done: int) -> list[dict[str, np.ndarray]]:
         """The arrays of checkpoints 1..done, oldest first."""
-        from .extractors.base import OptionError
+        from .errors import OptionError
         segments = []
         for k in range(1, done + 1):
             path = self._file(self.segment_name(k))

@@ -17,7 +17,9 @@ from typing import Any
 
 from .document import Paragraph
 from .encoding import decode
-from .extractors.base import OptionError, Page, get_extractor
+from .errors import OptionError
+from .extractors.base import Page
+from .extractors.registry import get_extractor
 
 FEATURE_ORDER = ("chars", "words", "link_density", "stopwords", "stopword_density")
 CF_CLASSES = ("good", "neargood", "short", "bad")
@@ -99,7 +101,7 @@ def choose_language(page: Page, language: str | None) -> tuple[str | None, str]:
     from .language.stoplists import has_stoplist, resolve_language
 
     if language is not None:
-        from .cli.common import split_langs
+        from .language import split_langs
 
         clean = Clean(extractor="justext", languages=split_langs(language))
         doc = Document(id="inspect")

@@ -90,8 +90,9 @@ def _onion_options(given: "OnionOptions | dict[str, Any]") -> "OnionOptions":
 
 def build_stages(opts: PipelineOptions) -> list[Stage]:
     from .dedup.exact import ExactDuplicates
-    from .extractors.base import OptionError, get_extractor
+    from .errors import OptionError
     from .extractors.clean import DEFAULT_EXTRACTOR, Clean
+    from .extractors.registry import get_extractor
     from .text.stage import Tokenize
 
     clean = Clean(extractor=opts.extractor or DEFAULT_EXTRACTOR, languages=opts.languages,
@@ -139,7 +140,7 @@ def make_executor(opts: PipelineOptions):
         return SparkExecutor(master=opts.spark_master, workers=opts.workers, doc_timeout=opts.doc_timeout)
     # (build --no-merge sets the Spark executor's ``merge``: it is no option of the pipeline's result)
     if opts.engine != "local":
-        from .extractors.base import OptionError
+        from .errors import OptionError
         raise OptionError(f"unknown engine {opts.engine!r}; choose local or spark")
     return LocalExecutor(workers=opts.workers, doc_timeout=opts.doc_timeout)
 
@@ -151,7 +152,8 @@ class Pipeline:
                  input_format: str = "auto", output_format: str | None = None,
                  on_drop: Callable[[Document, str], None] | None = None, progress: bool = False) -> None:
         from .readers import make_reader
-        from .writers.base import check_output_path, open_writer
+        from .writers import open_writer
+        from .writers.base import check_output_path
 
         check_output_path(output, inputs)     # before anything is read or written
         self.options = (options or PipelineOptions()).validate()
@@ -319,7 +321,7 @@ class Pipeline:
     def load_checkpoint(self) -> dict | None:
         """The manifest of an interrupted run of this pipeline, if any."""
         from .checkpoint import Checkpoint
-        from .extractors.base import OptionError
+        from .errors import OptionError
         path = self.checkpoint_path()
         state = Checkpoint(path).load_manifest()
         if state is None:
@@ -342,7 +344,7 @@ class Pipeline:
         kill before then resumes with nothing to do but those. Without ``commit`` the
         output waits under its temporary name for :meth:`commit_output`.
         """
-        from .extractors.base import OptionError
+        from .errors import OptionError
 
         if self.output == "-":
             raise OptionError("a resumable build needs an output file, not stdout")
@@ -361,7 +363,7 @@ class Pipeline:
 
     def _restore(self, state: dict, segments: list[dict], opaque: dict) -> None:
         """Counters, profile and stage state from a checkpoint (stages matched by name, in order)."""
-        from .extractors.base import OptionError
+        from .errors import OptionError
 
         _load_stats(self.reader.stats, state["reader_stats"])
         self.profile = CorpusProfile.from_state(state["profile"])
@@ -385,7 +387,7 @@ class Pipeline:
     def _save_checkpoint(self, checkpoint, done: int, output_bytes: int,
                          rejects_size: Callable[[], int] | None) -> None:
         import pickle
-        from .extractors.base import OptionError
+        from .errors import OptionError
 
         arrays: dict[str, Any] = {}
         stages: list[dict[str, Any]] = []
@@ -413,7 +415,7 @@ class Pipeline:
 
     def _run_resumable(self, rejects_size: Callable[[], int] | None, commit: bool = True) -> list[StageStats]:
         from .checkpoint import Checkpoint
-        from .extractors.base import OptionError
+        from .errors import OptionError
         from .readers import make_reader
         from .writers.base import format_for, prepare_output, remove_quietly
 

@@ -15,7 +15,6 @@ timestamp), so building the same release twice gives byte-identical files.
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -24,9 +23,9 @@ import re
 import shlex
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Iterator, Protocol
 
-from .extractors.base import OptionError
+from .errors import OptionError
 
 CONFIG_NAME = "release.json"
 MANIFEST_NAME = "manifest.json"
@@ -34,67 +33,24 @@ INPUTS_STATE_NAME = "inputs.state"     # what make compares to see a changed inp
 CONFIG_VERSION = 1
 MANIFEST_VERSION = 1
 
-# build options that the release itself sets (file names) or that do not affect the result
-_NOT_OPTIONS = {"inputs", "output", "stats", "rejects", "quiet", "func", "command", "help"}
 
+# -- the build command ------------------------------------------------------------
 
-# -- the build command's options -------------------------------------------------
+class BuildCommand(Protocol):
+    """What a release needs of ``corpustool build``; the command line gives it
+    (:data:`corpustool.cli.release.BUILD`, read from the command's own parser)."""
 
-def _build_parser() -> argparse.ArgumentParser:
-    from .cli import build_parser
+    def defaults(self) -> dict[str, Any]:
+        """Every option a release records (by its long name, ``-`` as ``_``) with its default."""
 
-    parser = build_parser()
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action.choices["build"]
-    raise RuntimeError("the CLI has no build command")
+    def argv(self, options: dict[str, Any]) -> list[str]:
+        """The command-line arguments that set ``options`` (an unknown or ill-typed one: OptionError)."""
 
+    def check(self, argv: list[str]) -> None:
+        """Refuse (OptionError) what ``corpustool build`` would refuse of these arguments."""
 
-def _option_actions() -> dict[str, argparse.Action]:
-    """dest -> argparse action of every option of ``corpustool build`` a release records."""
-    return {a.dest: a for a in _build_parser()._actions
-            if a.option_strings and a.dest not in _NOT_OPTIONS}
-
-
-def default_build_options() -> dict[str, Any]:
-    """Every option of ``corpustool build`` with its default value."""
-    return {dest: action.default for dest, action in sorted(_option_actions().items())}
-
-
-def option_argv(options: dict[str, Any]) -> list[str]:
-    """Command-line arguments of ``corpustool build`` that set ``options``."""
-    actions = _option_actions()
-    argv: list[str] = []
-    for dest, value in sorted(options.items()):
-        action = actions.get(dest)
-        if action is None:
-            raise OptionError(f"unknown build option {dest!r} (options are the long names of "
-                              f"'corpustool build' with '_' for '-', e.g. 'min_lang_confidence')")
-        flag = max(action.option_strings, key=len)
-        if action.nargs == 0:                      # a switch such as --no-dedup-near
-            if value not in (True, False, None):
-                raise OptionError(f"build option {dest!r} is a switch: use true or false, not {value!r}")
-            if value is not None and value == action.const and value != action.default:
-                argv.append(flag)
-            continue
-        if value is None:
-            continue
-        if isinstance(action, argparse._AppendAction):      # repeatable, e.g. --option NAME=VALUE
-            items = value if isinstance(value, list) else [value]
-            argv.extend(f"{flag}={_scalar(dest, v)}" for v in items)
-        elif action.nargs in ("+", "*") or isinstance(action.nargs, int):
-            items = value if isinstance(value, list) else [value]
-            if items:
-                argv.extend([flag, *(_scalar(dest, v) for v in items)])
-        else:
-            argv.append(f"{flag}={_scalar(dest, value)}")
-    return argv
-
-
-def _scalar(dest: str, value: Any) -> str:
-    if isinstance(value, (dict, list)):
-        raise OptionError(f"build option {dest!r} takes single values, not {type(value).__name__}")
-    return str(value)
+    def run(self, argv: list[str]) -> int:
+        """Run ``corpustool`` with these arguments; its exit status."""
 
 
 # -- the config file -----------------------------------------------------------
@@ -122,9 +78,9 @@ def load_config(path: str) -> dict[str, Any]:
     return config
 
 
-def resolved_options(config: dict[str, Any]) -> dict[str, Any]:
+def resolved_options(config: dict[str, Any], build: BuildCommand) -> dict[str, Any]:
     """The config's options over the defaults of the installed ``corpustool build``."""
-    options = default_build_options()
+    options = build.defaults()
     unknown = sorted(set(config.get("options", {})) - set(options))
     if unknown:
         raise OptionError(f"unknown build option(s) in the release config: {', '.join(unknown)}")
@@ -132,10 +88,10 @@ def resolved_options(config: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def build_argv(config: dict[str, Any]) -> list[str]:
+def build_argv(config: dict[str, Any], build: BuildCommand) -> list[str]:
     """``corpustool build`` arguments of a release (paths relative to the release directory)."""
     return ["build", *config["inputs"], "-o", config["output"], "--stats", config["stats"],
-            "--rejects", config["rejects"], *option_argv(resolved_options(config))]
+            "--rejects", config["rejects"], *build.argv(resolved_options(config, build))]
 
 
 def _release_path(path: str, directory: str) -> str:
@@ -188,7 +144,8 @@ clean:
 
 
 def init_release(directory: str, inputs: list[str], options: dict[str, Any] | None = None,
-                 name: str | None = None, output: str = "corpus.vert.gz", force: bool = False) -> list[str]:
+                 name: str | None = None, output: str = "corpus.vert.gz", force: bool = False, *,
+                 build: BuildCommand) -> list[str]:
     """Write ``release.json`` and ``Makefile`` into ``directory``; return the paths written."""
     if not inputs:
         raise OptionError("a release needs at least one --input")
@@ -208,7 +165,7 @@ def init_release(directory: str, inputs: list[str], options: dict[str, Any] | No
         for path in (config_path, makefile_path):
             if os.path.exists(path):
                 raise OptionError(f"{path} exists; use --force to overwrite it")
-    opts = default_build_options()
+    opts = build.defaults()
     unknown = sorted(set(options or {}) - set(opts))
     if unknown:
         raise OptionError(f"unknown build option(s): {', '.join(unknown)}")
@@ -225,7 +182,7 @@ def init_release(directory: str, inputs: list[str], options: dict[str, Any] | No
         "options": opts,
     }
     # refuse options that `corpustool build` would refuse, now rather than at `make` time
-    check_build_options(config)
+    build.check(build_argv(config, build)[1:])
     _write_json(config_path, config)
     with open(makefile_path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(_MAKEFILE.format(name=json.dumps(config["name"]), python=shlex.quote(sys.executable),
@@ -242,18 +199,6 @@ def _is_vertical(output: str) -> bool:
         return False
 
 
-def check_build_options(config: dict[str, Any]) -> None:
-    """Parse the release's build command as ``corpustool build`` would and validate its options."""
-    from .cli.build import options_from_args
-
-    parser = _build_parser()
-    try:
-        args = parser.parse_args(build_argv(config)[1:])
-    except SystemExit:
-        raise OptionError("the release's build options were refused (see the message above)") from None
-    options_from_args(args)
-
-
 # -- building ------------------------------------------------------------------
 
 @contextmanager
@@ -266,15 +211,13 @@ def _in_directory(directory: str) -> Iterator[None]:
         os.chdir(old)
 
 
-def run_build(config_path: str) -> int:
+def run_build(config_path: str, build: BuildCommand) -> int:
     """Run ``corpustool build`` with the release's options, in the release directory."""
-    from .cli import main
-
     config = load_config(config_path)
-    argv = build_argv(config)
+    argv = build_argv(config, build)
     print("+ corpustool " + shlex.join(argv), file=sys.stderr)
     with _in_directory(os.path.dirname(os.path.abspath(config_path))):
-        return main(argv)
+        return build.run(argv)
 
 
 # -- the manifest --------------------------------------------------------------
@@ -375,7 +318,7 @@ def tool_version() -> str:
         return __version__
 
 
-def make_manifest(config_path: str) -> dict[str, Any]:
+def make_manifest(config_path: str, build: BuildCommand) -> dict[str, Any]:
     config = load_config(config_path)
     directory = os.path.dirname(os.path.abspath(config_path))
     with _in_directory(directory):
@@ -393,8 +336,8 @@ def make_manifest(config_path: str) -> dict[str, Any]:
             "python": {"implementation": platform.python_implementation(),
                        "version": platform.python_version()},
             "dependencies": dependency_versions(),
-            "command": "corpustool " + shlex.join(build_argv(config)),
-            "options": resolved_options(config),
+            "command": "corpustool " + shlex.join(build_argv(config, build)),
+            "options": resolved_options(config, build),
             "config": {"file": CONFIG_NAME, "sha256": sha256_file(CONFIG_NAME)},
             "inputs": file_entries(config["inputs"]),
             "outputs": file_entries([p for p in outputs if os.path.exists(p)]),
@@ -403,8 +346,8 @@ def make_manifest(config_path: str) -> dict[str, Any]:
     return manifest
 
 
-def write_manifest(config_path: str, output: str | None = None) -> dict[str, Any]:
-    manifest = make_manifest(config_path)
+def write_manifest(config_path: str, output: str | None = None, *, build: BuildCommand) -> dict[str, Any]:
+    manifest = make_manifest(config_path, build)
     if output is None:
         output = os.path.join(os.path.dirname(os.path.abspath(config_path)), MANIFEST_NAME)
     _write_json(output, manifest)

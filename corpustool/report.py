@@ -23,7 +23,7 @@ import json
 import os
 from typing import Any, Iterable
 
-from .extractors.base import OptionError
+from .errors import OptionError
 
 _TOP_LANGUAGES = 15
 _TOP_DOMAINS_PLOT = 20

@@ -96,7 +96,8 @@ def run_alone(names: list[str], pages, langs: list[str], repeat: int = 1) -> dic
     (the machine's load falls on both alike).
     """
     from corpustool import encoding
-    from corpustool.extractors.base import Page, get_extractor, parse_html
+    from corpustool.extractors.base import Page, parse_html
+    from corpustool.extractors.registry import get_extractor
     from corpustool.language.stoplists import stoplist
 
     extractors = {n: get_extractor(n) for n in names}

@@ -27,8 +27,8 @@ sys.path.insert(0, str(REPO))
 
 from corpustool.document import Document  # noqa: E402
 from corpustool.eval.snippets import match_snippets  # noqa: E402
-from corpustool.extractors.base import available  # noqa: E402
 from corpustool.extractors.clean import Clean  # noqa: E402
+from corpustool.extractors.registry import available  # noqa: E402
 
 SNIPPETS = REPO.parent / "shared" / "data" / "snippets"
 DEMO_WARC = REPO / "data" / "demo" / "crawl.warc.gz"

@@ -36,7 +36,8 @@ from bench_justext import add_page_options, page_limit, page_stoplist, pick_page
 
 from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors import justext_engine  # noqa: E402
-from corpustool.extractors.base import Page, get_extractor, html_bytes, parse_html  # noqa: E402
+from corpustool.extractors.base import Page, html_bytes, parse_html  # noqa: E402
+from corpustool.extractors.registry import get_extractor  # noqa: E402
 
 
 def main() -> int:

@@ -45,7 +45,9 @@ sys.path.insert(0, str(REPO))
 
 from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors import justext_engine  # noqa: E402
-from corpustool.extractors.base import OptionError, Page, get_extractor  # noqa: E402
+from corpustool.errors import OptionError  # noqa: E402
+from corpustool.extractors.base import Page  # noqa: E402
+from corpustool.extractors.registry import get_extractor  # noqa: E402
 from corpustool.extractors.template_lines import line_verdict  # noqa: E402
 from corpustool.language.stoplists import resolve_language, stoplist  # noqa: E402
 

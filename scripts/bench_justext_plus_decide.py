@@ -28,7 +28,8 @@ from corpustool.document import Paragraph  # noqa: E402
 from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors import justext_engine  # noqa: E402
 from corpustool.extractors import justext_plus as jp  # noqa: E402
-from corpustool.extractors.base import get_extractor, parse_html  # noqa: E402
+from corpustool.extractors.base import parse_html  # noqa: E402
+from corpustool.extractors.registry import get_extractor  # noqa: E402
 
 
 def fresh(paras: list[Paragraph]) -> list[Paragraph]:

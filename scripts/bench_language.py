@@ -42,7 +42,8 @@ from corpustool import identify_language  # noqa: E402
 from corpustool.document import Document  # noqa: E402
 from corpustool.eval.snippets import match_snippets  # noqa: E402
 from corpustool.encoding import decode  # noqa: E402
-from corpustool.extractors.base import OptionError, parse_html  # noqa: E402
+from corpustool.errors import OptionError  # noqa: E402
+from corpustool.extractors.base import parse_html  # noqa: E402
 from corpustool.extractors.clean import Clean  # noqa: E402
 from corpustool.language.filter import langdetect_language  # noqa: E402
 from corpustool.language.identify import guess_stoplist_language, page_text  # noqa: E402

@@ -53,7 +53,8 @@ from corpustool.eval.align import text_confusion  # noqa: E402
 from corpustool.eval.metrics import Confusion, micro  # noqa: E402
 from corpustool.eval.tokens import text_nodes, words  # noqa: E402
 from corpustool.executors.local import LocalExecutor  # noqa: E402
-from corpustool.extractors.base import _REGISTRY, available, parse_html  # noqa: E402
+from corpustool.extractors.base import parse_html  # noqa: E402
+from corpustool.extractors.registry import EXTRACTORS, available  # noqa: E402
 from corpustool.pipeline import PipelineOptions, build_stages  # noqa: E402
 from corpustool.readers import make_reader  # noqa: E402
 
@@ -113,7 +114,7 @@ class Run:
 
 
 def site_methods(wanted: list[str] | None) -> list[str]:
-    names = [n for n in available() if getattr(_REGISTRY[n], "stream_stage", None) is not None]
+    names = [n for n in available() if getattr(EXTRACTORS[n], "stream_stage", None) is not None]
     if wanted:
         unknown = [w for w in wanted if w not in names]
         if unknown:

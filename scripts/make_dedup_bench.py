@@ -83,7 +83,7 @@ _LANG_RE = re.compile(rb"<html[^>]*\slang\s*=\s*[\"']?([A-Za-z]{2,3})", re.IGNOR
 
 def real_texts(snippets: Path, limit: int | None, quiet: bool) -> list[tuple[str, list[str]]]:
     """(url, good paragraph texts) of the snippet pages, in evaldata order."""
-    from corpustool.extractors.base import OptionError
+    from corpustool.errors import OptionError
     from corpustool.extractors.clean import Clean
     from corpustool.language.stoplists import resolve_language
 

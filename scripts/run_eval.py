@@ -68,8 +68,9 @@ def missing_message(folder: Path) -> str:
 
 def configurations() -> list[str]:
     from corpustool.eval.peers import installed_peers
-    from corpustool.extractors.base import OptionError, get_extractor
+    from corpustool.errors import OptionError
     from corpustool.extractors.clean import DEFAULT_EXTRACTOR
+    from corpustool.extractors.registry import get_extractor
 
     specs = [f"default={DEFAULT_EXTRACTOR}"]
     # the presets belong to the default engine when it takes them, else to justext-package

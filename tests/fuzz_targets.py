@@ -27,7 +27,8 @@ from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_plus as jp
 from corpustool.extractors import justext_plus_structure as structure
 from corpustool.extractors import template_lines
-from corpustool.extractors.base import Page, get_extractor, parse_html
+from corpustool.extractors.base import Page, parse_html
+from corpustool.extractors.registry import get_extractor
 from corpustool.language import identify
 from corpustool.language.stoplists import stoplist
 

@@ -2,8 +2,8 @@
 import random
 
 from corpustool.document import Document
-from corpustool.extractors.base import available
 from corpustool.extractors.clean import Clean
+from corpustool.extractors.registry import available
 
 TAGS = ["div", "p", "a", "br", "table", "td", "tr", "li", "ul", "h1", "span", "select", "option", "form",
         "script", "style", "textarea", "b", "html", "body", "head", "title", "?xml", "!--", "![CDATA["]

@@ -4,9 +4,10 @@ from __future__ import annotations
 import pytest
 
 from corpustool.document import Document
-from corpustool.extractors.base import OptionError, get_extractor
+from corpustool.errors import OptionError
 from corpustool.extractors.clean import DEFAULT_EXTRACTOR, Clean
 from corpustool.extractors.justext_plus import EnginePaths, class_tokens
+from corpustool.extractors.registry import get_extractor
 from corpustool.extractors.template_lines import looks_like_date_line
 from corpustool.extractors.justext_engine import JustextEngineExtractor, parse_markup
 

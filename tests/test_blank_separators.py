@@ -17,7 +17,8 @@ import pytest
 import corpustool
 from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_plus as jp
-from corpustool.extractors.base import Page, get_extractor
+from corpustool.extractors.base import Page
+from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import stoplist
 from markup_fuzz import random_markup
 

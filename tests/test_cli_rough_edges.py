@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from corpustool.cli import main
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.writers.base import format_for
 
 REPO = Path(__file__).resolve().parent.parent

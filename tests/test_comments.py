@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from corpustool.document import Document
-from corpustool.extractors.base import OptionError, get_extractor
+from corpustool.errors import OptionError
+from corpustool.extractors.registry import get_extractor
 from corpustool.extractors.clean import Clean
 
 EXTRACTORS = ("justext-plus", "justext-learned")

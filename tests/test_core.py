@@ -10,12 +10,12 @@ import pytest
 from corpustool.document import BAD, GOOD, Document, Paragraph
 from corpustool.dedup.exact import ExactDuplicates
 from corpustool.executors.local import LocalExecutor
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.extractors.justext_params import PRESETS, JustextParams
 from corpustool.stage import DocumentStage
 from corpustool.stats import corpus_sizes, format_table
 from corpustool.text.stage import Tokenize
-from corpustool.writers.base import open_writer
+from corpustool.writers import open_writer
 from corpustool.writers.vertical import escape_attr
 
 

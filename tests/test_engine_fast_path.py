@@ -19,7 +19,8 @@ import pytest
 from corpustool.encoding import decode
 from corpustool.eval.runner import html_lang
 from corpustool.extractors import justext_engine
-from corpustool.extractors.base import Page, get_extractor, html_bytes, parse_html
+from corpustool.extractors.base import Page, html_bytes, parse_html
+from corpustool.extractors.registry import get_extractor
 from corpustool.language.identify import page_text
 from corpustool.language.stoplists import stoplist
 

@@ -11,7 +11,7 @@ from corpustool.eval.filter import Filter
 from corpustool.eval.gold import read_gold
 from corpustool.eval.runner import (Evaluation, expand_sweep, parse_config, parse_sweep)
 from corpustool.eval.tokens import words
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 
 NAV = '<ul class="nav"><li><a href="/">Home</a></li><li><a href="/news">News</a></li><li><a href="/about">About us</a></li></ul>'
 HEADING = "The history of the little town"

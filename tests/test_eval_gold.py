@@ -6,7 +6,7 @@ import pytest
 
 from corpustool.eval.gold import (annotation_stats, detect_format, parse_annotated, parse_cleaneval,
                                   read_gold)
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 
 
 def write(path, text, encoding="utf-8"):

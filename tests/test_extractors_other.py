@@ -6,12 +6,14 @@ import random
 import pytest
 
 from corpustool.document import Document
-from corpustool.extractors.base import OptionError, Page, available, get_extractor
+from corpustool.errors import OptionError
+from corpustool.extractors.base import Page
 from corpustool.extractors.boilerpipe import classify_block
 from corpustool.extractors.bte import best_token_span, bte_objective, max_span, span_runs
 from corpustool.extractors.clean import Clean
 from corpustool.extractors.conex import main_content
 from corpustool.extractors.menex import analyse_menus, detect_menus
+from corpustool.extractors.registry import available, get_extractor
 from corpustool.extractors.segment import segment
 from corpustool.language.stoplists import stoplist
 
@@ -61,6 +63,26 @@ def bad_text(paragraphs) -> str:
 
 def test_all_methods_registered():
     assert set(NAMES) <= set(available())
+
+
+def test_the_registry_table_lists_every_named_extractor():
+    """Every class named with @register(...) in extractors/ and sitelevel/ is in the table, under its name."""
+    import ast
+    from pathlib import Path
+
+    from corpustool.extractors.registry import EXTRACTORS
+
+    package = Path(__file__).resolve().parent.parent / "corpustool"
+    named = {}
+    for path in sorted([*package.glob("extractors/*.py"), *package.glob("sitelevel/*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                for deco in node.decorator_list:
+                    if isinstance(deco, ast.Call) and getattr(deco.func, "id", None) == "register":
+                        named[deco.args[0].value] = node.name
+    assert len(named) >= 14 and set(named) == set(EXTRACTORS)
+    assert {name: cls.__name__ for name, cls in EXTRACTORS.items()} == named
+    assert all(cls.name == name for name, cls in EXTRACTORS.items())
 
 
 @pytest.mark.parametrize("name", NAMES)

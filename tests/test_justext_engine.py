@@ -13,8 +13,10 @@ import pytest
 
 from corpustool.document import Document
 from corpustool.encoding import decode
-from corpustool.extractors.base import OptionError, Page, get_extractor
+from corpustool.errors import OptionError
+from corpustool.extractors.base import Page
 from corpustool.extractors.clean import DEFAULT_EXTRACTOR, Clean
+from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import resolve_language, stoplist
 from markup_fuzz import random_markup
 
@@ -484,7 +486,8 @@ def test_pure_python_fallback_when_the_extension_is_missing():
         "import sys, json\n"
         "sys.modules['corpustool.native.justext_walk'] = None\n"   # import fails as if not built
         "from corpustool.extractors import justext_engine\n"
-        "from corpustool.extractors.base import Page, get_extractor\n"
+        "from corpustool.extractors.base import Page\n"
+        "from corpustool.extractors.registry import get_extractor\n"
         "from corpustool.language.stoplists import stoplist\n"
         "html = sys.stdin.read()\n"
         "ps = get_extractor('justext').extract(Page(html, stoplist=stoplist('en')))\n"

@@ -13,7 +13,7 @@ from corpustool.eval.breakdown import fold_of
 from corpustool.eval.learn import GoldIndex
 from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_learned as jl
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.extractors.clean import Clean
 from corpustool.extractors.justext_params import JustextParams
 

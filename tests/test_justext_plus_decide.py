@@ -18,8 +18,9 @@ from corpustool.document import Paragraph
 from corpustool.encoding import decode
 from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_plus as jp
-from corpustool.extractors.base import Page, get_extractor, parse_html
+from corpustool.extractors.base import Page, parse_html
 from corpustool.eval.runner import html_lang
+from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import stoplist
 from markup_fuzz import random_markup
 

@@ -17,7 +17,8 @@ import pytest
 from corpustool.encoding import decode
 from corpustool.extractors import justext_engine
 from corpustool.extractors import justext_plus as jp
-from corpustool.extractors.base import Page, get_extractor, parse_html
+from corpustool.extractors.base import Page, parse_html
+from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import stoplist
 
 pytestmark = pytest.mark.skipif(not justext_engine.COMPILED,
@@ -191,7 +192,7 @@ def test_namespaced_tree_falls_back_to_xpath_evidence():
 
 def test_development_pages(snippets_dir):
     from corpustool.language.stoplists import resolve_language
-    from corpustool.extractors.base import OptionError
+    from corpustool.errors import OptionError
     import re
     lang = re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z_-]+)", re.IGNORECASE)
     extractor = get_extractor("justext-plus")

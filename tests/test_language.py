@@ -12,7 +12,8 @@ import pytest
 import corpustool
 from corpustool.cli import main as cli_main
 from corpustool.document import Document, Paragraph
-from corpustool.extractors.base import OptionError, parse_html
+from corpustool.errors import OptionError
+from corpustool.extractors.base import parse_html
 from corpustool.extractors.clean import Clean
 from corpustool.language import identify as ident
 from corpustool.language import stoplists as sl

@@ -17,7 +17,7 @@ from corpustool.dedup.shingling import (Sketcher, acceptance_probability, binomi
                                         estimate_resemblance, resemblance, shingle_hashes, shingle_hashes_batch,
                                         token_hashes, word_tokens)
 from corpustool.document import BAD, Document, Paragraph
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 
 _RNG = random.Random(11)
 VOCAB = sorted({"".join(_RNG.choice("abcdefghijklmnoprstuvz") for _ in range(_RNG.randint(3, 9))) for _ in range(4000)})

@@ -16,7 +16,7 @@ from corpustool.dedup.onion import (DuplicateNgramFinder, Onion, OnionEngine, On
                                     deduplicate_streaming, deduplicate_two_pass, find_duplicate_ngrams,
                                     read_dup_ngrams, remove_stubs, revise_with_duplicates, write_dup_ngrams)
 from corpustool.document import Document, Paragraph
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.readers.vertical import VerticalDocument, VerticalReader
 
 REPO = Path(__file__).resolve().parent.parent

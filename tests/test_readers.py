@@ -13,7 +13,7 @@ import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.readers import BACKENDS, make_reader
 
 REPO = Path(__file__).resolve().parent.parent
@@ -403,3 +403,23 @@ def test_demo_crawl_is_reproducible(tmp_path):
     subprocess.run([sys.executable, str(REPO / "scripts" / "make_demo_crawl.py"), "-o", str(out), "--no-readme"],
                    check=True, capture_output=True)
     assert out.read_bytes() == DEMO.read_bytes()
+
+
+def test_format_readers_need_only_a_read_report(tmp_path, capsys):
+    """The format readers report to a ReadReport, not to the read stage: damage and pages over the
+    size limit are counted in its statistics and said on stderr."""
+    from corpustool.readers.html_files import read_html_bytes, read_maybe_gzip
+    from corpustool.readers.read_report import ReadReport
+    from corpustool.stage import StageStats
+
+    report = ReadReport(StageStats("read"), max_bytes=10)
+    (doc,) = read_html_bytes(b"<p>" + b"x" * 20 + b"</p>", "big.html", report)
+    assert doc.drop_reason == "too-large" and doc.raw is None and doc.meta["size"] == 27
+    assert report.stats.extra["too-large"] == 1 and report.stats.bytes_in == 27
+    damaged = tmp_path / "page.html.gz"
+    damaged.write_bytes(gzip.compress(b"<p>hello</p>")[:-6])
+    report = ReadReport(StageStats("read"))
+    with open(damaged, "rb") as fh:
+        assert read_maybe_gzip(fh, "page.html.gz", report) is None
+    assert report.stats.extra == {"error:truncated": 1}
+    assert "corpustool: read: page.html.gz: truncated or damaged at byte offset" in capsys.readouterr().err

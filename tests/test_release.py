@@ -230,15 +230,16 @@ def test_manifest_before_build_is_a_clear_error(tmp_path, crawl, capsys):
 
 def test_build_command_round_trips_every_option(tmp_path):
     """The options a release records are exactly what `corpustool build` parses from its command."""
-    from corpustool.release import _build_parser, build_argv, default_build_options, resolved_options
+    from corpustool.cli.release import BUILD
+    from corpustool.release import build_argv, resolved_options
 
     changed = {"lang": "en,de", "no_dedup_near": True, "near_threshold": 0.75, "workers": 2,
                "max_bytes": 1_000_000}
-    if "option" in default_build_options():           # the repeatable extractor option, when present
+    if "option" in BUILD.defaults():           # the repeatable extractor option, when present
         changed["option"] = ["a=1", "b=x y"]
     config = {"inputs": ["crawl.warc.gz"], "output": "c.vert", "stats": "s.json", "rejects": "r.jsonl",
               "options": changed}
-    args = vars(_build_parser().parse_args(build_argv(config)[1:]))
+    args = vars(BUILD.parser().parse_args(build_argv(config, BUILD)[1:]))
     assert args["inputs"] == ["crawl.warc.gz"] and args["output"] == "c.vert"
-    for dest, value in resolved_options(config).items():
+    for dest, value in resolved_options(config, BUILD).items():
         assert args[dest] == value, dest

@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.pipeline import Pipeline, PipelineOptions
 from corpustool.stage import StreamStage
 

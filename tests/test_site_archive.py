@@ -9,8 +9,10 @@ import pytest
 
 from corpustool.document import Document
 from corpustool.executors.local import LocalExecutor
-from corpustool.extractors.base import OptionError, get_extractor, parse_html
+from corpustool.errors import OptionError
+from corpustool.extractors.base import parse_html
 from corpustool.extractors.clean import Clean
+from corpustool.extractors.registry import get_extractor
 from corpustool.pipeline import PipelineOptions, build_stages
 from corpustool.sitelevel.archive import (BOILERPLATE, CONTENT, INVALID, ArchiveParams, ArchiveStage, CrossBuilder,
                                           MinHasher, classify_bits, jaccard, make_entry, skeleton_tokens)

@@ -2,8 +2,10 @@
 import pytest
 
 from corpustool.document import Document
-from corpustool.extractors.base import OptionError, get_extractor, parse_html
+from corpustool.errors import OptionError
+from corpustool.extractors.base import parse_html
 from corpustool.extractors.clean import Clean
+from corpustool.extractors.registry import get_extractor
 from corpustool.extractors.segment import segment
 from corpustool.pipeline import PipelineOptions, build_stages
 from corpustool.sitelevel.temex import (GROUP, Mapper, SitePage, build_tree, d_distance, directory, h_distance,

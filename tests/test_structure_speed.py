@@ -16,7 +16,8 @@ import pytest
 from corpustool.document import Paragraph
 from corpustool.encoding import decode
 from corpustool.extractors import justext_plus_structure as structure
-from corpustool.extractors.base import Page, get_extractor
+from corpustool.extractors.base import Page
+from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import stoplist
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"

@@ -23,7 +23,7 @@ import pytest
 from corpustool.document import Document, Paragraph
 from corpustool.executors.local import LocalExecutor
 from corpustool.executors.supervise import FAULT_ENV
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.pipeline import Pipeline, PipelineOptions
 from corpustool.stage import DocumentStage
 

@@ -68,7 +68,8 @@ def test_gate_agrees_with_every_pattern_searched():
 def test_gate_agrees_on_the_development_lines(snippets_dir):
     """The gated verdict and, with the compiled scan, its mask on the lines of every seventh page."""
     from corpustool.encoding import decode
-    from corpustool.extractors.base import Page, get_extractor
+    from corpustool.extractors.base import Page
+    from corpustool.extractors.registry import get_extractor
 
     extractor = get_extractor("justext-plus")
     checked = 0

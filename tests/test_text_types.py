@@ -13,7 +13,7 @@ from corpustool.language.filter import LanguageFilter
 from corpustool.page_type import TYPES, Model, features
 from corpustool.report import render_report
 from corpustool.text_types import length_class, page_metadata, site_and_tld, text_types, url_date
-from corpustool.writers.base import open_writer
+from corpustool.writers import open_writer
 from corpustool.writers.registry import cwb_flags, manatee_config
 from corpustool.writers.vertical import DOC_ATTRIBUTES, VerticalWriter
 

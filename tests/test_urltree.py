@@ -2,7 +2,9 @@
 import pytest
 
 from corpustool.document import Document, Paragraph
-from corpustool.extractors.base import OptionError, Page, get_extractor
+from corpustool.errors import OptionError
+from corpustool.extractors.base import Page
+from corpustool.extractors.registry import get_extractor
 from corpustool.sitelevel.urltree import (QueryRule, UrlTree, UrlTreeParams, UrlTreeStage, block_hash,
                                           text_blocks, url_key)
 

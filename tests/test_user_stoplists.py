@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from corpustool.extractors.base import OptionError
+from corpustool.errors import OptionError
 from corpustool.language import stoplists as sl
 
 REPO = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 from ..options import ONION_OPTIONS, ONION_PREFIX, OPTIONS, PIPELINE_NAMES, add_options
 from .common import (RejectsWriter, add_clean_options, add_stats_options, add_vertical_options, check_outputs,
                      clean_kwargs)

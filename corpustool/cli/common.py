@@ -8,8 +8,8 @@ import sys
 from typing import IO, Any, Iterable, Iterator
 
 from ..document import Document, MalformedDocument
-from ..errors import DataError
-from ..extractors.base import OptionError
+from ..errors import DataError, OptionError
+from ..language import split_langs
 from ..options import EXTRACTOR_NAMES, JUSTEXT_NAMES, add_options
 from ..stage import Stage, StageStats
 
@@ -71,7 +71,7 @@ def read_stream(stream: IO[str] | IO[bytes] | None = None, name: str = "<stdin>"
         _MALFORMED.docs_out += 1
         yield doc
     if bad and not good:
-        from ..readers.reader import describe_content
+        from ..readers.sniff import describe_content
 
         raise DataError(no_document_message(name, describe_content(bytes(head)), bad, first_problem,
                                             "the filters read the JSON Lines documents that `corpustool read` "
@@ -213,15 +213,6 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
             raise OptionError(f"--option needs NAME=VALUE, not {item!r}")
         kw[name.strip().replace("-", "_")] = convert_value(value.strip())
     return kw
-
-
-def split_langs(value: str | None) -> list[str]:
-    if value is None:
-        return ["auto"]
-    langs = [v.strip() for v in value.split(",") if v.strip()]
-    if not langs:     # --lang "" is a mistake (an unset shell variable), not "every language"
-        raise OptionError("--lang needs at least one language or 'auto'")
-    return langs
 
 
 class RejectsWriter:

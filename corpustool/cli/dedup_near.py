@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..dedup.shingling import DEFAULT_NGRAM, DEFAULT_THRESHOLD, choose_params
-from ..extractors.base import OptionError
+from ..errors import OptionError
 from .common import add_stats_options, run_stream_command
 
 _TABLE_POINTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)

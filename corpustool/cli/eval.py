@@ -6,7 +6,7 @@ import math
 import sys
 from typing import Any
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,10 +60,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def build_configs(args: argparse.Namespace) -> list:
-    from ..extractors.base import available
     from ..extractors.clean import DEFAULT_EXTRACTOR
     from ..eval.peers import PEERS
     from ..eval.runner import Config, parse_config
+    from ..extractors.registry import available
 
     specs = args.extractor or [DEFAULT_EXTRACTOR]
     configs: list[Config] = []

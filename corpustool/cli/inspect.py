@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -66,7 +66,7 @@ def page_bytes(args: argparse.Namespace, path: str, raw: bytes) -> bytes:
 
     from ..errors import DataError
     from ..readers.html_files import text_to_html
-    from ..readers.reader import describe_content, sniff_format
+    from ..readers.sniff import describe_content, sniff_format
 
     kind = describe_content(raw[:65536])
     base = kind.replace(" (gzip-compressed)", "")

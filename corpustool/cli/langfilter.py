@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run_langfilter(args: argparse.Namespace) -> int:
     from ..language.filter import LanguageFilter
-    from .common import split_langs
+    from ..language import split_langs
 
     stage = LanguageFilter(languages=split_langs(args.lang), min_confidence=args.min_confidence,
                            method=args.method, paragraph_level=args.paragraph_lang,

@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Any
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 
 def register(subparsers: Any) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,6 +61,86 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_verify)
 
 
+class BuildCommandLine:
+    """``corpustool build`` as a release sees it (:class:`corpustool.release.BuildCommand`): the
+    options, their defaults and their flags read from the command's own parser, so a release
+    records exactly what the installed command takes."""
+
+    # build options that the release itself sets (file names) or that do not affect the result
+    NOT_OPTIONS = {"inputs", "output", "stats", "rejects", "quiet", "func", "command", "help"}
+
+    def parser(self) -> argparse.ArgumentParser:
+        from . import build_parser
+
+        parser = build_parser()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return action.choices["build"]
+        raise RuntimeError("the CLI has no build command")
+
+    def _option_actions(self) -> dict[str, argparse.Action]:
+        """dest -> argparse action of every option of ``corpustool build`` a release records."""
+        return {a.dest: a for a in self.parser()._actions
+                if a.option_strings and a.dest not in self.NOT_OPTIONS}
+
+    def defaults(self) -> dict[str, Any]:
+        """Every option of ``corpustool build`` with its default value."""
+        return {dest: action.default for dest, action in sorted(self._option_actions().items())}
+
+    def argv(self, options: dict[str, Any]) -> list[str]:
+        """Command-line arguments of ``corpustool build`` that set ``options``."""
+        actions = self._option_actions()
+        argv: list[str] = []
+        for dest, value in sorted(options.items()):
+            action = actions.get(dest)
+            if action is None:
+                raise OptionError(f"unknown build option {dest!r} (options are the long names of "
+                                  f"'corpustool build' with '_' for '-', e.g. 'min_lang_confidence')")
+            flag = max(action.option_strings, key=len)
+            if action.nargs == 0:                      # a switch such as --no-dedup-near
+                if value not in (True, False, None):
+                    raise OptionError(f"build option {dest!r} is a switch: use true or false, not {value!r}")
+                if value is not None and value == action.const and value != action.default:
+                    argv.append(flag)
+                continue
+            if value is None:
+                continue
+            if isinstance(action, argparse._AppendAction):      # repeatable, e.g. --option NAME=VALUE
+                items = value if isinstance(value, list) else [value]
+                argv.extend(f"{flag}={_scalar(dest, v)}" for v in items)
+            elif action.nargs in ("+", "*") or isinstance(action.nargs, int):
+                items = value if isinstance(value, list) else [value]
+                if items:
+                    argv.extend([flag, *(_scalar(dest, v) for v in items)])
+            else:
+                argv.append(f"{flag}={_scalar(dest, value)}")
+        return argv
+
+    def check(self, argv: list[str]) -> None:
+        """Parse a release's build command as ``corpustool build`` would and validate its options."""
+        from .build import options_from_args
+
+        try:
+            args = self.parser().parse_args(argv)
+        except SystemExit:
+            raise OptionError("the release's build options were refused (see the message above)") from None
+        options_from_args(args)
+
+    def run(self, argv: list[str]) -> int:
+        from . import main
+
+        return main(argv)
+
+
+def _scalar(dest: str, value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        raise OptionError(f"build option {dest!r} takes single values, not {type(value).__name__}")
+    return str(value)
+
+
+BUILD = BuildCommandLine()
+
+
 def _in_release(name: str):
     """A file argument that may also be given as the release's directory (``release verify my-release``)."""
     def convert(path: str) -> str:
@@ -95,7 +176,7 @@ def run_init(args: argparse.Namespace) -> int:
         if value is not None:
             options[key] = value
     written = init_release(args.directory, args.inputs, options, name=args.name, output=args.output,
-                           force=args.force)
+                           force=args.force, build=BUILD)
     for path in written:
         print(f"corpustool release: wrote {path}", file=sys.stderr)
     print(f"corpustool release: run 'make -C {args.directory}' to build the corpus and its manifest",
@@ -106,13 +187,13 @@ def run_init(args: argparse.Namespace) -> int:
 def run_build(args: argparse.Namespace) -> int:
     from ..release import run_build as build
 
-    return build(args.config)
+    return build(args.config, BUILD)
 
 
 def run_manifest(args: argparse.Namespace) -> int:
     from ..release import write_manifest
 
-    manifest = write_manifest(args.config, args.output)
+    manifest = write_manifest(args.config, args.output, build=BUILD)
     print(f"corpustool release: manifest of {len(manifest['inputs'])} input and {len(manifest['outputs'])} "
           f"output files written", file=sys.stderr)
     return 0

@@ -102,7 +102,7 @@ def run_tokenize(args: argparse.Namespace) -> int:
 
 
 def run_vert(args: argparse.Namespace) -> int:
-    from ..writers.base import open_writer
+    from ..writers import open_writer
 
     from ..writers.base import format_for
 
@@ -133,8 +133,8 @@ def run_vert(args: argparse.Namespace) -> int:
 
 
 def run_extractors(args: argparse.Namespace) -> int:
-    from ..extractors.base import available, get_extractor
     from ..extractors.justext_params import PRESETS
+    from ..extractors.registry import available, get_extractor
 
     print("extractors:")
     for name in available():

@@ -7,7 +7,7 @@ import io
 import sys
 from typing import Iterator
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -53,7 +53,7 @@ from typing import IO, Any, Iterable, Iterator
 import numpy as np
 
 from ..document import Document
-from ..extractors.base import OptionError
+from ..errors import OptionError
 from ..stage import StreamStage
 from .shingling import (DEFAULT_NGRAM, DEFAULT_THRESHOLD, ShingleParams, Sketcher, choose_params,
                         document_tokens, shingle_hashes_batch)

@@ -63,7 +63,7 @@ import numpy as np
 import xxhash
 
 from ..document import BAD, GOOD, Document
-from ..extractors.base import OptionError
+from ..errors import OptionError
 from ..stage import StreamStage
 from .hashset import FlaggedHashSet, HashSet, trim_mask, unique_sorted
 from .onion_options import (DEFAULT_MAX_HEADING_DISTANCE, DEFAULT_MAX_STUB, DEFAULT_N,  # noqa: F401 (re-exported)

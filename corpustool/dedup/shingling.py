@@ -61,7 +61,7 @@ import xxhash
 from sys import intern
 
 from ..document import Document, Paragraph
-from ..extractors.base import OptionError
+from ..errors import OptionError
 from ..options import default
 from ..text.tokenizer import tokenize
 

@@ -25,10 +25,9 @@ CLASSIC = ("justext", "justext-package")
 def trainable(cfg: Any) -> bool:
     if cfg.peer:
         return False
-    from ..extractors import base
+    from ..extractors.registry import EXTRACTORS
 
-    base.available()
-    cls = base._REGISTRY.get(cfg.extractor)
+    cls = EXTRACTORS.get(cfg.extractor)
     return bool(getattr(cls, "trainable", False))
 
 
@@ -42,7 +41,7 @@ def fold_models(train_specs: Sequence[str], k: int, quiet: bool = False) -> list
     for spec in train_specs:
         got = [p for p in read_gold(spec) if p.text is not None or p.with_snippets or p.without_snippets]
         if not got:
-            from ..extractors.base import OptionError
+            from ..errors import OptionError
             raise OptionError(f"--train {spec!r}: no page with a gold to learn from")
         pages += got
     if not quiet:

@@ -21,7 +21,7 @@ import math
 import operator
 from typing import Callable, Mapping
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 _COMPARE = {ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Eq: operator.eq, ast.NotEq: operator.ne}

@@ -47,7 +47,7 @@ import lxml.html
 from lxml import etree
 
 from .. import encoding
-from ..extractors.base import OptionError
+from ..errors import OptionError
 from .tokens import text_nodes
 
 FORMATS = ("snippets", "articles", "cleaneval", "annotated", "wcxb")

@@ -22,7 +22,7 @@ import inspect
 from typing import Any, Callable
 
 from ..document import BAD, GOOD, Paragraph
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 PEERS = ("justext", "trafilatura", "resiliparse")
 _MODULES = {"justext": "justext", "trafilatura": "trafilatura", "resiliparse": "resiliparse"}

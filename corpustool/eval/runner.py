@@ -26,7 +26,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 from .. import encoding
 from ..document import Document
-from ..extractors.base import OptionError, Page, parse_html
+from ..errors import OptionError
+from ..extractors.base import Page, parse_html
 from .align import bag_confusion, labelled_confusion, text_confusion
 from .fragments import Fragmentation, fragment_lengths, fragmentation
 from .gold import BAD, GOOD, GoldPage

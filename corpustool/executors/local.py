@@ -39,7 +39,7 @@ def _segments(stages: list[Stage]) -> list[tuple[bool, list[Stage]]]:
 
 def check_doc_timeout(value: float | None) -> float:
     """The per-document time limit in seconds (0 or None: none); refuses what is not one."""
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     if value is None:
         return 0.0
@@ -53,7 +53,7 @@ def check_doc_timeout(value: float | None) -> float:
 class LocalExecutor:
     def __init__(self, workers: int = 1, batch_size: int = 32, window: int | None = None,
                  doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, supervised: bool = True) -> None:
-        from ..extractors.base import OptionError
+        from ..errors import OptionError
 
         check("workers", workers)
         if not supervised and workers != 1:

@@ -347,7 +347,7 @@ def _write_part(outdir: str, suffix: str, fmt: str, writer_options: dict, tail: 
     from collections import Counter
 
     from ..corpus_profile import CorpusProfile
-    from ..writers.base import open_writer
+    from ..writers import open_writer
 
     name = f"part-{part_no:05d}{suffix}"
     rejects_name = f"rejects-{part_no:05d}.jsonl"
@@ -439,7 +439,7 @@ _MASTER_URL = re.compile(r"local(\[(\*|[1-9]\d*)(,[1-9]\d*)?\])?|local-cluster\[
 
 
 def check_master(master: str) -> None:
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     if not _MASTER_URL.fullmatch(master):
         raise OptionError(f"invalid Spark master URL {master!r}; use local[N], spark://HOST:PORT, yarn, "
@@ -471,7 +471,7 @@ def check_master_reachable(master: str, timeout: float = MASTER_CONNECT_TIMEOUT)
     Spark itself retries an unreachable master for a minute and a half, printing
     Java's log and stack traces, then fails on a null pointer (issue 22).
     """
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     endpoints = master_endpoints(master)
     errors = []
@@ -517,7 +517,7 @@ def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
     application within ``timeout`` seconds (a port that answers but is no Spark master)."""
     from pyspark import SparkContext
 
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     if timeout is None:
         return SparkContext(conf=conf)
@@ -547,7 +547,7 @@ class SparkExecutor:
                  workdir: str | None = None, conf: dict[str, str] | None = None,
                  doc_timeout: float | None = DEFAULT_DOC_TIMEOUT, merge: bool = True,
                  split_bytes: int | None = None) -> None:
-        from ..extractors.base import OptionError
+        from ..errors import OptionError
         from ..options import check
         from .local import check_doc_timeout
 

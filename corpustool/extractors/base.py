@@ -1,4 +1,4 @@
-"""The interface every page-level extractor implements, and their registry.
+"""The interface every page-level extractor implements: the page it sees, the class it extends.
 
 An extractor receives a :class:`Page` (decoded markup, a lazily parsed lxml
 tree shared by everyone who needs it, the stoplist chosen for the page's
@@ -6,27 +6,23 @@ language) and returns the page's paragraphs, each classified ``good`` or
 ``bad`` with the method's own features. Boilerplate stays in the list, marked
 ``bad``: the evaluation and later stages need to see it.
 
-Extractors register themselves with :func:`register`; every module of this
-package and of :mod:`corpustool.sitelevel` is imported on first lookup, so
-adding an extractor is adding a module. A site-level extractor sets
+An extractor class is named with :func:`register`; the table of every
+extractor by name, :func:`get_extractor` and :func:`available` are in
+:mod:`corpustool.extractors.registry`. A site-level extractor sets
 ``stream_stage``: the stage class that decides in stream order, after the
 page-level pass.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from typing import Any, Callable
 
 from lxml import etree
 
 from ..document import Paragraph
+from ..errors import OptionError
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
-
-
-from ..errors import OptionError  # noqa: E402,F401 - defined without imports, re-exported here
 
 
 def parse_html(html: str) -> etree._Element | None:
@@ -138,39 +134,10 @@ class Extractor:
         return text or None
 
 
-_REGISTRY: dict[str, Callable[..., Extractor]] = {}
-_LOADED = False
-
-
 def register(name: str) -> Callable[[type], type]:
+    """Name an extractor class (``corpustool build --extractor NAME``); the table in
+    :mod:`corpustool.extractors.registry` lists the class."""
     def deco(cls: type) -> type:
         cls.name = name
-        _REGISTRY[name] = cls
         return cls
     return deco
-
-
-def _load_all() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    from .. import extractors, sitelevel
-    for pkg in (extractors, sitelevel):
-        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-            if info.name != "base":
-                importlib.import_module(f"{pkg.__name__}.{info.name}")
-
-
-def available() -> list[str]:
-    _load_all()
-    return sorted(_REGISTRY)
-
-
-def get_extractor(name: str, **options: Any) -> Extractor:
-    _load_all()
-    try:
-        cls = _REGISTRY[name]
-    except KeyError:
-        raise OptionError(f"unknown extractor {name!r}; choose from: {', '.join(available())}") from None
-    return cls(**options)

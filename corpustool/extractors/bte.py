@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..document import Paragraph
-from .base import Extractor, OptionError, Page, register
+from ..errors import OptionError
+from .base import Extractor, Page, register
 from .segment import Segmentation, cached_segmentation, make_paragraph, pieces
 
 

@@ -18,8 +18,10 @@ from ..readers.http import ENCODED, PayloadError, decode_content
 from ..stage import DocumentStage
 from ..text.normalize import clean_text
 from ..text_types import page_metadata
+from ..errors import OptionError
+from .base import Page
+from .registry import get_extractor
 from ..options import check, default
-from .base import OptionError, Page, get_extractor
 
 DEFAULT_EXTRACTOR = "justext-plus"
 DEFAULT_MAX_BYTES = default("max_bytes")

@@ -51,7 +51,8 @@ import numpy as np
 
 from ..document import BAD, GOOD, Paragraph
 from . import justext_plus_structure as structure
-from .base import OptionError, register
+from ..errors import OptionError
+from .base import register
 from .justext_plus import JustextPlusExtractor
 from .template_lines import line_verdict
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from .base import OptionError
+from ..errors import OptionError
 
 LENGTH_UNITS = ("chars", "tokens")
 

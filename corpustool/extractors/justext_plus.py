@@ -77,7 +77,8 @@ from typing import Any
 from lxml import etree
 
 from ..document import BAD, GOOD, Paragraph
-from .base import Extractor, OptionError, Page, html_bytes, register
+from ..errors import OptionError
+from .base import Extractor, Page, html_bytes, register
 from . import justext_engine
 from . import justext_plus_structure as structure
 from .justext_engine import _FAST_PARAGRAPH_INIT, KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment

@@ -29,7 +29,8 @@ import re
 from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
-from .base import OptionError, html_bytes
+from ..errors import OptionError
+from .base import html_bytes
 
 RULES = {"discussion", "posts", "items", "fallback", "buttons", "reviews", "description", "repeats"}
 

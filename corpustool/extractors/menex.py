@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..document import Paragraph
-from .base import Extractor, OptionError, Page, register
+from ..errors import OptionError
+from .base import Extractor, Page, register
 from .segment import Segmentation, cached_segmentation, make_paragraph, normalize, pieces, segment
 
 WEIGHTS = {

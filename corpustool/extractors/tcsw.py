@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..document import Paragraph
-from .base import Extractor, OptionError, Page, register
+from ..errors import OptionError
+from .base import Extractor, Page, register
 from .segment import cached_segmentation, make_paragraph, pieces
 
 DEFAULT_TC = 20

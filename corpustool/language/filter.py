@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..document import BAD, Document
-from ..extractors.base import OptionError
+from ..errors import OptionError
 from ..options import default
 from ..stage import DocumentStage
 from .identify import UNDETERMINED, identify

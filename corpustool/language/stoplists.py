@@ -39,7 +39,7 @@ import pkgutil
 import re
 from pathlib import Path
 
-from ..extractors.base import OptionError
+from ..errors import OptionError
 
 # ISO 639-1 (or 639-3 where there is no two-letter code) -> justext stoplist name
 ISO_TO_JUSTEXT: dict[str, str] = {

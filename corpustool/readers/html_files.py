@@ -4,49 +4,47 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from typing import IO, TYPE_CHECKING, Iterator
+from typing import IO, Iterator
 
 from ..document import Document
-
-if TYPE_CHECKING:
-    from .reader import Reader
+from .read_report import ReadReport
 
 
-def read_html_file(path: str, display: str, url: str, reader: "Reader") -> Iterator[Document]:
+def read_html_file(path: str, display: str, url: str, report: ReadReport) -> Iterator[Document]:
     """One document from an HTML file; a ``.gz`` is decompressed (damage reported, not fatal)."""
     doc = Document(id=display, url=url, source=display)
     try:
         with open(path, "rb") as fh:
-            raw = read_maybe_gzip(fh, display, reader)
+            raw = read_maybe_gzip(fh, display, report)
     except OSError as exc:
-        reader.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
+        report.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
         return
     if raw is None:
         return
-    if reader.max_bytes is not None and len(raw) > reader.max_bytes:
-        yield reader.too_large(doc, len(raw))
+    if report.max_bytes is not None and len(raw) > report.max_bytes:
+        yield report.too_large(doc, len(raw))
         return
     doc.raw = raw
     yield doc
 
 
-def read_html_bytes(raw: bytes, display: str, reader: "Reader", url: str | None = None,
+def read_html_bytes(raw: bytes, display: str, report: ReadReport, url: str | None = None,
                     doc_id: str | None = None) -> Iterator[Document]:
     doc = Document(id=doc_id or display, url=url, source=display)
-    if reader.max_bytes is not None and len(raw) > reader.max_bytes:
-        yield reader.too_large(doc, len(raw))
+    if report.max_bytes is not None and len(raw) > report.max_bytes:
+        yield report.too_large(doc, len(raw))
         return
     doc.raw = raw
     yield doc
 
 
-def read_text_bytes(raw: bytes, display: str, reader: "Reader", url: str | None = None,
+def read_text_bytes(raw: bytes, display: str, report: ReadReport, url: str | None = None,
                     doc_id: str | None = None) -> Iterator[Document]:
     """A plain-text file as one document: its paragraphs are separated by blank lines (made into
     the <p> elements of a page, cleaned as any page is)."""
     doc = Document(id=doc_id or display, url=url, source=display)
-    if reader.max_bytes is not None and len(raw) > reader.max_bytes:
-        yield reader.too_large(doc, len(raw))
+    if report.max_bytes is not None and len(raw) > report.max_bytes:
+        yield report.too_large(doc, len(raw))
         return
     doc.raw = text_to_html(raw)
     doc.content_type = "text/plain"
@@ -67,12 +65,12 @@ def text_to_html(raw: bytes) -> bytes:
     return page.encode("utf-8", "replace")
 
 
-def read_maybe_gzip(fh: IO[bytes], display: str, reader: "Reader") -> bytes | None:
+def read_maybe_gzip(fh: IO[bytes], display: str, report: ReadReport) -> bytes | None:
     """All bytes of a file, un-gzipped when it starts with the gzip magic; None when damaged.
 
     Reads at most ``max_bytes + 1`` decompressed bytes: enough to know the page is too large.
     """
-    limit = reader.max_bytes + 1 if reader.max_bytes is not None else -1
+    limit = report.max_bytes + 1 if report.max_bytes is not None else -1
     magic = fh.read(2)
     fh.seek(0)
     if magic != b"\x1f\x8b":
@@ -81,7 +79,7 @@ def read_maybe_gzip(fh: IO[bytes], display: str, reader: "Reader") -> bytes | No
     try:
         return gz.read(limit)
     except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
-        reader.truncated(display, _tell(fh), 0, detail=f"gzip: {exc}")
+        report.truncated(display, _tell(fh), 0, detail=f"gzip: {exc}")
         return None
 
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from typing import IO, TYPE_CHECKING, Iterator
+from typing import IO, Iterator
 
 from ..document import Document, MalformedDocument
-
-if TYPE_CHECKING:
-    from .reader import Reader
+from .read_report import ReadReport
+from .sniff import describe_content
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 # malformed lines named one by one in a file; the rest are counted (a WARC read as JSON Lines by
@@ -25,10 +24,10 @@ def is_jsonl_name(name: str) -> bool:
     return name.lower().endswith(JSONL_SUFFIXES)
 
 
-def read_jsonl(fh: IO[bytes], display: str, reader: "Reader") -> Iterator[Document]:
+def read_jsonl(fh: IO[bytes], display: str, report: ReadReport) -> Iterator[Document]:
     """The documents of a JSON Lines file. Messages about malformed lines wait for the first
     document: a file in which no line is a document (a WARC or HTML given as JSON Lines) is named
-    once, with what it looks like (:meth:`Reader.file_note`), not line by line."""
+    once, with what it looks like (:meth:`ReadReport.file_note`), not line by line."""
     magic = fh.read(2)
     fh.seek(0)
     lines: IO[bytes] = gzip.GzipFile(fileobj=fh, mode="rb") if magic == b"\x1f\x8b" else fh
@@ -43,8 +42,8 @@ def read_jsonl(fh: IO[bytes], display: str, reader: "Reader") -> Iterator[Docume
         try:
             line = lines.readline()
         except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
-            _flush(reader, waiting)
-            reader.truncated(display, fh.tell(), lineno, detail=f"gzip: {exc}", unit="lines")
+            _flush(report, waiting)
+            report.truncated(display, fh.tell(), lineno, detail=f"gzip: {exc}", unit="lines")
             return
         if not line:
             break
@@ -61,7 +60,7 @@ def read_jsonl(fh: IO[bytes], display: str, reader: "Reader") -> Iterator[Docume
             detail = str(exc)[:200]
             if bad == 1:
                 first_problem = f"line {lineno}: {detail}"
-            reader.bad_record(f"line {lineno} of {display}", "error:malformed-jsonl", detail, say=False)
+            report.bad_record(f"line {lineno} of {display}", "error:malformed-jsonl", detail, say=False)
             message = None
             if bad <= MAX_LISTED:
                 message = f"line {lineno} of {display}: skipped: {detail}"
@@ -69,34 +68,32 @@ def read_jsonl(fh: IO[bytes], display: str, reader: "Reader") -> Iterator[Docume
                 message = f"{display}: further malformed lines are counted in the statistics, not listed"
             if message:
                 if good:
-                    reader.say(message)
+                    report.say(message)
                 else:
                     waiting.append(message)
             continue
         if waiting:
-            _flush(reader, waiting)
+            _flush(report, waiting)
         good += 1
         if doc.source is None:
             doc.source = where
-        if reader.max_bytes is not None and doc.raw is not None and len(doc.raw) > reader.max_bytes:
+        if report.max_bytes is not None and doc.raw is not None and len(doc.raw) > report.max_bytes:
             size = len(doc.raw)
             doc.raw = None
             doc.html = None
-            yield reader.too_large(doc, size)
+            yield report.too_large(doc, size)
             continue
         yield doc
     if bad and not good:
-        from .reader import describe_content
-
         kind = describe_content(bytes(head))
         if magic == b"\x1f\x8b":
             kind += " (gzip-compressed)"
-        reader.file_note(no_document_message(display, kind, bad, first_problem, "is --input-format right?"))
+        report.file_note(no_document_message(display, kind, bad, first_problem, "is --input-format right?"))
 
 
-def _flush(reader: "Reader", waiting: list[str]) -> None:
+def _flush(report: ReadReport, waiting: list[str]) -> None:
     for message in waiting:
-        reader.say(message)
+        report.say(message)
     waiting.clear()
 
 

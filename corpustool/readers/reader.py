@@ -19,17 +19,18 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import sys
 import zlib
 from typing import IO, Iterable, Iterator
 
 from ..document import Document
-from ..extractors.base import OptionError
+from ..errors import OptionError
 from ..stage import Stage
 from .html_files import (is_html_name, is_text_name, read_html_bytes, read_html_file, read_maybe_gzip,
                          read_text_bytes, relative_url)
 from .jsonl import is_jsonl_name, read_jsonl
+from .read_report import ReadReport
+from .sniff import describe_content, sniff_format
 from .warc import BACKENDS, DEFAULT_BACKEND, read_archive
 
 FORMATS = ("auto", "warc", "arc", "html", "jsonl", "text")
@@ -74,14 +75,20 @@ class Reader(Stage):
         self.max_bytes = max_bytes
         self.backend = backend
         self.stdin = stdin
-        # one line per file that held no document though it had lines (a WARC given as JSON Lines):
-        # said when the next document comes or at the end; with ``hold_notes`` (build) and no
-        # document at all they are kept for the build's one error line (no_documents_message)
-        self.notes: list[str] = []
-        self.hold_notes = False
         # compressed HTTP bodies (Content-Encoding) passed on compressed, marked in
         # ``doc.meta["content_encoding"]``, for the clean stage to decompress in its worker
         self.defer_decoding = defer_decoding
+        # what the format readers tell: damage, skips, too large pages (counted in self.stats), notes
+        self.report = ReadReport(self.stats, max_bytes=max_bytes, defer_decoding=defer_decoding)
+        # the report's notes (files that held no document) are said when the next document comes
+        # or at the end; with ``hold_notes`` (build) and no document at all they are kept for the
+        # build's one error line (no_documents_message)
+        self.hold_notes = False
+
+    @property
+    def notes(self) -> list[str]:
+        """One line per file that held no document though it had lines (a WARC given as JSON Lines)."""
+        return self.report.notes
 
     # -- the stream ----------------------------------------------------------
     def run(self, docs: Iterable[Document] | None = None) -> Iterator[Document]:
@@ -104,14 +111,10 @@ class Reader(Stage):
         if not (self.hold_notes and self.stats.docs_in == 0):
             self.flush_notes()
 
-    def file_note(self, message: str) -> None:
-        """A file held no document (and was not empty): ``message`` says why, in one line."""
-        self.notes.append(message)
-
     def flush_notes(self) -> None:
         for message in self.notes:
-            self._say(message)
-        self.notes = []
+            self.report.say(message)
+        self.report.notes = []
 
     def no_documents_message(self) -> str:
         """The one line of a build whose inputs held no document at all: what they held instead."""
@@ -144,7 +147,7 @@ class Reader(Stage):
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            self.bad_record(directory, "error:unreadable-file", exc.strerror or str(exc))
+            self.report.bad_record(directory, "error:unreadable-file", exc.strerror or str(exc))
             return
         for entry in entries:
             try:
@@ -167,8 +170,8 @@ class Reader(Stage):
                 n += 1
                 yield doc
         except OSError as exc:
-            self.bad_record(display, "error:unreadable-file",
-                            f"{exc.strerror or exc} after {n} documents; the rest of the file is skipped")
+            self.report.bad_record(display, "error:unreadable-file",
+                                   f"{exc.strerror or exc} after {n} documents; the rest of the file is skipped")
         except (OptionError, InputError):
             raise
         except Exception as exc:
@@ -185,15 +188,15 @@ class Reader(Stage):
                 self.stats.extra["empty-file"] += 1     # no document (an empty page is none either)
                 return
         except OSError as exc:
-            self.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
+            self.report.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
             return
         if fmt == "html":
-            yield from read_html_file(path, display, relative_url(path, root), self)
+            yield from read_html_file(path, display, relative_url(path, root), self.report)
             return
         try:
             fh = open(path, "rb")
         except OSError as exc:
-            self.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
+            self.report.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
             return
         with fh:
             if fmt in ("warc", "arc", "sniff"):
@@ -208,15 +211,15 @@ class Reader(Stage):
                 elif sniffed in ("warc", "arc"):
                     fmt = sniffed      # the bytes know better than the name
             if fmt in ("html", "text"):
-                raw = read_maybe_gzip(fh, display, self)
+                raw = read_maybe_gzip(fh, display, self.report)
                 if raw is not None and fmt == "text":
-                    yield from read_text_bytes(raw, display, self, url=relative_url(path, root))
+                    yield from read_text_bytes(raw, display, self.report, url=relative_url(path, root))
                 elif raw is not None:
-                    yield from read_html_bytes(raw, display, self, url=relative_url(path, root))
+                    yield from read_html_bytes(raw, display, self.report, url=relative_url(path, root))
             elif fmt == "jsonl":
-                yield from read_jsonl(fh, display, self)
+                yield from read_jsonl(fh, display, self.report)
             else:
-                yield from read_archive(path, display, fh, self, fmt=fmt, backend=self.backend)
+                yield from read_archive(path, display, fh, self.report, fmt=fmt, backend=self.backend)
 
     def _read_stdin(self) -> Iterator[Document]:
         stream = self.stdin if self.stdin is not None else sys.stdin.buffer
@@ -230,15 +233,15 @@ class Reader(Stage):
             self.stats.extra["empty-file"] += 1
             return
         if fmt in ("html", "text"):
-            raw = read_maybe_gzip(fh, "<stdin>", self)
+            raw = read_maybe_gzip(fh, "<stdin>", self.report)
             if raw is not None and fmt == "text":
-                yield from read_text_bytes(raw, "<stdin>", self, doc_id="stdin")
+                yield from read_text_bytes(raw, "<stdin>", self.report, doc_id="stdin")
             elif raw is not None:
-                yield from read_html_bytes(raw, "<stdin>", self, doc_id="stdin")
+                yield from read_html_bytes(raw, "<stdin>", self.report, doc_id="stdin")
         elif fmt == "jsonl":
-            yield from read_jsonl(fh, "<stdin>", self)
+            yield from read_jsonl(fh, "<stdin>", self.report)
         else:
-            yield from read_archive("<stdin>", "<stdin>", fh, self, fmt=fmt, backend=self.backend)
+            yield from read_archive("<stdin>", "<stdin>", fh, self.report, fmt=fmt, backend=self.backend)
 
     def _format_by_name(self, path: str, in_dir: bool) -> str | None:
         if self.input_format != "auto":
@@ -252,66 +255,6 @@ class Reader(Stage):
         if is_html_name(name):
             return "html"
         return None if in_dir else "sniff"
-
-    # -- reporting: one line on stderr and a counter ---------------------------
-    def _say(self, message: str) -> None:
-        print(f"corpustool: read: {message}", file=sys.stderr)
-
-    def _skipped(self, display: str, offset: int, length: int | None, kind: str) -> str:
-        """Count and name a skipped byte range; its words for the message."""
-        if length is None:
-            return ""
-        self.stats.skip(display, offset, length, kind)
-        return f", {length} bytes skipped"
-
-    def truncated(self, display: str, offset: int, before: int, detail: str | None = None,
-                  unit: str = "records", length: int | None = None) -> None:
-        """The file ends (or its data breaks off) at ``offset``; what came before was read."""
-        self.stats.extra["error:truncated"] += 1
-        extra = f" ({detail})" if detail else ""
-        skipped = self._skipped(display, offset, length, "truncated")
-        self._say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; "
-                  f"{before} {unit} before it were read, the rest of the file is skipped")
-
-    def damaged(self, display: str, offset: int, before: int, detail: str) -> None:
-        """Data that is no record at all at ``offset``."""
-        self.stats.extra["error:damaged"] += 1
-        self._say(f"{display}: unreadable data at byte offset {offset} ({detail}); "
-                  f"{before} records before it were read, the rest of the file is skipped")
-
-    def damaged_record(self, display: str, offset: int, detail: str, length: int | None = None) -> None:
-        """One WARC record is damaged (a wrong Content-Length, a broken gzip member): it alone is skipped."""
-        self.stats.extra["error:damaged-record"] += 1
-        skipped = self._skipped(display, offset, length, "damaged-record")
-        self._say(f"{display}: damaged record at byte offset {offset} skipped ({detail}{skipped}); "
-                  f"reading goes on at the next record")
-
-    def damaged_data(self, display: str, offset: int, detail: str, length: int | None = None) -> None:
-        """Data that is no record at all at ``offset``: skipped up to the next record (if any)."""
-        self.stats.extra["error:damaged"] += 1
-        skipped = self._skipped(display, offset, length, "damaged")
-        self._say(f"{display}: unreadable data at byte offset {offset} ({detail}{skipped}) skipped; "
-                  f"reading goes on at the next record, if any")
-
-    def bad_record(self, where: str, counter: str, detail: str, say: bool = True) -> None:
-        """One record or file cannot be read: skip it, say so (unless the caller has said enough
-        of its file), count it."""
-        self.stats.extra[counter] += 1
-        if say:
-            self._say(f"{where}: skipped: {detail}")
-
-    def say(self, message: str) -> None:
-        """A line on stderr about the input."""
-        self._say(message)
-
-    def too_large(self, doc: Document, size: int) -> Document:
-        """A page over ``max_bytes``: passed on without its bytes, marked to be dropped."""
-        self.stats.extra["too-large"] += 1
-        self.stats.bytes_in += size
-        doc.raw = None
-        doc.meta["size"] = size
-        doc.drop_reason = "too-large"
-        return doc
 
 
 def _head(fh: IO[bytes], n: int = 4096) -> bytes:
@@ -327,20 +270,6 @@ def _head(fh: IO[bytes], n: int = 4096) -> bytes:
     return head
 
 
-def sniff_format(head: bytes) -> str:
-    """warc, arc, jsonl or html from a file's first (decompressed) bytes."""
-    if head.startswith(b"WARC/"):
-        return "warc"
-    if head.startswith(b"filedesc://"):
-        return "arc"
-    if head.lstrip().startswith(b"{"):
-        return "jsonl"
-    if head.strip() and not _MARKUP.search(head) and describe_content(head) == "plain text":
-        return "text"       # no tag in its first 4 KB: a text document, paragraphs between blank lines
-    return "html"       # HTML, or junk that the clean stage drops with a reason
-
-
-_MARKUP = re.compile(rb"<[A-Za-z!/?]")
 # the read stage's counters as no_documents_message names them: (one, several)
 _COUNTER_WORDS = {"empty-file": ("empty file", "empty files"),
                   "skipped:file-type": ("file skipped in a directory: not .warc, .arc, .html, .htm or .jsonl",
@@ -352,38 +281,6 @@ _COUNTER_WORDS = {"empty-file": ("empty file", "empty files"),
 def _counted(counter: str, n: int) -> str:
     one, several = _COUNTER_WORDS.get(counter, (counter, counter))
     return f"{n} {one if n == 1 else several}"
-
-
-# control bytes that text (also HTML and WARC headers) does not hold: NUL..BS, SO..US except ESC
-_BINARY_BYTES = bytes(range(0, 9)) + bytes(range(14, 27)) + bytes(range(28, 32))
-
-
-def describe_content(head: bytes) -> str:
-    """What data whose first bytes are ``head`` looks like, for messages: "a WARC archive",
-    "HTML", "a vertical file", "JSON", "binary data", "plain text", each with " (gzip-compressed)"."""
-    if head[:2] == b"\x1f\x8b":
-        try:
-            inner = zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(head, 4096)
-        except zlib.error:
-            inner = b""
-        return f"{describe_content(inner)} (gzip-compressed)" if inner else "gzip-compressed data"
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return "UTF-16 text"
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith(b"WARC/"):
-        return "a WARC archive"
-    if text.startswith(b"filedesc://"):
-        return "an ARC archive"
-    if text[:4].lower() == b"<doc" and text[4:5] in (b" ", b">", b"\t"):
-        return "a vertical file (a corpus)"
-    sample = text[:4096]
-    if sample and sum(map(sample.count, _BINARY_BYTES)) > len(sample) * 0.01:
-        return "binary data"
-    if text[:1] == b"<":
-        return "HTML"
-    if text[:1] in (b"{", b"["):
-        return "JSON"
-    return "plain text" if text else "empty"
 
 
 def make_reader(inputs: list[str], input_format: str = "auto", max_bytes: int | None = None,

@@ -24,14 +24,12 @@ import io
 import os
 import zlib
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Callable, Iterator
+from typing import IO, Callable, Iterator
 
 from ..document import Document
 from .http import (ENCODED, HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, content_codings,
                    decode_content, http_body, media_type, parse_http_head, sniffs_as_html)
-
-if TYPE_CHECKING:
-    from .reader import Reader
+from .read_report import ReadReport
 
 # resync: our framing, which checks every record and resynchronises after a damaged one
 # (warc_framing.py); fastwarc and warcio trust Content-Length and stop at the first damage
@@ -101,7 +99,7 @@ def _read_exactly(read: Callable[[int], bytes], n: int) -> bytes:
     return b"".join(parts)
 
 
-def read_archive(path: str, display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc",
+def read_archive(path: str, display: str, fh: IO[bytes], report: ReadReport, fmt: str = "warc",
                  backend: str | None = None) -> Iterator[Document]:
     """Documents from one WARC/ARC stream; damage is reported and counted.
 
@@ -110,7 +108,7 @@ def read_archive(path: str, display: str, fh: IO[bytes], reader: "Reader", fmt: 
     """
     backend = backend or DEFAULT_BACKEND
     if backend == "resync":
-        yield from _read_resync(display, fh, reader, fmt)
+        yield from _read_resync(display, fh, report, fmt)
         return
     if fmt == "arc":
         backend = "warcio"          # FastWARC reads WARC only
@@ -140,15 +138,15 @@ def read_archive(path: str, display: str, fh: IO[bytes], reader: "Reader", fmt: 
                 offset = last.offset if last is not None else 0
             lines = [line.strip() for line in f"{exc}".splitlines() if line.strip()]
             detail = f"{type(exc).__name__}: {lines[0] if lines else ''}"
-            reader.damaged(display, offset, n_records, ascii(detail[:100])[1:-1])
+            report.damaged(display, offset, n_records, ascii(detail[:100])[1:-1])
             return
         last = rec
         n_records += 1
-        reader.stats.extra["records"] += 1
-        doc = _record_document(rec, display, base, reader)
+        report.stats.extra["records"] += 1
+        doc = _record_document(rec, display, base, report)
         if doc is _TRUNCATED:
             reported_at = rec.offset
-            reader.truncated(display, rec.offset, n_records - 1)
+            report.truncated(display, rec.offset, n_records - 1)
             break
         if doc is not None:
             yield doc
@@ -156,33 +154,33 @@ def read_archive(path: str, display: str, fh: IO[bytes], reader: "Reader", fmt: 
         offset = _damage_after(path, fh, last, fmt)
         if offset is not None:
             if n_records == 0 and offset == 0:
-                reader.damaged(display, 0, 0, f"no {fmt.upper()} record found")
+                report.damaged(display, 0, 0, f"no {fmt.upper()} record found")
             else:
-                reader.truncated(display, offset, n_records)
+                report.truncated(display, offset, n_records)
 
 
-def _read_resync(display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc",
+def _read_resync(display: str, fh: IO[bytes], report: ReadReport, fmt: str = "warc",
                  frames: Callable | None = None) -> Iterator[Document]:
-    """``frames(report, keep)``: the framed records to read (default: the whole file's)."""
+    """``frames(on_damage, keep)``: the framed records to read (default: the whole file's)."""
     from .warc_framing import Damage, frame_warc
 
     base = os.path.basename(display)
     n_records = 0
 
-    def report(damage: Damage) -> None:
+    def on_damage(damage: Damage) -> None:
         if damage.kind == "truncated":
-            reader.truncated(display, damage.offset, n_records, detail=damage.detail, length=damage.length)
+            report.truncated(display, damage.offset, n_records, detail=damage.detail, length=damage.length)
         elif damage.kind == "damaged-record":
-            reader.damaged_record(display, damage.offset, damage.detail, length=damage.length)
+            report.damaged_record(display, damage.offset, damage.detail, length=damage.length)
         else:
-            reader.damaged_data(display, damage.offset, damage.detail, length=damage.length)
+            report.damaged_data(display, damage.offset, damage.detail, length=damage.length)
 
     # the block is held up to the size limit (the page) plus its HTTP headers
-    keep = None if reader.max_bytes is None else reader.max_bytes + MAX_HEADER_BYTES
-    framed_records = frames(report, keep) if frames is not None else frame_warc(fh, report, keep=keep, fmt=fmt)
+    keep = None if report.max_bytes is None else report.max_bytes + MAX_HEADER_BYTES
+    framed_records = frames(on_damage, keep) if frames is not None else frame_warc(fh, on_damage, keep=keep, fmt=fmt)
     for framed in framed_records:
         n_records += 1
-        reader.stats.extra["records"] += 1
+        report.stats.extra["records"] += 1
         headers = framed.headers
         if fmt == "arc":
             rec_type = "warcinfo" if headers.get("uri", "").startswith("filedesc:") else "response"
@@ -191,7 +189,7 @@ def _read_resync(display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc
             rec_type = headers.get("warc-type", "").lower()
         rec = ArchiveRecord(framed.index, framed.offset, rec_type, headers, framed.length,
                             io.BytesIO(framed.block).read)
-        doc = _record_document(rec, display, base, reader)
+        doc = _record_document(rec, display, base, report)
         if doc is not None and doc is not _TRUNCATED:
             yield doc
 
@@ -199,8 +197,8 @@ def _read_resync(display: str, fh: IO[bytes], reader: "Reader", fmt: str = "warc
 _TRUNCATED = Document(id="<truncated>")
 
 
-def _record_document(rec: ArchiveRecord, display: str, base: str, reader: "Reader") -> Document | None:
-    stats = reader.stats
+def _record_document(rec: ArchiveRecord, display: str, base: str, report: ReadReport) -> Document | None:
+    stats = report.stats
     declared = rec.headers.get("content-length") if "warc-type" in rec.headers else str(rec.length)
     if declared is None or declared.strip() != str(rec.length):
         return _TRUNCATED           # header block cut off: the library made up an empty record
@@ -213,7 +211,7 @@ def _record_document(rec: ArchiveRecord, display: str, base: str, reader: "Reade
         return _TRUNCATED
     msg = parse_http_head(head) if rec.rec_type == "response" else None
     if rec.rec_type == "response" and msg is None and head.startswith(b"HTTP/"):
-        reader.bad_record(where, "error:bad-http-headers", "HTTP headers cannot be parsed")
+        report.bad_record(where, "error:bad-http-headers", "HTTP headers cannot be parsed")
         return None
     content_type = (msg.headers.get("content-type") if msg else None) or \
         (rec.headers.get("content-type") if msg is None else None)
@@ -234,23 +232,23 @@ def _record_document(rec: ArchiveRecord, display: str, base: str, reader: "Reade
     )
     if msg is not None and msg.status is not None:
         doc.meta["http_status"] = msg.status
-    if reader.max_bytes is not None and payload_length > reader.max_bytes:
-        return reader.too_large(doc, payload_length)
+    if report.max_bytes is not None and payload_length > report.max_bytes:
+        return report.too_large(doc, payload_length)
     block = head + _read_exactly(rec.read, rec.length - len(head)) if rec.length > len(head) else head
     if len(block) < rec.length:
         return _TRUNCATED
     codings = content_codings(msg) if msg else []
     # a compressed body is decompressed where the page is parsed, in a supervised worker, when
     # the reader feeds the clean stage (build); here only enough of it to tell whether it is HTML
-    defer = bool(codings) and getattr(reader, "defer_decoding", False)
+    defer = bool(codings) and report.defer_decoding
     try:
-        body = http_body(block, msg, reader.max_bytes, decode=not defer) if msg else block
+        body = http_body(block, msg, report.max_bytes, decode=not defer) if msg else block
         sniff = body if not defer or mtype in HTML_TYPES else decode_content(body, codings, 1024)
     except PayloadError as exc:
-        reader.bad_record(where, "error:bad-payload", str(exc))
+        report.bad_record(where, "error:bad-payload", str(exc))
         return None
-    if reader.max_bytes is not None and len(body) > reader.max_bytes:
-        return reader.too_large(doc, len(body))
+    if report.max_bytes is not None and len(body) > report.max_bytes:
+        return report.too_large(doc, len(body))
     if mtype not in HTML_TYPES and not sniffs_as_html(sniff):
         stats.extra["skipped:non-html"] += 1
         return None

@@ -140,11 +140,11 @@ def read_range(reader, path: str, display: str, root: str | None, start: int, en
 
                 n = 0
                 try:
-                    for doc in _read_resync(display, fh, reader, "warc", frames=frames):
+                    for doc in _read_resync(display, fh, reader.report, "warc", frames=frames):
                         n += 1
                         yield doc
                 except OSError as exc:
-                    reader.bad_record(display, "error:unreadable-file",
+                    reader.report.bad_record(display, "error:unreadable-file",
                                       f"{exc.strerror or exc} after {n} documents; the rest of the range "
                                       f"from byte {start} is skipped")
                 except (OptionError, InputError):

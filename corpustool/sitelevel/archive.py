@@ -81,7 +81,8 @@ import xxhash
 from lxml import etree
 
 from ..document import BAD, GOOD, Document, Paragraph
-from ..extractors.base import Extractor, OptionError, Page, parse_html, register
+from ..errors import OptionError
+from ..extractors.base import Extractor, Page, parse_html, register
 from ..stage import StreamStage
 from .urltree import INLINE_TAGS, SKIP_TAGS, _timestamp
 

@@ -92,7 +92,8 @@ from typing import Any, Iterable, Iterator
 from urllib.parse import urljoin, urlsplit
 
 from ..document import BAD, GOOD, Document, Paragraph
-from ..extractors.base import Extractor, OptionError, Page, parse_html, register
+from ..errors import OptionError
+from ..extractors.base import Extractor, Page, parse_html, register
 from ..extractors.conex import C_SET_SIZE, MAX_WORDS, main_content
 from ..extractors.segment import SKIP_TAGS, Segmentation, cached_segmentation, make_paragraph, pieces, segment
 from ..stage import StreamStage

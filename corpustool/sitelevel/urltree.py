@@ -48,7 +48,8 @@ import xxhash
 from lxml import etree
 
 from ..document import BAD, GOOD, Document, Paragraph
-from ..extractors.base import Extractor, OptionError, Page, register
+from ..errors import OptionError
+from ..extractors.base import Extractor, Page, register
 from ..stage import StreamStage
 
 HEURISTICS = ("strict", "strict-support", "strict-at-domain", "relaxed-at-domain")

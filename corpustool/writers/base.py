@@ -164,7 +164,7 @@ def check_output_path(path: str, inputs: Iterable[str] = (), what: str = "-o") -
     (the same file, also through a symbolic link or another relative path)
     would otherwise fail after the work was done, or overwrite the input.
     """
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     if path == "-":
         return
@@ -213,7 +213,7 @@ def check_output_path(path: str, inputs: Iterable[str] = (), what: str = "-o") -
 
 def check_distinct_outputs(named: Iterable[tuple[str, str | None]]) -> None:
     """Refuse two outputs of one run (-o, --rejects, --stats, --report) that are the same file."""
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     seen: dict[str, str] = {}
     for what, path in named:
@@ -240,7 +240,7 @@ class OutputLock:
 
     def acquire(self) -> "OutputLock":
         import fcntl
-        from ..extractors.base import OptionError
+        from ..errors import OptionError
 
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         while True:
@@ -293,7 +293,7 @@ def format_for(path: str) -> str:
     """Output format by file name: .vert/.vrt, .txt, .jsonl (each maybe .gz); stdout and a name
     without a suffix are vertical. Another suffix (``x.docx``) is refused: we would write
     vertical text under a name that promises something else (issue 22)."""
-    from ..extractors.base import OptionError
+    from ..errors import OptionError
 
     base = path[:-3] if path.endswith(".gz") else path
     name = os.path.basename(base)
@@ -304,17 +304,3 @@ def format_for(path: str) -> str:
         return FORMAT_SUFFIXES[suffix]
     raise OptionError(f"cannot tell the output format of {path!r} from its name; use .vert, .vrt, .txt or "
                       f".jsonl (optionally .gz), or give --format")
-
-
-def open_writer(path: str, fmt: str | None = None, **options) -> Writer:
-    """A writer chosen by ``fmt`` or by the file name: .vert/.vrt (vertical), .txt, .jsonl."""
-    from ..extractors.base import OptionError
-    from .jsonl import JsonlWriter
-    from .text import TextWriter
-    from .vertical import VerticalWriter
-
-    fmt = fmt or format_for(path)
-    writers = {"vert": VerticalWriter, "text": TextWriter, "jsonl": JsonlWriter}
-    if fmt not in writers:
-        raise OptionError(f"unknown output format {fmt!r}; choose from: {', '.join(writers)}")
-    return writers[fmt](path, **options)

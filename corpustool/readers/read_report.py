@@ -1,0 +1,87 @@
+"""What the format readers (WARC/ARC, JSON Lines, HTML and text files) tell the read stage.
+
+Damaged files and records, skipped records and pages over the size limit are each
+counted in the read stage's statistics and, where a person should know, said in
+one line on stderr with the file and byte offset. The read stage
+(:class:`corpustool.readers.reader.Reader`) owns one :class:`ReadReport` and hands
+it to the format readers, which need nothing else of it.
+"""
+from __future__ import annotations
+
+import sys
+
+from ..document import Document
+from ..stage import StageStats
+
+
+class ReadReport:
+    """Counters, messages and notes of one read stage; ``max_bytes``: the size limit of a page;
+    ``defer_decoding``: compressed HTTP bodies are passed on compressed (for the clean stage)."""
+
+    def __init__(self, stats: StageStats, max_bytes: int | None = None, defer_decoding: bool = False) -> None:
+        self.stats = stats
+        self.max_bytes = max_bytes
+        self.defer_decoding = defer_decoding
+        # one line per file that held no document though it had lines (a WARC given as JSON
+        # Lines); the read stage says them when the next document comes or at the end
+        self.notes: list[str] = []
+
+    def say(self, message: str) -> None:
+        """A line on stderr about the input."""
+        print(f"corpustool: read: {message}", file=sys.stderr)
+
+    def file_note(self, message: str) -> None:
+        """A file held no document (and was not empty): ``message`` says why, in one line."""
+        self.notes.append(message)
+
+    def _skipped(self, display: str, offset: int, length: int | None, kind: str) -> str:
+        """Count and name a skipped byte range; its words for the message."""
+        if length is None:
+            return ""
+        self.stats.skip(display, offset, length, kind)
+        return f", {length} bytes skipped"
+
+    def truncated(self, display: str, offset: int, before: int, detail: str | None = None,
+                  unit: str = "records", length: int | None = None) -> None:
+        """The file ends (or its data breaks off) at ``offset``; what came before was read."""
+        self.stats.extra["error:truncated"] += 1
+        extra = f" ({detail})" if detail else ""
+        skipped = self._skipped(display, offset, length, "truncated")
+        self.say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; "
+                 f"{before} {unit} before it were read, the rest of the file is skipped")
+
+    def damaged(self, display: str, offset: int, before: int, detail: str) -> None:
+        """Data that is no record at all at ``offset``."""
+        self.stats.extra["error:damaged"] += 1
+        self.say(f"{display}: unreadable data at byte offset {offset} ({detail}); "
+                 f"{before} records before it were read, the rest of the file is skipped")
+
+    def damaged_record(self, display: str, offset: int, detail: str, length: int | None = None) -> None:
+        """One WARC record is damaged (a wrong Content-Length, a broken gzip member): it alone is skipped."""
+        self.stats.extra["error:damaged-record"] += 1
+        skipped = self._skipped(display, offset, length, "damaged-record")
+        self.say(f"{display}: damaged record at byte offset {offset} skipped ({detail}{skipped}); "
+                 f"reading goes on at the next record")
+
+    def damaged_data(self, display: str, offset: int, detail: str, length: int | None = None) -> None:
+        """Data that is no record at all at ``offset``: skipped up to the next record (if any)."""
+        self.stats.extra["error:damaged"] += 1
+        skipped = self._skipped(display, offset, length, "damaged")
+        self.say(f"{display}: unreadable data at byte offset {offset} ({detail}{skipped}) skipped; "
+                 f"reading goes on at the next record, if any")
+
+    def bad_record(self, where: str, counter: str, detail: str, say: bool = True) -> None:
+        """One record or file cannot be read: skip it, say so (unless the caller has said enough
+        of its file), count it."""
+        self.stats.extra[counter] += 1
+        if say:
+            self.say(f"{where}: skipped: {detail}")
+
+    def too_large(self, doc: Document, size: int) -> Document:
+        """A page over ``max_bytes``: passed on without its bytes, marked to be dropped."""
+        self.stats.extra["too-large"] += 1
+        self.stats.bytes_in += size
+        doc.raw = None
+        doc.meta["size"] = size
+        doc.drop_reason = "too-large"
+        return doc
