@@ -52,10 +52,6 @@ def evidence(html: str, sl: frozenset[str] = EN):
     return paras, tree, jp._title_of(root)
 
 
-def _no_fallback(*args, **kwargs):
-    raise AssertionError("the compiled decide() fell back on the Python one")
-
-
 def decided(paras, tree, title, extractor, compiled: bool):
     """Fresh copies of the paragraphs and of ``kinds``, decided by one of the two."""
     copies = [copy.copy(p) for p in paras]
@@ -65,11 +61,8 @@ def decided(paras, tree, title, extractor, compiled: bool):
     totals = None
     if compiled:
         # (and without falling back on the Python decide(): that would compare it with itself)
-        extractor.decide = _no_fallback
-        try:
-            totals = jp.compiled_decide(extractor, copies, kinds, list(tree.hints), title, tree.why, tree)
-        finally:
-            del extractor.decide
+        totals = jp.compiled_decide(extractor.decide_settings, copies, kinds, list(tree.hints), title, tree.why, tree)
+        assert totals is not jp.DECLINED, "the compiled decide() left this input to the Python decide()"
     else:
         extractor.decide(copies, kinds, list(tree.hints), title, tree.why, tree)
     return copies, kinds, totals
@@ -288,13 +281,14 @@ def test_evidence_the_tree_does_not_know_falls_back_to_the_python_decide():
     paras, tree, title = evidence(HAND_MADE["nested hints"])
     extractor = get_extractor("justext-plus")
     tree.kinds["/html[1]/body[1]/div[9]"] = "nav"
-    calls = []
-    extractor.decide = lambda *a: calls.append(1) or type(extractor).decide(extractor, *a)
     copies = [copy.copy(p) for p in paras]
     for p in copies:
         p.features = dict(p.features)
-    jp.compiled_decide(extractor, copies, dict(tree.kinds), list(tree.hints), title, tree.why, tree)
-    assert calls == [1]
-    del extractor.decide
+    before = [(p.cls, p.reason, dict(p.features)) for p in copies]
+    assert jp.compiled_decide(extractor.decide_settings, copies, dict(tree.kinds), list(tree.hints), title, tree.why,
+                              tree) is jp.DECLINED
+    assert [(p.cls, p.reason, p.features) for p in copies] == before     # declined before changing anything
+    # and the extractor's _decide() then decides in Python: the reference's classes
     ref, _, _ = decided(paras, tree, title, extractor, compiled=False)
+    extractor._decide(copies, tree, title, Page(HAND_MADE["nested hints"]))
     assert [(p.cls, p.reason, p.features) for p in copies] == [(p.cls, p.reason, p.features) for p in ref]
