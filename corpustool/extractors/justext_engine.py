@@ -41,7 +41,9 @@ runs the same walk over libxml2's node structs, computes each paragraph's
 features from the UTF-8 text during the walk (:func:`paragraph_rows` is the
 Python reference) and builds and classifies the paragraphs in C
 (:meth:`JustextEngineExtractor.build_py` and :func:`classify` are the
-reference). ``COMPILED`` tells which one runs (``COMPILED_ERROR`` why not);
+reference). ``WALK`` is the backend object the extractors call (``CompiledWalk`` or
+``PythonWalk``, as :mod:`corpustool.native.backend` chose; ``COMPILED`` and ``COMPILED_ERROR``
+say which and why);
 without the extension the pure-Python walk gives the same paragraphs, slower.
 The tests compare the two on generated, demo and development pages.
 

@@ -386,7 +386,7 @@ class JustextPlusExtractor(Extractor):
     """jusText's classes plus structure, the main-content region and title evidence."""
 
     needs_stoplist = True
-    parses_unparsed = True      # through libxml2's SAX callbacks into the walk's tree (_extract_sax)
+    parses_unparsed = True      # through libxml2's SAX callbacks into the walk's tree (WALK.evidence_of_page)
     description = ("jusText with page structure: semantic/ARIA/class evidence, main-content region, "
                    "headings and title (the default)")
 
