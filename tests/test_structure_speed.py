@@ -123,9 +123,8 @@ def walked(html: str):
     from corpustool.extractors.base import html_bytes
 
     extractor = get_extractor("justext-plus")
-    found = justext_engine.extract_evidence_html(
-        html_bytes(html), True, stoplist("en"), extractor.engine.params_for(Page(html)), Paragraph,
-        jp._FAST_PARAGRAPH_INIT, "good", "bad", jp._evidence_rules(), keep_blank_separators=jp.KEEP_BLANK_SEPARATORS)
+    found = justext_engine.WALK.evidence_html(html_bytes(html), True, stoplist("en"),
+                                              extractor.engine.params_for(Page(html)), jp._evidence_settings())
     return (found[0], found[1]) if found is not None else (None, None)
 
 

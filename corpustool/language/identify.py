@@ -651,6 +651,8 @@ def page_text(root) -> str:
     if _compiled_page_text is not None and isinstance(root, etree._Element):
         # the element walk (el.text unless script or style, el.tail) in C: the same string
         return _compiled_page_text(root)
+    if not isinstance(root.tag, str):
+        return ""   # a comment or processing instruction: no text of the element walk (and no XPath context)
     # text nodes are joined with spaces, as the parts of the element walk were (in another
     # order: word counts do not depend on it); the parser merges adjacent character data,
     # so each text node is one ``.text`` or ``.tail`` of that walk
