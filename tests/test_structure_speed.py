@@ -18,6 +18,9 @@ from corpustool.encoding import decode
 from corpustool.extractors import justext_plus_structure as structure
 from corpustool.extractors.base import Page, get_extractor
 from corpustool.language.stoplists import stoplist
+from corpustool.native import backend
+
+needs_sax_walk = pytest.mark.skipif(not backend.sax.compiled, reason=f"the compiled SAX walk: {backend.sax.reason}")
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
@@ -128,6 +131,7 @@ def walked(html: str):
     return (found[0], found[1]) if found is not None else (None, None)
 
 
+@needs_sax_walk
 def test_record_families_on_the_tree_as_defined_on_dev_pages():
     # the compiled walk's PageTree finds the families over its nodes: the same families, records,
     # members and order as the definition on the XPath strings
@@ -179,6 +183,7 @@ def random_list_page(rng: random.Random) -> str:
     return "<html><body><div>" + "".join(blocks) + "</div></body></html>"
 
 
+@needs_sax_walk
 def test_record_families_on_the_tree_as_defined_on_authored_pages():
     # (the same comparison without ../shared: lists that pass and fail the shape test)
     pytest.importorskip("corpustool.native.justext_walk")
@@ -199,6 +204,7 @@ def test_record_families_on_the_tree_as_defined_on_authored_pages():
     assert found >= 100 and shaped_out >= 20
 
 
+@needs_sax_walk
 def test_record_families_on_the_tree_refuses_what_it_does_not_cover():
     pytest.importorskip("corpustool.native.justext_walk")
     paras, tree = walked("<html><body>" + "<ul>" + "<li>one two three four five</li>" * 6 + "</ul></body></html>")
