@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench eval model clean fuzz fuzz-build system-deps
+.PHONY: install test test-python demo bench eval model clean fuzz fuzz-build system-deps
 
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
 $(STAMP): pyproject.toml setup.py corpustool/native/justext_walk.pyx corpustool/native/sax_arena.pxi \
@@ -25,6 +25,10 @@ install: $(STAMP)
 # skip (-rs) when Chromium, Java or the CWB/Manatee builds are missing; `make system-deps` adds them
 test: $(STAMP)
 	$(PY) -m pytest -rs
+
+# the suite on the pure-Python backend (corpustool/native/backend.py): the same results without the extensions
+test-python: $(STAMP)
+	CORPUSTOOL_BACKEND=python $(PY) -m pytest -rs
 
 # system packages, only when asked (root and apt-get): Chromium for the browser test, Java for
 # Spark, and the two corpus managers built from ../shared/peers when it is there (CWB ~15 s,

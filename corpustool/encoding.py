@@ -13,6 +13,8 @@ import codecs
 import re
 from dataclasses import dataclass
 
+from .native import backend
+
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([a-zA-Z0-9_:.+-]{1,40})""", re.IGNORECASE)
 _XML_DECL = re.compile(rb"""^\s*<\?xml[^>]{0,200}?encoding\s*=\s*["']([a-zA-Z0-9_.+-]{1,40})["']""", re.IGNORECASE)
 _HTTP_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_:.+-]{1,40})""", re.IGNORECASE)
@@ -214,12 +216,9 @@ def _has_control_bytes_py(raw: bytes) -> bool:
     return len(raw.translate(None, _FORBIDDEN_BYTES)) != len(raw)
 
 
-try:   # the compiled scans (corpustool/native/text_scan.pyx): a tenth of re's search, a fifth of translate's
-    from .native.text_scan import first_control as _first_control
-    from .native.text_scan import has_control_bytes as _has_control_bytes
-except ImportError:
-    _first_control = None
-    _has_control_bytes = _has_control_bytes_py
+# the compiled scans (corpustool/native/text_scan.pyx): a tenth of re's search, a fifth of translate's
+_first_control = backend.text_scan.get("first_control")
+_has_control_bytes = backend.text_scan.get("has_control_bytes") or _has_control_bytes_py
 
 
 def _decode(raw: bytes, content_type: str | None) -> Decoded:

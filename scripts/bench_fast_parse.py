@@ -50,6 +50,8 @@ def main() -> int:
         print(f"fast path not available: {justext_engine.SAX_ERROR or justext_engine.COMPILED_ERROR}",
               file=sys.stderr)
         return 1
+    # the two sides: the compiled walk with its SAX parse, and the same walk on lxml's tree
+    FAST, TREE = justext_engine.WALK, justext_engine.walk_without_parse()
 
     source, raws = pick_pages(args.source, limit)
     pin_one_core()
@@ -75,14 +77,14 @@ def main() -> int:
                     sax_parse += clock() - t0
             results = {}
             for side in ((0, 1) if first else (1, 0)):
-                justext_engine.SAX_PARSE = side == 0
+                justext_engine.WALK = FAST if side == 0 else TREE
                 t0 = clock()
                 results[side] = extractor.extract(Page(html, stoplist=sl))
                 if side == 0:
                     fast += clock() - t0
                 else:
                     tree += clock() - t0
-            justext_engine.SAX_PARSE = True
+            justext_engine.WALK = FAST
             if [p.to_dict() for p in results[0]] != [p.to_dict() for p in results[1]]:
                 differ += 1
     # the clean stage that guesses the language (--lang auto, the default of `build`)
@@ -98,7 +100,7 @@ def main() -> int:
         for i, raw in enumerate(raws):
             outcomes = {}
             for side in ((0, 1) if (i + r) % 2 == 0 else (1, 0)):
-                justext_engine.SAX_PARSE = side == 0
+                justext_engine.WALK = FAST if side == 0 else TREE
                 t0 = clock()
                 doc = stage.process(Document(id=str(i), raw=raw))
                 if side == 0:
@@ -107,7 +109,7 @@ def main() -> int:
                     stage_tree += clock() - t0
                 outcomes[side] = (doc.drop_reason, doc.lang, doc.stoplist_lang, doc.title,
                                   [p.to_dict() for p in doc.paragraphs])
-            justext_engine.SAX_PARSE = True
+            justext_engine.WALK = FAST
             stage_differ += outcomes[0] != outcomes[1]
     n = len(raws) * args.rounds
     fallbacks = justext_engine.sax_stats()[1] - fallbacks_before

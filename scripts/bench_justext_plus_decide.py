@@ -74,7 +74,7 @@ def main() -> int:
             for who in order:
                 ps, kinds, hints = fresh(paras), dict(tree.kinds), list(tree.hints)
                 decide = extractor.decide if who == "python" else (
-                    lambda *a: jp.compiled_decide(extractor, *a))
+                    lambda *a: jp.compiled_decide(extractor.decide_settings, *a))
                 t0 = clock()
                 decide(ps, kinds, hints, title, tree.why, tree)
                 times[who] += clock() - t0

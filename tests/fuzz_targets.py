@@ -61,7 +61,7 @@ def raw_bytes(data: bytes) -> None:
     page = Page(data.decode("utf-8", "replace"), stoplist=EN)
     params = ENGINE.params_for(page)
     found = justext_engine.extract_evidence_html(data, bool(len(data) & 1), EN, params, Paragraph,
-                                                 jp._FAST_PARAGRAPH_INIT, GOOD, BAD, jp._evidence_rules(),
+                                                 justext_engine._FAST_PARAGRAPH_INIT, GOOD, BAD, jp._evidence_rules(),
                                                  keep_blank_separators=jp.KEEP_BLANK_SEPARATORS)
     if found is not None and found[1] is not None:
         # the items rule's compiled lists of records, on every page (the extraction asks only on
@@ -69,13 +69,15 @@ def raw_bytes(data: bytes) -> None:
         paras, tree = found[0], found[1]
         tree.record_families([p.features.get("words", 0) for p in paras], [i % 3 != 2 for i in range(len(paras))],
                              structure.SELF_RECORDS, 2, 1.0, 150.0, 0.0, 0.5)
-    PLUS._finish_sax(page, found)         # the compiled decide() on the walk's PageTree
-    justext_engine.extract_html(data, EN, params, Paragraph, jp._FAST_PARAGRAPH_INIT, GOOD, BAD,
+    if found is not None and found[1] is not None and found[0]:
+        # the compiled decide() on the walk's PageTree
+        PLUS._decide(found[0], found[1], justext_engine.keep_title(page, found[2]), page, data)
+    justext_engine.extract_html(data, EN, params, Paragraph, justext_engine._FAST_PARAGRAPH_INIT, GOOD, BAD,
                                 keep_blank_separators=bool(len(data) & 2))
     kept = justext_engine.sax_page(data)
     if kept is not None:
         kept.page_text()
-        kept.extract_evidence(EN, params, Paragraph, jp._FAST_PARAGRAPH_INIT, GOOD, BAD, jp._evidence_rules())
+        kept.extract_evidence(EN, params, Paragraph, justext_engine._FAST_PARAGRAPH_INIT, GOOD, BAD, jp._evidence_rules())
     justext_walk.sax_outline(data, bool(len(data) & 4))
     justext_walk.sax_build(data)
 
@@ -90,7 +92,7 @@ def lxml_tree(data: bytes) -> None:
     params = ENGINE.params_for(Page(html))
     justext_walk.segment(root)
     justext_walk.features(root, EN)
-    justext_walk.extract(root, EN, params, Paragraph, jp._FAST_PARAGRAPH_INIT, GOOD, BAD)
+    justext_walk.extract(root, EN, params, Paragraph, justext_engine._FAST_PARAGRAPH_INIT, GOOD, BAD)
     identify.page_text(root)
     PLUS.extract(Page(html, stoplist=EN, tree=root))   # extract_evidence + decide on lxml's tree
 

@@ -219,11 +219,11 @@ def test_development_pages(snippets_dir):
 
 
 def test_off_without_the_compiled_walk(monkeypatch):
-    """COMPILED False (the pure-Python walk) turns the fast path off with it; SAX_PARSE False too."""
+    """The pure-Python walk turns the fast path off with it; the compiled walk without its parse too."""
     fast_path_on()
-    for name in ("COMPILED", "SAX_PARSE"):
+    for walk in (justext_engine.python_walk(), justext_engine.walk_without_parse()):
         with monkeypatch.context() as m:
-            m.setattr(justext_engine, name, False)
+            m.setattr(justext_engine, "WALK", walk)
             stats = justext_engine.sax_stats()
             page = Page("<p>" + S + "</p>", stoplist=EN)
             assert [p.text for p in ENGINE.extract(page)] == [S]
@@ -270,7 +270,7 @@ def test_one_language_clean_stage_parses_through_the_fast_path(monkeypatch):
     before = justext_engine.sax_stats()[0]
     fast = clean_outcomes(EDGE_RAWS, ["en"])
     assert justext_engine.sax_stats()[0] >= before + 5       # the fast path ran
-    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.walk_without_parse())
     slow = clean_outcomes(EDGE_RAWS, ["en"])
     assert fast == slow
     assert [r[0] for r in fast][:2] == ["empty", "empty"]      # nothing to parse
@@ -284,7 +284,7 @@ def test_guessing_clean_stage_parses_once_through_the_fast_path(monkeypatch, lan
     before = justext_engine.sax_stats()[0]
     fast = clean_outcomes(EDGE_RAWS, languages)
     assert justext_engine.sax_stats()[0] >= before + 4       # the kept parses were walked
-    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.walk_without_parse())
     assert fast == clean_outcomes(EDGE_RAWS, languages)
     assert [r[0] for r in fast][:2] == ["empty", "empty"]
     assert fast[6][:3] == (None, "T", "en")
@@ -318,7 +318,7 @@ def test_clean_stage_on_the_demo_crawl(monkeypatch):
     before = justext_engine.sax_stats()[0]
     fast = {lang: clean_outcomes(raws, [lang]) for lang in ("en", "auto")}
     assert justext_engine.sax_stats()[0] >= before + len(raws)
-    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.walk_without_parse())
     for lang, outcomes in fast.items():
         assert outcomes == clean_outcomes(raws, [lang])
 
@@ -330,5 +330,5 @@ def test_clean_stage_on_the_development_pages(snippets_dir, monkeypatch, languag
     before = justext_engine.sax_stats()[0]
     fast = clean_outcomes(raws, languages)
     assert justext_engine.sax_stats()[0] >= before + 0.95 * len(raws)
-    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.walk_without_parse())
     assert fast == clean_outcomes(raws, languages)

@@ -323,7 +323,7 @@ def test_development_pages(snippets_dir):
 def test_off_without_the_compiled_walk(monkeypatch):
     """The tests that turn the extension off (COMPILED False) turn the fast path off with it."""
     fast_path_on()
-    monkeypatch.setattr(justext_engine, "COMPILED", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.python_walk())
     stats = justext_engine.sax_stats()
     page = Page("<p>" + S + "</p>", stoplist=EN)
     assert [p.text for p in EXTRACTOR.extract(page)] == [S]
@@ -356,7 +356,7 @@ def test_one_language_clean_stage_parses_through_the_fast_path(monkeypatch):
     before = justext_engine.sax_stats()[0]
     fast = clean_outcomes(EDGE_RAWS, ["en"])
     assert justext_engine.sax_stats()[0] > before       # the fast path ran
-    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.walk_without_parse())
     assert fast == clean_outcomes(EDGE_RAWS, ["en"])
     assert [r[0] for r in fast][:2] == ["empty", "empty"]      # nothing to parse
     assert fast[6][0] is None and fast[6][1] == "T"             # kept, with its title
@@ -366,7 +366,7 @@ def test_one_language_clean_stage_on_the_development_pages(snippets_dir, monkeyp
     fast_path_on()
     raws = [p.read_bytes() for p in sorted((snippets_dir / "pages").glob("*.html"))[::4]]
     fast = clean_outcomes(raws, ["de"])
-    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.walk_without_parse())
     assert fast == clean_outcomes(raws, ["de"])
 
 
@@ -383,7 +383,7 @@ def test_guessing_clean_stage_parses_once_through_the_fast_path(monkeypatch, lan
     before = justext_engine.sax_stats()[0]
     fast = clean_outcomes(raws, languages)
     assert justext_engine.sax_stats()[0] >= before + 4       # the kept parses were walked
-    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.walk_without_parse())
     assert fast == clean_outcomes(raws, languages)
     assert [r[0] for r in fast][:2] == ["empty", "empty"]
     assert fast[6][:3] == (None, "T", "en")
@@ -396,7 +396,7 @@ def test_guessing_clean_stage_on_the_development_pages(snippets_dir, monkeypatch
     before = justext_engine.sax_stats()[0]
     fast = clean_outcomes(raws, ["auto"])
     assert justext_engine.sax_stats()[0] >= before + 0.95 * len(raws)
-    monkeypatch.setattr(justext_engine, "SAX_PARSE", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.walk_without_parse())
     assert fast == clean_outcomes(raws, ["auto"])
 
 

@@ -18,6 +18,7 @@ from corpustool.extractors.base import Page
 from corpustool.extractors.clean import DEFAULT_EXTRACTOR, Clean
 from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import resolve_language, stoplist
+from corpustool.native import backend
 from markup_fuzz import random_markup
 
 EN = stoplist("en")
@@ -364,8 +365,11 @@ def _both_trees(html: str):
 
 
 def test_the_active_walk_is_exposed():
-    assert justext_engine.segment is (justext_engine.segment_compiled if justext_engine.COMPILED
-                                      else justext_engine.segment_py)
+    walk = justext_engine.WALK
+    assert walk.compiled == justext_engine.COMPILED == backend.walk.compiled
+    assert type(walk) is (justext_engine.CompiledWalk if backend.walk.compiled else justext_engine.PythonWalk)
+    if walk.compiled:
+        assert justext_engine.segment is justext_engine.segment_compiled
 
 
 @needs_compiled

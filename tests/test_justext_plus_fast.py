@@ -215,6 +215,6 @@ def test_without_the_extension_the_same_paragraphs(monkeypatch):
     html = AWKWARD["nested semantic"]
     ex = get_extractor("justext-plus")
     compiled = [(p.text, p.cls, p.reason, p.features) for p in ex.extract(Page(html, stoplist=EN))]
-    monkeypatch.setattr(justext_engine, "COMPILED", False)
+    monkeypatch.setattr(justext_engine, "WALK", justext_engine.python_walk())
     fallback = [(p.text, p.cls, p.reason, p.features) for p in ex.extract(Page(html, stoplist=EN))]
     assert fallback == compiled and compiled

@@ -19,6 +19,9 @@ from corpustool.extractors import justext_plus_structure as structure
 from corpustool.extractors.base import Page
 from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import stoplist
+from corpustool.native import backend
+
+needs_sax_walk = pytest.mark.skipif(not backend.sax.compiled, reason=f"the compiled SAX walk: {backend.sax.reason}")
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
@@ -124,12 +127,12 @@ def walked(html: str):
     from corpustool.extractors.base import html_bytes
 
     extractor = get_extractor("justext-plus")
-    found = justext_engine.extract_evidence_html(
-        html_bytes(html), True, stoplist("en"), extractor.engine.params_for(Page(html)), Paragraph,
-        jp._FAST_PARAGRAPH_INIT, "good", "bad", jp._evidence_rules(), keep_blank_separators=jp.KEEP_BLANK_SEPARATORS)
+    found = justext_engine.WALK.evidence_html(html_bytes(html), True, stoplist("en"),
+                                              extractor.engine.params_for(Page(html)), jp._evidence_settings())
     return (found[0], found[1]) if found is not None else (None, None)
 
 
+@needs_sax_walk
 def test_record_families_on_the_tree_as_defined_on_dev_pages():
     # the compiled walk's PageTree finds the families over its nodes: the same families, records,
     # members and order as the definition on the XPath strings
@@ -181,6 +184,7 @@ def random_list_page(rng: random.Random) -> str:
     return "<html><body><div>" + "".join(blocks) + "</div></body></html>"
 
 
+@needs_sax_walk
 def test_record_families_on_the_tree_as_defined_on_authored_pages():
     # (the same comparison without ../shared: lists that pass and fail the shape test)
     pytest.importorskip("corpustool.native.justext_walk")
@@ -201,6 +205,7 @@ def test_record_families_on_the_tree_as_defined_on_authored_pages():
     assert found >= 100 and shaped_out >= 20
 
 
+@needs_sax_walk
 def test_record_families_on_the_tree_refuses_what_it_does_not_cover():
     pytest.importorskip("corpustool.native.justext_walk")
     paras, tree = walked("<html><body>" + "<ul>" + "<li>one two three four five</li>" * 6 + "</ul></body></html>")

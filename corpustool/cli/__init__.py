@@ -32,10 +32,24 @@ class _Parser(argparse.ArgumentParser):
         return parsed
 
 
+class _Version(argparse.Action):
+    """``--version``: the version and, per compiled engine, the backend that runs it and why
+    (read when asked: the extensions are not loaded for every parse of the arguments)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "show the version and the backend of each compiled engine, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..native import backend
+        print(f"corpustool {__version__}\nbackends ({backend.ENV}={backend.FORCED}):\n{backend.describe()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="corpustool",
                      description="Turn crawled HTML into clean, de-duplicated corpora in vertical format.")
-    parser.add_argument("--version", action="version", version=f"corpustool {__version__}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     from . import __path__ as pkg_path
     # the pipeline's own commands first, the rest alphabetically

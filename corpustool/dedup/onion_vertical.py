@@ -13,6 +13,8 @@ writes those occurring at least twice. ``load_duplicates(file)`` reads them for 
 """
 from __future__ import annotations
 
+from ..native import backend
+
 MODE_MARK, MODE_COLLECT = 0, 1
 HASH_NAME = "onion-vertical-v1"     # recorded in duplicate n-gram files made by this engine
 
@@ -22,19 +24,12 @@ _POLY = 0x9E3779B97F4A7C15
 
 def engine(**options):
     """The compiled engine, or the Python one when the extension was not built."""
-    try:
-        from ..native._onion import Engine
-    except ImportError:
-        return PyEngine(**options)
-    return Engine(**options)
+    Engine = backend.onion.get("Engine")
+    return Engine(**options) if Engine is not None else PyEngine(**options)
 
 
 def compiled() -> bool:
-    try:
-        from ..native import _onion  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return backend.onion.compiled
 
 
 def _mix64(x: int) -> int:

@@ -21,6 +21,7 @@ from lxml import etree
 
 from ..document import Paragraph
 from ..errors import OptionError
+from ..native import backend
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 
@@ -58,10 +59,8 @@ def html_bytes(html: str) -> bytes | None:
     return data
 
 
-try:   # the same bytes from a compiled encoder (corpustool/native/text_scan.pyx): half the time of str.encode
-    from ..native.text_scan import utf8_bytes as _utf8_bytes
-except ImportError:
-    _utf8_bytes = None
+# the same bytes from a compiled encoder (corpustool/native/text_scan.pyx): half the time of str.encode
+_utf8_bytes = backend.text_scan.get("utf8_bytes")
 
 
 _HTML_PARSER = etree.HTMLParser(remove_comments=True, encoding="utf-8", collect_ids=False)
@@ -84,6 +83,16 @@ class Page:
         # the extractor's own parse of the page (Extractor.parse_unparsed), kept by the clean
         # stage for the language guess and the extraction when nobody needs lxml's tree
         self.own_parse: Any = None
+
+    @property
+    def parsed(self) -> bool:
+        """Whether lxml's tree of the page is made (given, or parsed on a use of :attr:`tree`)."""
+        return self._tree_done
+
+    def take_own_parse(self) -> Any:
+        """The extractor's own parse kept in :attr:`own_parse` (None if none), handed over once."""
+        own, self.own_parse = self.own_parse, None
+        return own
 
     @property
     def tree(self) -> etree._Element | None:
@@ -117,6 +126,29 @@ class Extractor:
         tree; ``own_parse.has_root``: lxml makes a tree of the page) and :meth:`extract`; None
         when it has none for this page (then lxml's tree serves both)."""
         return None
+
+    # -- what the clean stage asks of a page (it does not know who parsed it) ----------------
+    def prepare(self, page: Page, language_guess: bool) -> None:
+        """Before the clean stage's language guess (``language_guess``: it will ask for
+        :meth:`page_text`): an extractor with a parse of its own parses the page now, so the
+        guess and :meth:`extract` share it and lxml's tree is never made."""
+        if language_guess and self.parses_unparsed:
+            page.own_parse = self.parse_unparsed(page)
+
+    def page_text(self, page: Page) -> str:
+        """The page's text without scripts and style sheets, for the language guess."""
+        own = page.own_parse
+        if own is not None:
+            return own.page_text()
+        from ..language.identify import page_text
+        return page_text(page.tree)
+
+    def is_empty(self, page: Page, language_guess: bool) -> bool:
+        """Known before :meth:`extract`: the page has no element (the HTML parser makes no tree
+        of it). False when only the extraction will tell (an extractor with its own parse)."""
+        if page.own_parse is not None:
+            return not page.own_parse.has_root
+        return (language_guess or not self.parses_unparsed) and page.tree is None
 
     def title(self, page: Page) -> str | None:
         # asked for by the extractor and by the clean stage: found once per page

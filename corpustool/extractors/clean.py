@@ -151,7 +151,7 @@ class Clean(DocumentStage):
 
     def choose_stoplist(self, doc: Document, page: Page) -> bool:
         from ..language.identify import (UNDETERMINED, PageWords, guess_stoplist_language, identify,
-                                         no_stoplist_reason, page_text)
+                                         no_stoplist_reason)
         from ..language.sample import language_sample
         from ..language.stoplists import stoplist
 
@@ -166,7 +166,7 @@ class Clean(DocumentStage):
         else:
             # text without scripts and style sheets: JavaScript votes for random languages;
             # its words are found once for all the questions below
-            text = page.own_parse.page_text() if page.own_parse is not None else page_text(page.tree)
+            text = self.extractor.page_text(page)
             text = PageWords(language_sample(text))     # bounded memory on a huge page
             if self.unlisted:
                 # wanted languages without a stoplist: a page written in one of them is cleaned
@@ -240,16 +240,11 @@ class Clean(DocumentStage):
             return doc
         page = Page(doc.html or "", url=doc.url)
         guess = self.extractor.needs_stoplist and self.user_stoplist is None and len(self.languages) != 1
-        if guess and self.extractor.parses_unparsed:
-            # the extractor's own parse serves the guess and then the extraction: no lxml tree
-            start = time.perf_counter()
-            page.own_parse = self.extractor.parse_unparsed(page)
-            self.extract_seconds += time.perf_counter() - start
-        if page.own_parse is not None:
-            empty = not page.own_parse.has_root
-        else:
-            empty = (guess or not self.extractor.parses_unparsed) and page.tree is None
-        if empty:
+        # (an extractor with a parse of its own parses now: it serves the guess and the extraction)
+        start = time.perf_counter()
+        self.extractor.prepare(page, language_guess=guess)
+        self.extract_seconds += time.perf_counter() - start
+        if self.extractor.is_empty(page, language_guess=guess):
             doc.drop("empty")
             return doc
         if self.extractor.needs_stoplist and not self.choose_stoplist(doc, page):

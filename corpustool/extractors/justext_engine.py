@@ -41,7 +41,9 @@ runs the same walk over libxml2's node structs, computes each paragraph's
 features from the UTF-8 text during the walk (:func:`paragraph_rows` is the
 Python reference) and builds and classifies the paragraphs in C
 (:meth:`JustextEngineExtractor.build_py` and :func:`classify` are the
-reference). ``COMPILED`` tells which one runs (``COMPILED_ERROR`` why not);
+reference). ``WALK`` is the backend object the extractors call (``CompiledWalk`` or
+``PythonWalk``, as :mod:`corpustool.native.backend` chose; ``COMPILED`` and ``COMPILED_ERROR``
+say which and why);
 without the extension the pure-Python walk gives the same paragraphs, slower.
 The tests compare the two on generated, demo and development pages.
 
@@ -71,6 +73,7 @@ from ..document import BAD, GOOD, Paragraph
 from .base import Extractor, Page, html_bytes, parse_html, register
 from .justext_package import params_from_options
 from .justext_params import JustextParams
+from ..native import backend
 
 # justext.core.PARAGRAPH_TAGS
 PARAGRAPH_TAGS = frozenset({
@@ -332,40 +335,6 @@ def segment_py(root: etree._Element, keep_blank_separators: bool = False) -> lis
     return blocks
 
 
-# The same walk compiled (corpustool/native/justext_walk.pyx: Cython over lxml's C
-# API, built by setup.py when it can be): the same blocks, each paragraph's
-# chunks joined into one string, and the features and paragraphs in C too.
-# COMPILED says which walk runs; a module that is missing or does not load
-# (e.g. built against another lxml) leaves the pure-Python walk in charge.
-try:
-    from ..native.justext_walk import EvidenceRules, extract_evidence
-    from ..native.justext_walk import build as build_compiled
-    from ..native.justext_walk import extract as extract_compiled
-    from ..native.justext_walk import features as features_compiled
-    from ..native.justext_walk import segment as segment_compiled
-    COMPILED_ERROR: str | None = None
-except Exception as exc:   # noqa: BLE001 - ImportError, or ValueError/TypeError from a binary mismatch
-    build_compiled = extract_compiled = features_compiled = segment_compiled = None
-    EvidenceRules = extract_evidence = None
-    COMPILED_ERROR = f"{type(exc).__name__}: {exc}"
-COMPILED = segment_compiled is not None
-segment = segment_compiled if COMPILED else segment_py
-
-# justext-plus's fast path (corpustool/native/sax_arena.pxi): a page not parsed yet is
-# parsed by lxml's libxml2 straight into the walk's tree, without lxml's tree.
-# SAX_PARSE says whether it runs (off when lxml's libxml2 is another version
-# than the extension's headers or does not export its functions: SAX_ERROR).
-# The engine's own fast path (extract_html, SaxPage.extract) is the same parse walked by the
-# engine's walk (JustextEngineExtractor.extract); sax_stats() counts its pages too.
-try:
-    from ..native.justext_walk import (SAX_AVAILABLE, SAX_ERROR, extract_evidence_html, extract_html, sax_build,
-                                 sax_outline, sax_page, sax_stats)
-except Exception as exc:   # noqa: BLE001 - an extension built before the fast path
-    SAX_AVAILABLE, SAX_ERROR = False, f"{type(exc).__name__}: {exc}"
-    extract_evidence_html = extract_html = sax_build = sax_outline = sax_page = sax_stats = None
-SAX_PARSE = COMPILED and SAX_AVAILABLE
-
-
 # Paragraph.__init__ is a large part of the per-paragraph cost; when the
 # dataclass's constructor sets exactly the fields filled below (and nothing
 # else: no __post_init__), the engine fills a new object itself: its slots
@@ -382,6 +351,217 @@ _FAST_PARAGRAPH_INIT = (
     and all(f.default_factory is dataclasses.MISSING for f in dataclasses.fields(Paragraph) if not f.init)
     and not hasattr(Paragraph, "__post_init__")
     and (not _SLOTTED or set(Paragraph.__slots__) == _ENGINE_FIELDS | {"_words"}))
+
+
+# The same walk compiled (corpustool/native/justext_walk.pyx: Cython over lxml's C
+# API, built by setup.py when it can be): the same blocks, each paragraph's
+# chunks joined into one string, and the features and paragraphs in C too; and
+# justext-plus's fast path (corpustool/native/sax_arena.pxi): a page not parsed yet is
+# parsed by lxml's libxml2 straight into the walk's tree, without lxml's tree.
+# corpustool.native.backend chose whether they run (``backend.walk``, ``backend.sax``);
+# WALK below is the one object the extractors call, compiled or Python.
+
+
+@dataclasses.dataclass(frozen=True)
+class ParagraphOutput:
+    """What the compiled walk makes its paragraphs of: the class, whether it may fill a new
+    object's fields itself (:data:`_FAST_PARAGRAPH_INIT`) and the two class names."""
+
+    paragraph_type: type = Paragraph
+    fast_init: bool = _FAST_PARAGRAPH_INIT
+    good: str = GOOD
+    bad: str = BAD
+
+
+@dataclasses.dataclass(frozen=True)
+class EvidenceSettings:
+    """justext-plus's questions to the walk: its structural-evidence rules (the compiled
+    ``EvidenceRules``) and whether whitespace between inline elements is kept as a space."""
+
+    rules: Any
+    keep_blank_separators: bool = True
+
+
+class PythonWalk:
+    """The walk in Python over lxml's tree; no parse of its own (every method that would
+    need one answers None: the caller uses lxml's tree) and no structural evidence in the
+    walk (justext-plus queries the tree)."""
+
+    compiled = False
+    has_parse = False   # a parse of its own (the SAX parse into the walk's tree)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def segment(self, root: Any, keep_blank_separators: bool = False) -> list[tuple]:
+        return segment_py(root, keep_blank_separators=keep_blank_separators)
+
+    def paragraphs(self, engine: JustextEngineExtractor, root: Any, stoplist: frozenset[str],
+                   params: JustextParams) -> list[Paragraph]:
+        return engine.build_py(paragraph_rows(segment_py(root), stoplist), params)
+
+    def build(self, engine: JustextEngineExtractor, rows: list[tuple], params: JustextParams) -> list[Paragraph]:
+        return engine.build_py(rows, params)
+
+    def parse(self, data: bytes) -> Any:
+        return None
+
+    def paragraphs_html(self, data: bytes, stoplist: frozenset[str], params: JustextParams) -> Any:
+        return None
+
+    def evidence(self, root: Any, stoplist: frozenset[str], params: JustextParams,
+                 settings: EvidenceSettings) -> Any:
+        return None
+
+    def evidence_html(self, data: bytes, strip_ruby: bool, stoplist: frozenset[str], params: JustextParams,
+                      settings: EvidenceSettings) -> Any:
+        return None
+
+    def evidence_rules(self, *fields: Any) -> Any:
+        return None
+
+    def paragraphs_of_parse(self, own: Any, stoplist: frozenset[str], params: JustextParams) -> Any:
+        return None
+
+    def evidence_of_page(self, page: Page, stoplist: frozenset[str], params: JustextParams,
+                         settings: EvidenceSettings) -> tuple | None:
+        return None
+
+    def evidence_of_parse(self, own: Any, stoplist: frozenset[str], params: JustextParams,
+                          settings: EvidenceSettings) -> Any:
+        return None
+
+
+class CompiledWalk(PythonWalk):
+    """The compiled walk (``justext_walk``), with its SAX parse when ``sax``: each method the
+    Python walk's, with the class and constants of :class:`ParagraphOutput` passed along."""
+
+    compiled = True
+
+    def __init__(self, module: Any, sax: bool, reason: str, out: ParagraphOutput = ParagraphOutput()) -> None:
+        super().__init__(reason)
+        self.module = module
+        self.has_parse = sax
+        self.out = (out.paragraph_type, out.fast_init, out.good, out.bad)
+        self.segment = module.segment   # type: ignore[method-assign]
+
+    def paragraphs(self, engine: JustextEngineExtractor, root: Any, stoplist: frozenset[str],
+                   params: JustextParams) -> list[Paragraph]:
+        return self.module.extract(root, stoplist, params, *self.out)
+
+    def build(self, engine: JustextEngineExtractor, rows: list[tuple], params: JustextParams) -> list[Paragraph]:
+        return self.module.build(rows, params, *self.out)
+
+    def parse(self, data: bytes) -> Any:
+        """The SAX parse into the walk's tree (a ``SaxPage``: ``has_root``, ``page_text()``,
+        ``extract``/``extract_evidence``); None without the SAX parse."""
+        return self.module.sax_page(data) if self.has_parse else None
+
+    def paragraphs_html(self, data: bytes, stoplist: frozenset[str], params: JustextParams) -> Any:
+        """(paragraphs, has_root, title) of a page's bytes through the SAX parse; None when the
+        page needs lxml's tree."""
+        if not self.has_parse:
+            return None
+        return self.module.extract_html(data, stoplist, params, *self.out)
+
+    def evidence(self, root: Any, stoplist: frozenset[str], params: JustextParams,
+                 settings: EvidenceSettings) -> Any:
+        """(paragraphs, PageTree) of lxml's tree in one walk; None for an element that is not
+        its tree's root (justext-plus then queries the tree)."""
+        if root.getroottree().getroot() is not root:
+            return None
+        return self.module.extract_evidence(root, stoplist, params, *self.out, settings.rules,
+                                            keep_blank_separators=settings.keep_blank_separators)
+
+    def evidence_html(self, data: bytes, strip_ruby: bool, stoplist: frozenset[str], params: JustextParams,
+                      settings: EvidenceSettings) -> Any:
+        """(paragraphs, PageTree, title) of a page's bytes through the SAX parse; None when the
+        page needs lxml's tree."""
+        if not self.has_parse:
+            return None
+        return self.module.extract_evidence_html(data, strip_ruby, stoplist, params, *self.out, settings.rules,
+                                                 keep_blank_separators=settings.keep_blank_separators)
+
+    def evidence_rules(self, *fields: Any) -> Any:
+        return self.module.EvidenceRules(*fields)
+
+    def paragraphs_of_parse(self, own: Any, stoplist: frozenset[str], params: JustextParams) -> Any:
+        """:meth:`paragraphs_html` of a parse :meth:`parse` made (walked once)."""
+        return own.extract(stoplist, params, *self.out)
+
+    def evidence_of_parse(self, own: Any, stoplist: frozenset[str], params: JustextParams,
+                          settings: EvidenceSettings) -> Any:
+        """:meth:`evidence_html` of a parse :meth:`parse` made (walked once)."""
+        return own.extract_evidence(stoplist, params, *self.out, settings.rules, settings.keep_blank_separators)
+
+    def evidence_of_page(self, page: Page, stoplist: frozenset[str], params: JustextParams,
+                         settings: EvidenceSettings) -> tuple | None:
+        """(paragraphs, PageTree, title, bytes parsed) of a page nobody has parsed, by the SAX
+        parse (the one the clean stage kept for the language guess, walked once and freed, or
+        one made now; ruby annotations stripped); the title is kept in ``page.meta``. None
+        when the page is parsed already or needs lxml's tree."""
+        if page.parsed or not self.has_parse:
+            return None
+        own = page.take_own_parse()
+        if own is not None:
+            data = None
+            found = self.evidence_of_parse(own, stoplist, params, settings)
+        else:
+            data = html_bytes(page.html)
+            if not data:
+                return [], None, None, None    # parse_html makes no tree of it
+            found = self.evidence_html(data, True, stoplist, params, settings)
+        if found is None:
+            return None
+        paras, tree, title = found
+        if tree is None:
+            return paras, None, None, data     # no root element: parse_html makes no tree of it
+        return paras, tree, keep_title(page, title), data
+
+
+def python_walk() -> PythonWalk:
+    """The pure-Python walk (what ``CORPUSTOOL_BACKEND=python`` runs): tests put it in WALK's place."""
+    return PythonWalk("python (a test's choice)")
+
+
+def walk_without_parse() -> PythonWalk:
+    """The compiled walk without its SAX parse (lxml's tree only), when it is built."""
+    return CompiledWalk(backend.walk.module, False, "compiled, no SAX parse (a test's choice)") \
+        if backend.walk.compiled else python_walk()
+
+
+def keep_title(page: Page, title: str | None) -> str | None:
+    """The title of a page the SAX parse read, kept in ``page.meta`` (Extractor.title's string, from
+    the same element of the same tree: the clean stage asks for it, and the page has no tree)."""
+    if "title" not in page.meta:
+        page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
+    return page.meta["title"]
+
+
+WALK: PythonWalk = (CompiledWalk(backend.walk.module, backend.sax.compiled, backend.walk.reason)
+                    if backend.walk.compiled else PythonWalk(backend.walk.reason))
+
+# (the names the tests and scripts compare the two walks by)
+COMPILED = WALK.compiled
+COMPILED_ERROR = None if COMPILED else backend.walk.reason
+SAX_PARSE = COMPILED and WALK.has_parse
+SAX_ERROR = None if SAX_PARSE else backend.sax.reason
+segment = WALK.segment
+_walk_module = backend.walk.module
+build_compiled = getattr(_walk_module, "build", None)
+extract_compiled = getattr(_walk_module, "extract", None)
+features_compiled = getattr(_walk_module, "features", None)
+segment_compiled = getattr(_walk_module, "segment", None)
+EvidenceRules = getattr(_walk_module, "EvidenceRules", None)
+extract_evidence = getattr(_walk_module, "extract_evidence", None)
+_sax_module = backend.sax.module
+extract_evidence_html = getattr(_sax_module, "extract_evidence_html", None)
+extract_html = getattr(_sax_module, "extract_html", None)
+sax_build = getattr(_sax_module, "sax_build", None)
+sax_outline = getattr(_sax_module, "sax_outline", None)
+sax_page = getattr(_sax_module, "sax_page", None)
+sax_stats = getattr(_sax_module, "sax_stats", None)
+SAX_AVAILABLE = SAX_PARSE
 
 _HEADING_CACHE: dict[str, bool] = {}
 
@@ -569,42 +749,37 @@ class JustextEngineExtractor(Extractor):
         return self.independent_params if page.meta.get("language_independent") else self.params
 
     def parse_unparsed(self, page: Page) -> Any:
-        """The SAX parse into the walk's tree (:func:`sax_page`), for the clean stage's language
+        """The SAX parse into the walk's tree (``WALK.parse``), for the clean stage's language
         guess and then :meth:`extract`; None when the page needs lxml's tree."""
-        if page._tree_done or not (COMPILED and SAX_PARSE):
+        if page.parsed or not WALK.has_parse:
             return None
         data = html_bytes(page.html)
         if not data:
             return None        # parse_html makes no tree of it: the stage sees page.tree None
-        return sax_page(data)
+        return WALK.parse(data)
 
     def extract(self, page: Page) -> list[Paragraph]:
-        own = page.own_parse
-        if own is not None and not page._tree_done:
-            # the parse the clean stage kept for the language guess: walked once, then freed
-            page.own_parse = None
-            paras = self._finish_sax(page, own.extract(page.stoplist or frozenset(), self.params_for(page), Paragraph,
-                                                       _FAST_PARAGRAPH_INIT, GOOD, BAD))
-            if paras is not None:
-                return paras
-        elif not page._tree_done and COMPILED and SAX_PARSE:
-            # a page nobody has parsed: libxml2 parses it straight
-            # into the compiled walk's tree, without lxml's tree to build and free
-            data = html_bytes(page.html)
-            if not data:
-                return []      # parse_html makes no tree of it
-            paras = self._finish_sax(page, extract_html(data, page.stoplist or frozenset(), self.params_for(page),
-                                                        Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD))
+        stoplist = page.stoplist or frozenset()
+        params = self.params_for(page)
+        if not page.parsed and WALK.has_parse:
+            own = page.take_own_parse()
+            if own is not None:
+                # the parse the clean stage kept for the language guess: walked once, then freed
+                found = WALK.paragraphs_of_parse(own, stoplist, params)
+            else:
+                # a page nobody has parsed: libxml2 parses it straight into the compiled walk's
+                # tree, without lxml's tree to build and free (None: it needs lxml's tree)
+                data = html_bytes(page.html)
+                if not data:
+                    return []      # parse_html makes no tree of it
+                found = WALK.paragraphs_html(data, stoplist, params)
+            paras = self._finish_sax(page, found)
             if paras is not None:
                 return paras
         root = page.tree
         if root is None:
             return []
-        stoplist = page.stoplist or frozenset()
-        params = self.params_for(page)
-        if COMPILED:
-            return extract_compiled(root, stoplist, params, Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD)
-        return self.build_py(paragraph_rows(segment_py(root), stoplist), params)
+        return WALK.paragraphs(self, root, stoplist, params)
 
     @staticmethod
     def _finish_sax(page: Page, found: Any) -> list[Paragraph] | None:
@@ -613,10 +788,8 @@ class JustextEngineExtractor(Extractor):
         if found is None:
             return None
         paras, has_root, title = found
-        if has_root and "title" not in page.meta:
-            # Extractor.title's string, from the same element of the same tree (kept: the
-            # clean stage asks for it, and the page has no tree to find it in)
-            page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
+        if has_root:
+            keep_title(page, title)
         return paras
 
     def paragraphs(self, blocks: list[tuple], stoplist: frozenset[str],
@@ -626,9 +799,7 @@ class JustextEngineExtractor(Extractor):
 
     def build(self, rows: list[tuple], params: JustextParams | None = None) -> list[Paragraph]:
         """Paragraphs with their features and classes from the rows of :func:`paragraph_rows`."""
-        if not COMPILED:
-            return self.build_py(rows, params)
-        return build_compiled(rows, params or self.params, Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD)
+        return WALK.build(self, rows, params or self.params)
 
     def build_py(self, rows: list[tuple], params: JustextParams | None = None) -> list[Paragraph]:
         """:meth:`build` in Python (the compiled ``build`` is this loop and :func:`classify` compiled)."""

@@ -71,7 +71,6 @@ by measurement on the development pages (docs/best_extractor.md).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 from lxml import etree
@@ -81,24 +80,24 @@ from ..errors import OptionError
 from .base import Extractor, Page, html_bytes, register
 from . import justext_engine
 from . import justext_plus_structure as structure
-from .justext_engine import _FAST_PARAGRAPH_INIT, KILLED_TAGS, UNWRAPPED_TAGS, JustextEngineExtractor, segment
-from .template_lines import MIN_UI_REPEATS, line_verdict
+from .justext_engine import KILLED_TAGS, UNWRAPPED_TAGS, EvidenceSettings, JustextEngineExtractor
+from ..native import backend
+from .justext_plus_rules import DecideSettings
+from .justext_plus_rules import (ARTICLE_HEADER as _ARTICLE_HEADER, BARE_FORM, LEAD_LINK_DENSITY,  # noqa: F401
+                                 MIN_OVERRULE_CHARS, MIN_UI_REPEATS, SALUTATION as _SALUTATION,
+                                 SECOND_MAIN_SHARE, SEMANTIC_TAGS, SIGN_OFF as _SIGN_OFF, SPAN_LINK_DENSITY,
+                                 container as _container, introduces as _introduces, is_sentence as _is_sentence,
+                                 is_title as _is_title, letter_line as _letter_line, line_verdict,
+                                 name_key as _name_key, norm as _norm)
 
 # the engine's walk keeps whitespace-only text between inline elements as one space
 # (jusText drops it and glues the words on either side together)
 KEEP_BLANK_SEPARATORS = True
-MIN_OVERRULE_CHARS = 300
-SECOND_MAIN_SHARE = 0.25    # share of the content-like text a second main block must hold
-# a long paragraph jusText calls bad still bounds the main text's span when links cover at
-# most a quarter of it (jusText's own limit is 0.2, for whole pages; measured: +8 / -2 snippets)
-SPAN_LINK_DENSITY = 0.25
 OUTSIDE_MODES = ("drop", "good", "justext")
 
 # -- structural evidence --------------------------------------------------------
 
-# HTML5 elements and ARIA landmark roles -> kind of boilerplate.
-SEMANTIC_TAGS = {"nav": "nav", "aside": "aside", "footer": "footer", "header": "header", "form": "form",
-                 "menu": "nav", "dialog": "aside"}
+# HTML5 elements (SEMANTIC_TAGS, justext_plus_rules) and ARIA landmark roles -> kind of boilerplate.
 ROLES = {
     "navigation": "nav", "menu": "nav", "menubar": "nav", "menuitem": "nav", "tablist": "nav",
     "banner": "header", "contentinfo": "footer", "complementary": "aside", "search": "form",
@@ -146,7 +145,6 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 PAGE_TAGS = frozenset({"html", "body"})
-BARE_FORM = "form-element"
 _TEXTLESS_UNWRAPPED = UNWRAPPED_TAGS - {"form"}
 MAIN_ITEMPROPS = frozenset({"articlebody", "text", "reviewbody", "description"})
 META_ITEMPROPS = frozenset({"author", "datepublished", "datemodified", "datecreated", "publisher"})
@@ -233,10 +231,6 @@ def candidate_evidence(el: Any) -> tuple[str | None, bool]:
 DESCRIPTION_CHARS = 200      # (the compiled walk's limit too)
 
 
-_ARTICLE_HEADER = re.compile(r"(?:article|artikel|post|entry|story|beitrag)[-_]?(?:header|head|kopf)"
-                             r"|(?:header|head|kopf)[-_]?(?:article|artikel|post|entry|story|beitrag)", re.IGNORECASE)
-
-
 def describe(el: Any) -> str:
     """The element behind a region, for the inspect view (``features["region_element"]``)."""
     return f"{el.tag}.{el.get('class') or ''}#{el.get('id') or ''}"[:DESCRIPTION_CHARS]
@@ -267,10 +261,10 @@ def value_mask(value: str) -> int:
 
 def _evidence_rules() -> Any:
     global _EVIDENCE_RULES
-    if _EVIDENCE_RULES is None:
+    if _EVIDENCE_RULES is None and justext_engine.WALK.compiled:   # (the Python walk reads no rules)
         mask_kinds = tuple(most_specific(frozenset(k for k, bit in _KIND_BITS.items() if mask & bit))
                            for mask in range(1 << len(_KIND_BITS)))
-        _EVIDENCE_RULES = justext_engine.EvidenceRules(
+        _EVIDENCE_RULES = justext_engine.WALK.evidence_rules(
             candidate_evidence, value_mask, mask_kinds, lambda style: _HIDDEN_STYLE.search(style) is not None,
             describe, is_candidate, SEMANTIC_QUERY_TAGS, sorted(PAGE_TAGS | UNWRAPPED_TAGS),
             {token: _KIND_BITS[kind] for token, kind in TOKENS.items()})
@@ -278,6 +272,16 @@ def _evidence_rules() -> Any:
 
 
 _EVIDENCE_RULES = None
+_EVIDENCE_SETTINGS: EvidenceSettings | None = None
+
+
+def _evidence_settings() -> EvidenceSettings:
+    """What the walk is asked for justext-plus (made on first use)."""
+    global _EVIDENCE_SETTINGS
+    rules = _evidence_rules()
+    if _EVIDENCE_SETTINGS is None or _EVIDENCE_SETTINGS.rules is not rules:
+        _EVIDENCE_SETTINGS = EvidenceSettings(rules, KEEP_BLANK_SEPARATORS)
+    return _EVIDENCE_SETTINGS
 
 
 class EnginePaths:
@@ -383,7 +387,7 @@ class JustextPlusExtractor(Extractor):
     """jusText's classes plus structure, the main-content region and title evidence."""
 
     needs_stoplist = True
-    parses_unparsed = True      # through libxml2's SAX callbacks into the walk's tree (_extract_sax)
+    parses_unparsed = True      # through libxml2's SAX callbacks into the walk's tree (WALK.evidence_of_page)
     description = ("jusText with page structure: semantic/ARIA/class evidence, main-content region, "
                    "headings and title (the default)")
 
@@ -460,7 +464,7 @@ class JustextPlusExtractor(Extractor):
             repaired = structure.without_buttons(page.html)
             if repaired is not None:
                 retry = Page(repaired, url=page.url, language=page.language, stoplist=page.stoplist)
-                if page._tree_done:
+                if page.parsed:
                     retry.tree   # a page given as lxml's tree is repaired on the same path (same result)
                 again = self._extract_once(retry)
                 if any(p.cls == GOOD for p in again):
@@ -470,44 +474,43 @@ class JustextPlusExtractor(Extractor):
         return paras
 
     def _extract_once(self, page: Page) -> list[Paragraph]:
-        own = page.own_parse
-        if own is not None and not page._tree_done:
-            # the parse the clean stage kept for the language guess: walked once, then freed
-            page.own_parse = None
-            paras = self._finish_sax(page, own.extract_evidence(
-                page.stoplist or frozenset(), self.engine.params_for(page), Paragraph, _FAST_PARAGRAPH_INIT,
-                GOOD, BAD, _evidence_rules(), KEEP_BLANK_SEPARATORS))
-            if paras is not None:
-                return paras
-        elif not page._tree_done and justext_engine.COMPILED and justext_engine.SAX_PARSE:
-            # a page nobody has parsed: libxml2 parses it straight into the compiled walk's
-            # tree (no lxml tree to build and free); None when the page needs lxml's tree
-            paras = self._extract_sax(page)
-            if paras is not None:
-                return paras
-        root = page.tree
-        if root is None:
-            return []
-        if not page.html or _RUBY_TEXT.search(page.html):
-            _strip_ruby(root)
+        """The page walked once (paragraphs, structural evidence, title), then decided."""
         stoplist = page.stoplist or frozenset()
         params = self.engine.params_for(page)
-        tree = None
-        if justext_engine.COMPILED and root.getroottree().getroot() is root:
-            # paragraphs and evidence in one compiled walk
-            paras, tree = justext_engine.extract_evidence(root, stoplist, params, Paragraph,
-                                                          _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules(),
-                                                          keep_blank_separators=KEEP_BLANK_SEPARATORS)
+        # the backend's own parse of a page nobody has parsed (the one the clean stage kept for
+        # the language guess, or libxml2 straight into the compiled walk's tree); None: the page
+        # needs lxml's tree, or the backend has no parse of its own
+        walked = justext_engine.WALK.evidence_of_page(page, stoplist, params, _evidence_settings())
+        paras, tree, title, data = walked if walked is not None else self._walk_tree(page, stoplist, params)
+        if paras and tree is not None:
+            self._decide(paras, tree, title, page, data)
+        return paras
+
+    def _walk_tree(self, page: Page, stoplist: frozenset[str], params: Any) -> tuple:
+        """(paragraphs, evidence tree, title, None) of lxml's tree of the page: the compiled
+        walk's PageTree when it can walk the tree, else queries of the tree (XPathTree)."""
+        root = page.tree
+        if root is None:
+            return [], None, None, None
+        if not page.html or _RUBY_TEXT.search(page.html):
+            _strip_ruby(root)
+        found = justext_engine.WALK.evidence(root, stoplist, params, _evidence_settings())
+        if found is not None:
+            paras, tree = found
         else:
-            paras = self.engine.paragraphs(segment(root, keep_blank_separators=KEEP_BLANK_SEPARATORS),
-                                           stoplist, params)
+            blocks = justext_engine.WALK.segment(root, keep_blank_separators=KEEP_BLANK_SEPARATORS)
+            paras = self.engine.paragraphs(blocks, stoplist, params)
+            tree = None
         if not paras:
-            return paras
-        title = self.title(page) if page._tree_done else _title_of(root)
+            return paras, None, None, None
         if tree is None:
             tree = XPathTree(paras, *self.regions(root))
-        self._decide(paras, tree, title, page)
-        return paras
+        return paras, tree, self.title(page), None
+
+    @property
+    def decide_settings(self) -> DecideSettings:
+        """The options decide() reads, as the compiled decide() takes them."""
+        return DecideSettings(self.keep_meta, self.outside, self.main_share, self.region_max_link_density)
 
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Page,
                 data: bytes | None = None) -> None:
@@ -515,41 +518,12 @@ class JustextPlusExtractor(Extractor):
         totals = None
         if compiled_decide is not None and type(tree) is PageTree:
             # the same decisions in C arrays over the tree's node ids (and the words they keep)
-            totals = compiled_decide(self, paras, tree.kinds, tree.hints, title, tree.why, tree)
-        else:
+            totals = compiled_decide(self.decide_settings, paras, tree.kinds, tree.hints, title, tree.why, tree)
+        if totals is None or totals is DECLINED:
+            totals = None
             self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
         page.meta["structure"] = structure.after_decide(paras, types, tree.kinds, tree.chains, page.html, tree,
                                                         totals)
-
-    def _extract_sax(self, page: Page) -> list[Paragraph] | None:
-        """:meth:`extract` of an unparsed page through the SAX parse (the same paragraphs and
-        title; the page stays unparsed); None when the page needs lxml's tree."""
-        data = html_bytes(page.html)
-        if not data:
-            return []          # parse_html makes no tree of it
-        found = justext_engine.extract_evidence_html(
-            # (strip_ruby: the builder sees every <rt> as it makes it, and strips only when one is there)
-            data, True, page.stoplist or frozenset(),
-            self.engine.params_for(page), Paragraph, _FAST_PARAGRAPH_INIT, GOOD, BAD, _evidence_rules(),
-            keep_blank_separators=KEEP_BLANK_SEPARATORS)
-        return self._finish_sax(page, found, data)
-
-    def _finish_sax(self, page: Page, found: Any, data: bytes | None = None) -> list[Paragraph] | None:
-        """The paragraphs of a SAX parse's walk ``found`` = (paragraphs, PageTree, title), decided,
-        and the page's title kept; None when ``found`` is (the page needs lxml's tree). ``data``:
-        the bytes parsed, when the caller has them (searched faster than the string)."""
-        if found is None:
-            return None
-        paras, tree, title = found
-        if tree is None:
-            return paras       # no root element: parse_html makes no tree of it
-        if "title" not in page.meta:
-            # Extractor.title's string, from the same element of the same tree (kept: the
-            # clean stage asks for it, and the page has no tree to find it in)
-            page.meta["title"] = (" ".join(title.split()) or None) if title is not None else None
-        if paras:
-            self._decide(paras, tree, page.meta["title"], page, data)
-        return paras
 
     def extract_py(self, page: Page) -> list[Paragraph]:
         """:meth:`extract` without the compiled walk: the evidence from XPath queries and strings."""
@@ -564,7 +538,7 @@ class JustextPlusExtractor(Extractor):
         kinds, hints, why = self.regions(root)
         tree = XPathTree(paras, kinds, hints, why)
         types = structure.before_decide(page.html, kinds, paras, tree.chains, comments=self.comments)
-        self.decide(paras, kinds, hints, self.title(page) if page._tree_done else _title_of(root), why, tree)
+        self.decide(paras, kinds, hints, self.title(page), why, tree)
         page.meta["structure"] = structure.after_decide(paras, types, kinds, tree.chains, page.html)
         return paras
 
@@ -874,33 +848,10 @@ class JustextPlusExtractor(Extractor):
         return best
 
 
-# elements that hold one block of text, not a region: a <p> whose lines are
-# split by <br><br> gives paragraphs with the paths ".../p[3]/br[2]", and
-# the region of the text around them is the <p>'s container
-_TEXT_BLOCK_TAGS = frozenset(("p", "br", "span", "a", "b", "i", "em", "strong", "font", "small", "big", "u",
-                              "sup", "sub", "h1", "h2", "h3", "h4", "h5", "h6", "li", "dd", "dt", "td", "th"))
-
-
 def _below(xpaths: list[str], top: str) -> list[bool]:
     """For each XPath: is it ``top`` or below it?"""
     prefix = top + "/"
     return [x == top or x.startswith(prefix) for x in xpaths]
-
-
-def _container(xpath: str) -> bool:
-    """Whether the element at an engine XPath can be a region (not a text block inside one)."""
-    tag = xpath[xpath.rfind("/") + 1:xpath.rfind("[")]
-    return tag not in _TEXT_BLOCK_TAGS
-
-
-_ID_LIKE = re.compile(r"\S*\d\S*")
-
-
-@lru_cache(maxsize=65536)
-def _name_key(description: str) -> str:
-    """A region's name without the ids page builders number their blocks with
-    ("elementor-element-672a337d")."""
-    return " ".join(_ID_LIKE.sub(" ", description).split())
 
 
 # a ruby text element's start tag, any case (one pattern scans a page three times faster than two
@@ -915,41 +866,6 @@ def _strip_ruby(root: Any) -> None:
         etree.strip_elements(root, "rt", "rp", with_tail=False)
 
 
-# a lead sentence may link a name or two (links on at most a third of its text)
-LEAD_LINK_DENSITY = 0.35
-_SENTENCE_END = tuple(".!?…\"“”»)。！？")
-
-
-# a letter's opening and closing lines around a text ("Dear readers,", "Best regards")
-_SALUTATION = re.compile(r"^\W*(?:dear|hello|hi|liebe\w*|hallo|sehr geehrte\w*|querid[oa]s?|estimad[oa]s?|hola|"
-                         r"cher|chère|chers|chères|bonjour|drodzy|drogi\w*|szanown\w*|witajcie)\b")
-_SIGN_OFF = re.compile(r"^\W*(?:best|kind|warm)? ?(?:regards|wishes|cheers|yours|sincerely|"
-                       r"(?:viele|liebe|beste|herzliche|freundliche) grüße|grüße|euer|eure|dein|deine|"
-                       r"saludos|atentamente|un abrazo|cordialement|amicalement|bien à vous|pozdrawiam\w*|"
-                       r"z pozdrowieniami)\b")
-
-
-def _introduces(p: Paragraph) -> bool:
-    """A line of words without links ending in a colon: it introduces what follows ("The paper is here:")."""
-    return (not p.heading and p.features.get("words", 0) >= 3 and not p.features.get("link_density")
-            and p.text.rstrip().endswith(":"))
-
-
-def _letter_line(p: Paragraph, pattern: re.Pattern[str]) -> bool:
-    """A short line without links that opens or closes a letter-like text."""
-    return (not p.heading and p.features.get("words", 0) <= 6 and not p.features.get("link_density")
-            and pattern.match(p.text.lower()) is not None)
-
-
-def _is_sentence(p: Paragraph, max_link_density: float = 0.0) -> bool:
-    """A line of running text: not a heading, at least three words, ends like a sentence; no
-    links, or (with ``max_link_density``) a few in a sentence of at least 15 words."""
-    ld = p.features.get("link_density") or 0.0
-    if ld and (ld > max_link_density or p.features.get("words", 0) < 15):
-        return False
-    return not p.heading and p.features.get("words", 0) >= 3 and p.text.rstrip().endswith(_SENTENCE_END)
-
-
 def _title_of(root: Any) -> str | None:
     t = root.find(".//title")
     if t is None:
@@ -958,25 +874,10 @@ def _title_of(root: Any) -> str | None:
     return text or None
 
 
-_WORDS = re.compile(r"\w+")
-
-
-def _norm(text: str) -> str:
-    return " ".join(_WORDS.findall(text.lower()))
-
-
-def _is_title(heading: str, title: str) -> bool:
-    """A heading that repeats the page title (which often adds the site's name)."""
-    return len(heading) >= 10 and heading in title
-
-
 # decide() compiled (corpustool/native/justext_plus_decide.pyx) for the compiled walk's PageTree:
 # the same classes, reasons and features (tests/test_justext_plus_decide.py); decide() above
-# is the reference and serves XPathTree (extract_py, namespaced trees) and installs without it
-try:
-    from ..native.justext_walk import PageTree
-    from ..native.justext_plus_decide import decide as compiled_decide
-    COMPILED_DECIDE_ERROR: str | None = None
-except Exception as exc:   # noqa: BLE001 - ImportError, or an error of a stale or mismatched build
-    PageTree = compiled_decide = None
-    COMPILED_DECIDE_ERROR = f"{type(exc).__name__}: {exc}"
+# is the reference and serves XPathTree (extract_py, namespaced trees) and the Python backend
+PageTree = backend.walk.get("PageTree")
+compiled_decide = backend.decide.get("decide")
+DECLINED = backend.decide.get("DECLINED")
+COMPILED_DECIDE_ERROR = None if backend.decide.compiled else backend.decide.reason

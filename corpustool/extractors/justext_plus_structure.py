@@ -30,6 +30,7 @@ from typing import Any, Sequence
 
 from ..document import BAD, GOOD, Paragraph
 from ..errors import OptionError
+from ..native import backend
 from .base import html_bytes
 
 RULES = {"discussion", "posts", "items", "fallback", "buttons", "reviews", "description", "repeats"}
@@ -77,10 +78,8 @@ def declared_types(html: str | None, data: bytes | None = None) -> frozenset[str
     return frozenset(found)
 
 
-try:   # corpustool/native/text_scan.pyx (glibc's memmem and a C loop over the bytes)
-    from ..native.text_scan import schema_type_names as _schema_type_names
-except ImportError:
-    _schema_type_names = None
+# corpustool/native/text_scan.pyx (glibc's memmem and a C loop over the bytes)
+_schema_type_names = backend.text_scan.get("schema_type_names")
 
 
 def is_discussion(types: frozenset[str]) -> bool:

@@ -408,11 +408,10 @@ class KeywordGate:
         self.empty = not bits
         self.compiled = None
         if len(patterns) < 63:
-            try:
-                from ..native.text_scan import LiteralGate
-            except ImportError:
-                pass
-            else:
+            # (imported here: this module is a leaf the compiled decide imports)
+            from ..native import backend
+            LiteralGate = backend.text_scan.get("LiteralGate")
+            if LiteralGate is not None:
                 self.compiled = LiteralGate(bits, self.always)
                 self.mask = self.compiled.mask   # type: ignore[method-assign]
 

@@ -58,6 +58,7 @@ from lxml import etree
 
 from ..text import tokenizer
 from ..text.tokenizer import MARKS
+from ..native import backend
 from .stoplists import (available_languages, ranked_words, resolve_language, stoplist,
                         has_stoplist)
 
@@ -126,11 +127,9 @@ _EDGE = ("".join(chr(c) for c in range(0x21, 0x7f) if not chr(c).isalpha())
            "\u201e\u2022\u2026\u2039\u203a\u20ac\u00bf\u00a1\u3001\u3002\uff0c\uff1a\uff08\uff09")
 
 
-try:
-    from ..native.text_scan import chunk_words as _chunk_words, stop_occurrences as _stop_occurrences, \
-        stop_word_scores as _stop_word_scores
-except ImportError:   # pragma: no cover - the extension is not built
-    _chunk_words = _stop_occurrences = _stop_word_scores = None
+_chunk_words = backend.text_scan.get("chunk_words")
+_stop_occurrences = backend.text_scan.get("stop_occurrences")
+_stop_word_scores = backend.text_scan.get("stop_word_scores")
 
 
 @functools.lru_cache(maxsize=1)
@@ -628,10 +627,7 @@ def stopword_density(text: Union[str, PageWords], code: str) -> float:
 # The element walk (el.text of elements other than script and style, el.tail of every
 # node below the root) compiled with the jusText walk: libxml2's nodes by pointer into
 # one buffer, 4x faster than the Python walk, which makes a proxy object per element.
-try:
-    from ..native.justext_walk import page_text as _compiled_page_text
-except ImportError:   # pragma: no cover - the extension is not built
-    _compiled_page_text = None
+_compiled_page_text = backend.walk.get("page_text")
 # Without it: all text nodes below the root minus the first text child of each script and
 # style element, in one libxml2 XPath evaluation (only the kept nodes become Python
 # strings; the EXSLT set difference compares against the few script and style nodes
@@ -655,6 +651,8 @@ def page_text(root) -> str:
     if _compiled_page_text is not None and isinstance(root, etree._Element):
         # the element walk (el.text unless script or style, el.tail) in C: the same string
         return _compiled_page_text(root)
+    if not isinstance(root.tag, str):
+        return ""   # a comment or processing instruction: no text of the element walk (and no XPath context)
     # text nodes are joined with spaces, as the parts of the element walk were (in another
     # order: word counts do not depend on it); the parser merges adjacent character data,
     # so each text node is one ``.text`` or ``.tail`` of that walk

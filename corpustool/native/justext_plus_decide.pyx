@@ -28,12 +28,13 @@ decide() before anything is changed.
 The rules that read strings stay Python calls on the few paragraphs or
 regions they concern: ``line_verdict`` (cached), the sentence and letter-line
 tests of the span's edges, the title test, the names of regions
-(``_name_key``, ``_ARTICLE_HEADER``) and ``_container``.
+(``name_key``, ``ARTICLE_HEADER``) and ``container``, from the leaf
+:mod:`corpustool.extractors.justext_plus_rules` (this module imports nothing above it).
 """
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memset
 
-import corpustool.extractors.justext_plus as jp
+import corpustool.extractors.justext_plus_rules as rules
 from corpustool.document import BAD, GOOD
 
 # kind codes: 0 = none; the kinds decide() names get fixed codes, others one on first sight
@@ -52,11 +53,14 @@ cdef enum:
     CF_NEARGOOD = 2
     CF_BAD = 3
 
-cdef list _KIND_NAMES = [None, "cookie", "header", "meta", "comment", jp.BARE_FORM]
+cdef list _KIND_NAMES = [None, "cookie", "header", "meta", "comment", rules.BARE_FORM]
 cdef dict _KIND_CODES = {k: i for i, k in enumerate(_KIND_NAMES) if k is not None}
 # the reason of a paragraph in a region of each kind
-cdef list _KIND_REASONS = [None] + [f"boilerplate:{'form' if k == jp.BARE_FORM else k}" for k in _KIND_NAMES[1:]]
+cdef list _KIND_REASONS = [None] + [f"boilerplate:{'form' if k == rules.BARE_FORM else k}" for k in _KIND_NAMES[1:]]
 cdef dict _CF_CODES = {"good": CF_GOOD, "neargood": CF_NEARGOOD, "bad": CF_BAD}
+
+# what decide() returns for an input it leaves to the Python decide() (before it changed anything)
+DECLINED = NotImplemented
 
 R_LINKS = "boilerplate:links"
 R_META = "boilerplate:meta"
@@ -70,7 +74,7 @@ cdef int kind_code(object kind) except -1:
         code = len(_KIND_NAMES)
         _KIND_NAMES.append(kind)
         _KIND_CODES[kind] = code
-        _KIND_REASONS.append(f"boilerplate:{'form' if kind == jp.BARE_FORM else kind}")
+        _KIND_REASONS.append(f"boilerplate:{'form' if kind == rules.BARE_FORM else kind}")
     return code
 
 
@@ -83,7 +87,7 @@ cdef Py_ssize_t MAX_CACHED = 65536
 cdef bint article_header(object description) except -1:
     found = _ARTICLE_HEADERS.get(description)
     if found is None:
-        found = jp._ARTICLE_HEADER.search(description) is not None
+        found = rules.ARTICLE_HEADER.search(description) is not None
         if len(_ARTICLE_HEADERS) < MAX_CACHED:
             _ARTICLE_HEADERS[description] = found
     return found
@@ -92,7 +96,7 @@ cdef bint article_header(object description) except -1:
 cdef object region_name(object description):
     name = _NAMES.get(description, _MISSING)
     if name is _MISSING:
-        name = None if description.partition(".")[0] in jp.SEMANTIC_TAGS else jp._name_key(description)
+        name = None if description.partition(".")[0] in rules.SEMANTIC_TAGS else rules.name_key(description)
         if len(_NAMES) < MAX_CACHED:
             _NAMES[description] = name
     return name
@@ -261,10 +265,13 @@ cdef Py_ssize_t main_region(Arrays* a, Py_ssize_t n, Py_ssize_t n_nodes, long lo
     return best
 
 
-def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
+def decide(settings, list paras, dict kinds, list hints, title, why, tree):
     """JustextPlusExtractor.decide(paras, kinds, hints, title, why, tree) for a PageTree ``tree``
     whose ``kinds`` and ``hints`` these are: the same classes, reasons and features, the same
-    header regions deleted from ``kinds``."""
+    header regions deleted from ``kinds``. ``settings``: a
+    :class:`corpustool.extractors.justext_plus_rules.DecideSettings`. Returns the word totals
+    of the structure rules, or :data:`DECLINED` (nothing changed) for an input it does not
+    cover: then the Python decide() decides."""
     cdef Py_ssize_t n = len(paras)
     cdef Py_ssize_t n_nodes, i, j, x, first_c, last_c, main, second, start, body, first, last_text
     cdef Py_ssize_t o_first, o_last, n_open
@@ -280,7 +287,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     cdef Arrays* a = &work.a
 
     if why is not None and type(why) is not dict:
-        return extractor.decide(paras, kinds, hints, title, why, tree)
+        return DECLINED
     cdef dict why_d = why
     parents_b, para_nodes_b, evidence_value = tree.structure()
     cdef dict evidence = evidence_value
@@ -293,18 +300,18 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     for i in range(n):
         if pnodes[i] < 0 or pnodes[i] >= n_nodes:
             # (a paragraph outside the tree: the string rules decide)
-            return extractor.decide(paras, kinds, hints, title, why, tree)
+            return DECLINED
     for x in range(n_nodes):
         if parents[x] >= x or parents[x] < -1:
-            return extractor.decide(paras, kinds, hints, title, why, tree)
+            return DECLINED
     for node in evidence.values():
         if type(node) is not int or not 0 <= node < n_nodes:
-            return extractor.decide(paras, kinds, hints, title, why, tree)
+            return DECLINED
     hint_nodes = []
     for key in hints:
         node = evidence.get(key)
         if node is None:
-            return extractor.decide(paras, kinds, hints, title, why, tree)
+            return DECLINED
         hint_nodes.append(node)
 
     # -- the arrays ------------------------------------------------------------------
@@ -344,7 +351,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     for key, kind_name in kinds.items():
         node = evidence.get(key)
         if node is None:
-            return extractor.decide(paras, kinds, hints, title, why, tree)
+            return DECLINED
         x = node
         kind_keys[k_i] = key
         kind_nodes[k_i] = x
@@ -371,7 +378,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         cls = p.cls
         features_value = p.features
         if type(features_value) is not dict:
-            return extractor.decide(paras, kinds, hints, title, why, tree)
+            return DECLINED
         features = features_value
         texts[i] = text
         headings[i] = heading_value
@@ -432,7 +439,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
                 x = a.ev_up[x]
     for x in range(n_nodes):
         a.active[x] = a.kinds[x]
-    if total >= jp.MIN_OVERRULE_CHARS:
+    if total >= rules.MIN_OVERRULE_CHARS:
         for x in range(n_nodes):
             if a.region_mass[x] and a.region_mass[x] * 2 > total and a.active[x] and a.active[x] != K_COOKIE:
                 a.active[x] = K_NONE
@@ -441,12 +448,12 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     cdef Py_ssize_t h
     for h in hint_nodes:
         hm = a.region_mass[h]
-        if hm >= jp.MIN_OVERRULE_CHARS:
+        if hm >= rules.MIN_OVERRULE_CHARS:
             for x in range(h + 1, n_nodes):
                 if (a.region_mass[x] and a.active[x] and a.active[x] != K_COOKIE and a.region_mass[x] * 2 > hm
                         and is_below(a, x, h)):
                     a.active[x] = K_NONE
-    if why_d and total >= jp.MIN_OVERRULE_CHARS:
+    if why_d and total >= rules.MIN_OVERRULE_CHARS:
         # names of page builders' blocks that together hold most of the content
         crowded = set()
         name_ids = {}
@@ -488,8 +495,8 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
             a.weight[i] = <long long>(a.chars[i] * (1.0 - a.ld[i])) if a.words[i] >= 10 and (
                 kind == K_NONE or kind == K_META) else 0
             w_total += a.weight[i]
-    container = jp._container
-    cdef double main_share = extractor.main_share
+    container = rules.container
+    cdef double main_share = settings.main_share
     fresh = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
     main = main_region(a, n, n_nodes, a.weight, main_share, tree, container, fresh)
     if main >= 0:
@@ -514,7 +521,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
         for i in range(n):
             rest[i] = 0 if a.inside[i] else a.weight[i]
             rest_total += rest[i]
-        if rest_total >= jp.SECOND_MAIN_SHARE * w_total:
+        if rest_total >= rules.SECOND_MAIN_SHARE * w_total:
             second = main_region(a, n, n_nodes, rest, main_share, tree, container, fresh)
             if second >= 0 and not proper_ancestor(a, second, main) and not proper_ancestor(a, main, second):
                 for i in range(n):
@@ -537,7 +544,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
     first_c, last_c = n, -1
     for i in range(n):
         if a.inside[i] and a.kind_of[i] == K_NONE and (a.content[i] or (
-                a.cf[i] == CF_BAD and a.chars[i] >= 70 and a.ld[i] <= jp.SPAN_LINK_DENSITY)):
+                a.cf[i] == CF_BAD and a.chars[i] >= 70 and a.ld[i] <= rules.SPAN_LINK_DENSITY)):
             if first_c == n:
                 first_c = i
             last_c = i
@@ -549,8 +556,8 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
                     first_c = i
                 last_c = i
     # sentences next to the span are its lead and its closing words
-    is_sentence, letter_line, introduces = jp._is_sentence, jp._letter_line, jp._introduces
-    lead_ld, salutation, sign_off = jp.LEAD_LINK_DENSITY, jp._SALUTATION, jp._SIGN_OFF
+    is_sentence, letter_line, introduces = rules.is_sentence, rules.letter_line, rules.introduces
+    lead_ld, salutation, sign_off = rules.LEAD_LINK_DENSITY, rules.SALUTATION, rules.SIGN_OFF
     while first_c > 0 and a.inside[first_c - 1] and (is_sentence(paras[first_c - 1], lead_ld)
                                                      or letter_line(paras[first_c - 1], salutation)):
         first_c -= 1
@@ -558,7 +565,7 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
                                                        or letter_line(paras[last_c + 1], sign_off)
                                                        or introduces(paras[last_c + 1])):
         last_c += 1
-    title_norm = jp._norm(title or "")
+    title_norm = rules.norm(title or "")
     # short lines repeated on the page are the labels of its controls
     repeated = {}
     for i in range(n):
@@ -578,13 +585,13 @@ def decide(extractor, list paras, dict kinds, list hints, title, why, tree):
             a.headed_before[i] = a.inside[i] and not a.head[i]
 
     reason = [None] * n
-    keep_meta = extractor.keep_meta
-    max_ld = extractor.region_max_link_density
-    outside = extractor.outside
+    keep_meta = settings.keep_meta
+    max_ld = settings.region_max_link_density
+    outside = settings.outside
     outside_mode = 0 if outside == "drop" else 1 if outside == "justext" else 2 if outside == "good" else 0
-    line_verdict = jp.line_verdict
-    min_repeats = jp.MIN_UI_REPEATS
-    is_title, norm = jp._is_title, jp._norm
+    line_verdict = rules.line_verdict
+    min_repeats = rules.MIN_UI_REPEATS
+    is_title, norm = rules.is_title, rules.norm
     for i in range(n):
         kind = a.kind_of[i]
         if kind != K_NONE and kind != K_META:
