@@ -24,7 +24,8 @@ PACKAGE = REPO / "corpustool"
 # one page through the default extractor and the classic engine: classes, reasons, texts
 EXTRACT = r"""
 import json, sys
-from corpustool.extractors.base import Page, get_extractor
+from corpustool.extractors.base import Page
+from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import stoplist
 from corpustool.native import backend
 html = sys.stdin.read()
