@@ -426,25 +426,29 @@ class Evaluation:
 
     @contextmanager
     def _own_caches(self, cfg: Config) -> Iterator[None]:
-        """Run cfg with its own cache of template-line verdicts (justext_plus.line_verdict).
+        """Run cfg with its own cache of template-line verdicts (``line_verdict`` as the Python and
+        the compiled decide of justext-plus and justext-learned look it up).
 
         A crawl asks about the same lines again and again, so the verdicts are cached; but
         configurations taking turns over the same pages would share them, and the second
         justext-plus configuration would find every line of the block already judged by the
         first. Each configuration keeps the cache its own earlier pages filled, as if it ran
         alone; the verdicts are pure functions of the line, so results do not change."""
-        from ..extractors import justext_plus, template_lines
+        from ..extractors import justext_learned, justext_plus, justext_plus_rules, template_lines
 
         cache = self.line_caches.get(cfg.label)
         if cache is None:
             cache = self.line_caches[cfg.label] = functools.lru_cache(maxsize=1 << 16)(
                 template_lines.line_verdict.__wrapped__)
-        shared = justext_plus.line_verdict
-        justext_plus.line_verdict = cache
+        users = (justext_plus, justext_plus_rules, justext_learned)
+        shared = [m.line_verdict for m in users]
+        for m in users:
+            m.line_verdict = cache
         try:
             yield
         finally:
-            justext_plus.line_verdict = shared
+            for m, verdict in zip(users, shared):
+                m.line_verdict = verdict
 
     def _run_stage(self, cfg: Config, index: int, page: GoldPage, raw: bytes | None,
                    html_text: str | None, lang_key: str, quiet: bool = False) -> PageResult:
