@@ -65,7 +65,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from itertools import chain
-from typing import Any
+from typing import Any, Sequence
 
 from lxml import etree
 
@@ -632,6 +632,14 @@ def classify(rows: list[tuple], params: JustextParams) -> tuple[list[str], list[
     # -> neargood") compares with the classes of the *following* paragraphs
     # before it has copied them from cf_class, so it never fires in justext
     # 3.0.2 and is not reproduced (see docs/justext_engine.md).
+    cls = revise(cf, [r[2] for r in rows], [r[0] for r in rows], p.max_heading_distance)
+    return cf, cls
+
+
+def revise(cf: list[str], headings: Sequence[bool], texts: Sequence[str], max_heading_distance: int) -> list[str]:
+    """jusText's context-sensitive revision (Algorithm 2.3, with the headings rule) of the
+    context-free classes ``cf``: the final classes. :func:`classify` applies it to jusText's own
+    context-free classes, justext-learned to its model's."""
     n = len(cf)
     cls = cf[:]
     # Short blocks take their class from the nearest good/bad paragraph on
@@ -686,19 +694,18 @@ def classify(rows: list[tuple], params: JustextParams) -> tuple[list[str], list[
             prev = c
     # More good headings: a heading that is bad only by context becomes good
     # when a good paragraph starts within max_heading_distance characters.
-    max_distance = p.max_heading_distance
     for i in range(n):
-        if not (rows[i][2] and cls[i] == "bad" and cf[i] != "bad"):
+        if not (headings[i] and cls[i] == "bad" and cf[i] != "bad"):
             continue
         j = i + 1
         distance = 0
-        while j < n and distance <= max_distance:
+        while j < n and distance <= max_heading_distance:
             if cls[j] == "good":
                 cls[i] = "good"
                 break
-            distance += len(rows[j][0])
+            distance += len(texts[j])
             j += 1
-    return cf, cls
+    return cls
 
 
 def paragraph_rows(blocks: list[tuple], stoplist: frozenset[str]) -> list[tuple]:

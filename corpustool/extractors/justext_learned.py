@@ -53,6 +53,8 @@ from ..document import BAD, GOOD, Paragraph
 from . import justext_plus_structure as structure
 from ..errors import OptionError
 from .base import register
+# jusText's context-sensitive revision (Algorithm 2.3) applied to the model's context-free classes
+from .justext_engine import revise
 from .justext_plus import JustextPlusExtractor
 from .template_lines import line_verdict
 
@@ -340,68 +342,6 @@ def model_from_booster(booster: Any) -> dict[str, Any]:
 def dump_model(data: dict[str, Any]) -> str:
     """The model file's text: fixed key order and float formatting (byte-identical from the same trees)."""
     return json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n"
-
-
-# -- Algorithm 2.3 on given classes ------------------------------------------------
-
-def revise(cf: list[str], headings: list[bool], texts: list[str], max_heading_distance: int) -> list[str]:
-    """jusText's context-sensitive revision (Algorithm 2.3 with the headings rule), exactly as
-    ``justext_engine.classify`` applies it, on context-free classes given by the caller."""
-    n = len(cf)
-    cls = cf[:]
-    left: dict[int, tuple[str, str]] = {}
-    last_gb = last_any = "bad"
-    for i, c in enumerate(cf):
-        if c == "short":
-            left[i] = (last_gb, last_any)
-        elif c == "neargood":
-            last_any = c
-        else:
-            last_gb = last_any = c
-    if left:
-        last_gb = last_any = "bad"
-        for i in range(n - 1, -1, -1):
-            c = cf[i]
-            if c == "short":
-                prev, prev_any = left[i]
-                if prev == "good" and last_gb == "good":
-                    cls[i] = "good"
-                elif prev == "bad" and last_gb == "bad":
-                    cls[i] = "bad"
-                elif (prev == "bad" and prev_any == "neargood") or (last_gb == "bad" and last_any == "neargood"):
-                    cls[i] = "good"
-                else:
-                    cls[i] = "bad"
-            elif c == "neargood":
-                last_any = c
-            else:
-                last_gb = last_any = c
-    if "neargood" in cls:
-        right: list[str] = [""] * n
-        last_gb = "bad"
-        for i in range(n - 1, -1, -1):
-            c = cls[i]
-            right[i] = last_gb
-            if c != "neargood":
-                last_gb = c
-        prev = "bad"
-        for i in range(n):
-            c = cls[i]
-            if c == "neargood":
-                c = cls[i] = "bad" if prev == "bad" and right[i] == "bad" else "good"
-            prev = c
-    for i in range(n):
-        if not (headings[i] and cls[i] == "bad" and cf[i] != "bad"):
-            continue
-        j = i + 1
-        distance = 0
-        while j < n and distance <= max_heading_distance:
-            if cls[j] == "good":
-                cls[i] = "good"
-                break
-            distance += len(texts[j])
-            j += 1
-    return cls
 
 
 def model_classes(prob: np.ndarray, jt_cf: Sequence[str]) -> list[str]:
