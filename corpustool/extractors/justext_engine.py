@@ -548,11 +548,9 @@ SAX_PARSE = COMPILED and WALK.has_parse
 SAX_ERROR = None if SAX_PARSE else backend.sax.reason
 segment = WALK.segment
 _walk_module = backend.walk.module
-build_compiled = getattr(_walk_module, "build", None)
 extract_compiled = getattr(_walk_module, "extract", None)
 features_compiled = getattr(_walk_module, "features", None)
 segment_compiled = getattr(_walk_module, "segment", None)
-EvidenceRules = getattr(_walk_module, "EvidenceRules", None)
 extract_evidence = getattr(_walk_module, "extract_evidence", None)
 _sax_module = backend.sax.module
 extract_evidence_html = getattr(_sax_module, "extract_evidence_html", None)
@@ -561,7 +559,6 @@ sax_build = getattr(_sax_module, "sax_build", None)
 sax_outline = getattr(_sax_module, "sax_outline", None)
 sax_page = getattr(_sax_module, "sax_page", None)
 sax_stats = getattr(_sax_module, "sax_stats", None)
-SAX_AVAILABLE = SAX_PARSE
 
 _HEADING_CACHE: dict[str, bool] = {}
 

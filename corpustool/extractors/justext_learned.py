@@ -396,11 +396,10 @@ class JustextLearnedExtractor(JustextPlusExtractor):
                 data: bytes | None = None) -> None:
         types = structure.declared_types(page.html, data)
         kinds = tree.kinds
-        if "comment" in kinds.values():
-            comments = [any(kinds.get(x) == "comment" for x in chain) for chain in tree.chains]
-        else:
-            comments = [False] * len(paras)
-        posts = any(comments) and structure.comments_are_content(types, self.comments, paras, kinds, tree.chains)
+        comments = (structure.in_comment_blocks(kinds, tree.chains) if "comment" in kinds.values()
+                    else [False] * len(paras))
+        has_comments = any(comments)
+        posts = has_comments and structure.comments_are_content(types, self.comments, paras, kinds, tree.chains)
         if posts:
             # the page's comment blocks are its text: no comment regions for the model either
             kinds = {x: k for x, k in kinds.items() if k != "comment"}
@@ -414,7 +413,7 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         cf = model_classes(prob, jt_cf)
         cls = revise(cf, [p.heading for p in paras], [p.text for p in paras],
                      self.engine.params_for(page).max_heading_distance)
-        if not posts and any(comments) and not structure.comments_hold_bulk(paras, comments):
+        if not posts and has_comments and not structure.comments_hold_bulk(paras, comments):
             # comments=drop on an article: its comment section goes, whatever the model says
             # (unless the named blocks hold most of jusText's text: then the model decides)
             cls = ["bad" if inside else c for c, inside in zip(cls, comments)]

@@ -261,7 +261,7 @@ def comments_are_posts(paras: Sequence[Paragraph], kinds: dict[str, str],
     unless an article stands above them: jusText-kept text outside the comment blocks, before
     the first record, longer than the longest record (a blog post under which readers talk,
     however many they are). Names no site and no software: only the page's own structure."""
-    inside = [any(kinds.get(x) == "comment" for x in chain) for chain in chains]
+    inside = in_comment_blocks(kinds, chains)
     if not comments_hold_bulk(paras, inside):
         return False
     words = [p.features.get("words", 0) for p in paras]
@@ -443,6 +443,11 @@ def _under(kinds: dict[str, str], chains: Sequence[Sequence[str]], wanted: froze
     return [any(kinds.get(x) in wanted for x in chain) for chain in chains]
 
 
+def in_comment_blocks(kinds: dict[str, str], chains: Sequence[Sequence[str]]) -> list[bool]:
+    """Whether each paragraph lies in a block the page names a comment ("comment", "reply" ...)."""
+    return _under(kinds, chains, _COMMENT)
+
+
 def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
                   chains: Sequence[Sequence[str]] | None = None, tree: Any = None,
                   totals: tuple[int, int, dict[str, int]] | None = None) -> bool:
@@ -473,7 +478,7 @@ def restore_items(paras: list[Paragraph], kinds: dict[str, str] | None = None,
     if candidate_words * 2 <= kept_words * 3:
         return False
     # (and comments are no items: a blog post's comment list is longer than the post)
-    comments = (_under(kinds, chains, _COMMENT) if kinds and chains is not None and "comment" in kinds.values()
+    comments = (in_comment_blocks(kinds, chains) if kinds and chains is not None and "comment" in kinds.values()
                 else None)
     eligible = [p.features.get("region") not in _NEVER_ITEMS and not (comments and comments[i])
                 for i, p in enumerate(paras)]
