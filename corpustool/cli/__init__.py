@@ -161,11 +161,18 @@ def main(argv: list[str] | None = None) -> int:
 def option_message(exc: OptionError) -> str:
     """The library's message about a parameter, naming the command line's flag instead
     (``workers must be at least 1`` -> ``--workers must be at least 1``): the one place that does."""
+    import re
+
+    from ..options import OPTIONS, flag_for
+
     message = str(exc)
-    name = getattr(exc, "option", None)
-    if name and message.startswith(name):
-        from ..options import flag_for
-        return flag_for(name) + message[len(name):]
+    names = getattr(exc, "options", ()) or ((exc.option,) if getattr(exc, "option", None) else ())
+    lead = re.match(r"[a-z_]+\b", message)
+    if not names and lead and lead.group() in OPTIONS:      # a check that names its parameter first
+        names = (lead.group(),)
+    for name in sorted(names, key=len, reverse=True):       # near_threshold before threshold
+        # its first mention only: "languages: auto cannot be combined with other languages"
+        message = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", flag_for(name), message, count=1)
     return message
 
 
