@@ -264,3 +264,17 @@ def test_cli_modules_may_import_each_other(rule):
     imps = _imports_in(ast.parse("from .common import split_langs\nfrom ..errors import OptionError\n"),
                        "corpustool.cli.build", False)
     assert rule(imps) == []
+
+
+def test_every_command_module_is_in_the_command_table():
+    """cli/ lists its command modules (COMMAND_MODULES) instead of importing whatever it finds."""
+    import pkgutil
+
+    import corpustool.cli as cli
+
+    with_register = []
+    for info in pkgutil.iter_modules(cli.__path__):
+        text = (Path(cli.__file__).parent / f"{info.name}.py").read_text(encoding="utf-8")
+        if "\ndef register(" in text:
+            with_register.append(info.name)
+    assert sorted(with_register) == sorted(cli.COMMAND_MODULES)
