@@ -329,10 +329,12 @@ def main(argv=None) -> int:
         if not sep or not lang or not Path(path).is_file():
             ap.error(f"--extra wants LANG=PATH of an existing file, got {spec!r}")
         extras.append((lang, Path(path)))
+    langs = args.langs.split(",")
     if not UD.is_dir():
         print(f"skipped: {UD} is not present")
-        return 0
-    langs = args.langs.split(",")
+        if not extras:
+            return 0
+        langs = []
     if args.errors:
         return show_errors(args.errors, read_conllu(UD / TREEBANKS[args.errors]))
     names = ("ours", "sentencex", "pysbd") + (("old rule",) if args.old else ())

@@ -170,6 +170,25 @@ def test_bench_script_skips_without_data(tmp_path, monkeypatch, capsys):
     assert "skipped" in capsys.readouterr().out
 
 
+def test_bench_measures_a_fresh_held_out_file_without_shared_data(tmp_path, monkeypatch, capsys):
+    """--extra LANG=PATH: a CoNLL-U file of comment lines only, all of it held out, measured even
+    when ../shared is absent; a bad spec is refused."""
+    bench = _bench()
+    monkeypatch.setattr(bench, "UD", tmp_path / "absent")
+    path = tmp_path / "cs.conllu"
+    path.write_text("# newdoc id = a\n# newpar\n"
+                    "# sent_id = a-p1s1\n# text = Přijel 3. září, tj. ve středu.\n\n"
+                    "# sent_id = a-p1s2\n# text = Pak odjel do Brna atd. a vrátil se.\n\n"
+                    "# sent_id = a-p1s3\n# text = Nikdo nevěděl proč.\n\n"
+                    "# newdoc id = b\n# newpar\n# sent_id = b-p1s1\n# text = Jedna věta.\n\n", encoding="utf-8")
+    assert bench.main(["--extra", f"cs={path}", "--langs", "cs"]) == 0
+    out = capsys.readouterr().out
+    assert "fresh held-out set cs.conllu (cs; 4 sentences, 2 boundaries" in out
+    assert "ours          1.000 / 1.000 / 1.000" in out
+    with pytest.raises(SystemExit):
+        bench.main(["--extra", str(path)])
+
+
 def test_bench_halves_never_share_a_document(tmp_path):
     """A treebank with documents but no paragraphs (Czech CAC) is cut into texts of CHUNK
     sentences, but every text of a document falls in the same half."""
