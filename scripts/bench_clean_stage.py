@@ -4,7 +4,7 @@ the current code against the previous implementation of the guess.
 
 "Old" is the reference copy of the previous ``page_text``, ``identify``,
 ``stopword_density``, ``guess_stoplist_language`` and ``no_stoplist_reason``
-kept in tests/test_language_guess_fast.py (which also proves both give the
+kept in tests/native/test_language_guess_fast.py (which also proves both give the
 same answers); "new" is ``corpustool.language.identify`` as it is.
 
 1. The guess: ``Clean.choose_stoplist`` with ``--lang auto`` (page text,
@@ -34,7 +34,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))     # the reference imports the test samples
 
 from corpustool.document import Document  # noqa: E402
 from corpustool.encoding import decode  # noqa: E402
@@ -47,7 +46,7 @@ DEMO_WARC = REPO / "data" / "demo" / "crawl.warc.gz"
 
 
 def load_reference():
-    path = REPO / "tests" / "test_language_guess_fast.py"
+    path = REPO / "tests" / "native" / "test_language_guess_fast.py"
     spec = importlib.util.spec_from_file_location("language_guess_reference", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -69,7 +68,7 @@ def load_pages(limit: int | None) -> tuple[list[bytes], str]:
 
 def generated_pages(n: int) -> list[bytes]:
     """Pages in the languages of the test samples, with menus, scripts and a footer."""
-    from test_language import GERMAN_ARTICLE, SAMPLES
+    from tests.language.test_language import GERMAN_ARTICLE, SAMPLES
 
     rng = random.Random(1)
     texts = list(SAMPLES.values()) + [" ".join(GERMAN_ARTICLE)]

@@ -3,8 +3,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-SNIPPETS = REPO.parent / "shared" / "data" / "snippets"
+from tests.support.paths import REPO, SNIPPETS  # noqa: F401  (REPO: the checkout, whatever a test's depth)
 
 
 @pytest.fixture(scope="session")
