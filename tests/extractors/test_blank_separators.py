@@ -5,8 +5,7 @@ jusText's ParagraphMaker drops whitespace-only text nodes, so
 menu ``<a>Home</a> <a>News</a>`` reads "HomeNews": one word where there are
 two. The engine's walk keeps such a node as one space under
 ``keep_blank_separators``; justext-plus turns it on, the classic ``justext``
-extractor leaves it off and stays the package's copy. The compiled walk and
-the pure-Python walk must implement the option identically.
+extractor leaves it off and stays the package's copy. On both backends.
 """
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ import pytest
 
 import corpustool
 from corpustool.extractors import justext_engine
-from corpustool.extractors import justext_plus as jp
 from corpustool.extractors.base import Page
 from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import stoplist
@@ -41,7 +39,7 @@ def rows(paragraphs) -> list[tuple]:
             for p in paragraphs]
 
 
-def test_justext_plus_keeps_the_words_apart():
+def test_justext_plus_keeps_the_words_apart(native_backend):
     [bio] = texts("justext-plus", BIO)
     assert "1997 Medientechnik-Studium" in bio
     assert "1977 in Erfurt" in bio
@@ -65,20 +63,10 @@ def test_classic_justext_still_glues_like_the_package():
     assert texts("justext", NAV)[:2] == ["HomeNews", "KontaktImpressum"]
 
 
-def test_all_paths_of_justext_plus_agree(monkeypatch):
-    ex = get_extractor("justext-plus")
-    for html in (BIO, NAV):
-        compiled = rows(ex.extract(Page(html, stoplist=DE)))
-        assert rows(ex.extract_py(Page(html, stoplist=DE))) == compiled
-        monkeypatch.setattr(justext_engine, "WALK", justext_engine.python_walk())
-        assert rows(ex.extract(Page(html, stoplist=DE))) == compiled
-        monkeypatch.undo()
-        assert "1997 Medientechnik-Studium" in " ".join(r[0] for r in compiled)
-
-
 def _rows_of(html: str, keep: bool, stop=EN) -> list[tuple]:
+    """The rows of the backend's walk (the compiled one or the Python one)."""
     root = Page(html).tree
-    return justext_engine.paragraph_rows(justext_engine.segment_py(root, keep_blank_separators=keep), stop)
+    return justext_engine.paragraph_rows(justext_engine.WALK.segment(root, keep_blank_separators=keep), stop)
 
 
 @pytest.mark.parametrize("html, expected", [
@@ -97,15 +85,12 @@ def _rows_of(html: str, keep: bool, stop=EN) -> list[tuple]:
     ("<p><b>a</b>&nbsp;<i>b</i></p>", "a b"),
     ("<p><b>\u00e9\u3000</b> <i>b</i></p>", "\u00e9 b"),
 ])
-def test_separator_text(html, expected):
+def test_separator_text(html, expected, native_backend):
     [row] = _rows_of(html, True)
     assert row[0] == expected
-    if justext_engine.COMPILED:
-        [compiled] = justext_engine.features_compiled(Page(html).tree, EN, keep_blank_separators=True)
-        assert compiled == row
 
 
-def test_separator_and_the_other_features():
+def test_separator_and_the_other_features(native_backend):
     # between two links the space is no link text; inside one link it is
     [between] = _rows_of("<p><a href=1>Home</a> <a href=2>News</a></p>", True)
     assert (between[0], between[7]) == ("Home News", 8)
@@ -124,7 +109,7 @@ def test_separator_and_the_other_features():
     assert (apart[0], apart[5], apart[6]) == ("of the", 2, 2)
 
 
-# -- generated pages: compiled == Python, and nothing but spaces changes ---------------
+# -- generated pages: nothing but spaces changes (the walks compared: tests/native/test_backend_parity.py)
 
 _TAGS = ["b", "i", "a", "a", "span", "span", "strong", "em", "b", "p", "div", "li", "td", "h2", "br", "br", "pre",
          "script", "form", "iframe", "image", "img"]
@@ -151,7 +136,7 @@ def _squeeze(text: str) -> str:
     return "".join(text.split())
 
 
-def test_only_spaces_change_on_generated_pages():
+def test_only_spaces_change_on_generated_pages(native_backend):
     changed = 0
     for seed, html in _pages(600):
         if Page(html).tree is None:
@@ -165,28 +150,3 @@ def test_only_spaces_change_on_generated_pages():
             assert b[5] >= a[5] and b[7] >= a[7], (seed, html)   # words and link characters only grow
             changed += a[0] != b[0]
     assert changed > 120   # the generated pages do exercise the option
-
-
-@pytest.mark.skipif(not justext_engine.COMPILED, reason=f"compiled walk not built: {justext_engine.COMPILED_ERROR}")
-def test_compiled_walk_implements_the_option_like_python():
-    stops = [EN, DE, frozenset({"of", "\u00e9t\u00e9", "home"}), frozenset()]
-    engine = get_extractor("justext")
-    for seed, html in _pages(600):
-        roots = [r for r in (Page(html).tree, justext_engine.parse_markup(html)) if r is not None]
-        stop = stops[seed % len(stops)]
-        for root in roots:
-            for keep in (True, False):
-                python_rows = justext_engine.paragraph_rows(
-                    justext_engine.segment_py(root, keep_blank_separators=keep), stop)
-                assert justext_engine.features_compiled(root, stop, keep_blank_separators=keep) == python_rows, \
-                    (seed, keep, html)
-                assert justext_engine.paragraph_rows(
-                    justext_engine.segment_compiled(root, keep_blank_separators=keep), stop) == python_rows
-                expected = rows(engine.build_py(python_rows))
-                assert rows(justext_engine.extract_compiled(
-                    root, stop, engine.params, justext_engine.Paragraph, justext_engine._FAST_PARAGRAPH_INIT,
-                    "good", "bad", keep_blank_separators=keep)) == expected
-                paras, _ = justext_engine.extract_evidence(
-                    root, stop, engine.params, justext_engine.Paragraph, justext_engine._FAST_PARAGRAPH_INIT,
-                    "good", "bad", jp._evidence_rules(), keep_blank_separators=keep)
-                assert rows(paras) == expected, (seed, keep, html)

@@ -18,9 +18,7 @@ from corpustool.extractors.base import Page
 from corpustool.extractors.clean import DEFAULT_EXTRACTOR, Clean
 from corpustool.extractors.registry import get_extractor
 from corpustool.language.stoplists import resolve_language, stoplist
-from corpustool.native import backend
 from tests.support.markup import random_markup
-from tests.support.paths import DEMO_WARC
 
 EN = stoplist("en")
 
@@ -336,231 +334,29 @@ def test_same_as_package_on_generated_markup():
         assert as_rows(run(html, **options)) == as_rows(ref), (seed, html)
 
 
-# -- the compiled walk against the pure-Python walk --------------------------------------
+# -- on both backends (the compiled walk and its SAX parse; the Python walk on lxml's tree) -------
 
-from corpustool.extractors import justext_engine  # noqa: E402
-
-needs_compiled = pytest.mark.skipif(not justext_engine.COMPILED,
-                                    reason="the compiled walk (corpustool/native/justext_walk.pyx) is not built")
-# stoplists with capitals, non-ASCII words and a word whose lower() grows ("İ" -> "i̇")
-_STOPLISTS = [EN, stoplist("de"), frozenset({"the", "a", "Of", "ça", "straße", "i̇", "der"}), frozenset(), {"the", "and"}]
+S = ("The council met on Tuesday evening to discuss the future of the old library building in the "
+     "centre of the town, which has been empty since the new one opened across the river.")
+RUBY = "<p>" + S + "<ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp>字<rt>ji</rt></ruby> tail</p>"
 
 
-def _walks_agree(root, stop) -> None:
-    """Blocks, rows and paragraphs: compiled and pure Python, field by field."""
-    python_rows = justext_engine.paragraph_rows(justext_engine.segment_py(root), stop)
-    assert justext_engine.features_compiled(root, stop) == python_rows
-    assert justext_engine.paragraph_rows(justext_engine.segment_compiled(root), stop) == python_rows
-    for options in ({}, {"preset": "A"}, {"no_headings": True}):
-        engine = get_extractor("justext", **options)
-        expected = as_rows(engine.build_py(python_rows))
-        assert as_rows(engine.build(python_rows)) == expected
-        assert as_rows(justext_engine.extract_compiled(root, stop, engine.params, justext_engine.Paragraph,
-                                                       justext_engine._FAST_PARAGRAPH_INIT, "good", "bad")) == expected
-
-
-def _both_trees(html: str):
-    """The page's tree (lxml.html, comments kept) and the engine's own parse (comments dropped)."""
-    page = Page(html)
-    return [root for root in (page.tree, justext_engine.parse_markup(html)) if root is not None]
-
-
-def test_the_active_walk_is_exposed():
-    walk = justext_engine.WALK
-    assert walk.compiled == justext_engine.COMPILED == backend.walk.compiled
-    assert type(walk) is (justext_engine.CompiledWalk if backend.walk.compiled else justext_engine.PythonWalk)
-    if walk.compiled:
-        assert justext_engine.segment is justext_engine.segment_compiled
-
-
-@needs_compiled
-def test_compiled_walk_on_hand_written_and_generated_pages():
-    import random
-
-    for name, html in PAGES.items():
-        for root in _both_trees(html):
-            _walks_agree(root, EN)
-    for seed in range(600):
-        rng = random.Random(seed)
-        html = _random_markup(rng)
-        if rng.random() < 0.7:
-            html = f"<html><head>{_random_markup(rng) if rng.random() < 0.3 else ''}</head><body>{html}</body></html>"
-        for root in _both_trees(html):
-            _walks_agree(root, _STOPLISTS[seed % len(_STOPLISTS)])
-
-
-@needs_compiled
-def test_compiled_walk_knows_the_same_tags():
-    from corpustool.native.justext_walk import kind_of
-
-    expected = {"br": "br", "a": "a", "image": "image", "link": "link"}
-    expected.update({tag: "paragraph" for tag in justext_engine.PARAGRAPH_TAGS})
-    expected.update({tag: "killed" for tag in justext_engine.KILLED_TAGS})      # textarea: killed first
-    expected.update({tag: "unwrapped" for tag in justext_engine.UNWRAPPED_TAGS})  # form: unwrapped first
-    for tag, kind in expected.items():
-        assert kind_of(tag) == kind, tag
-    for tag in ("", "h", "h7", "h10", "hr", "b", "p2", "pa", "span", "Div", "P", "images", "ab", "heading"):
-        assert kind_of(tag) == "plain", tag
-
-
-@needs_compiled
-def test_compiled_walk_on_odd_markup():
-    pages = [
-        "<html><body><p>a</p></body></html><?pi x?>tail after the root",
-        "<p>Ünïcödé\u00a0\u2003spaces\u3000and\u2028line\u2029breaks\x85 İSTANBUL ÇA Straße</p>",
-        "<div><a href='x'>\u00a0link\u00a0 text\u00a0</a>\u00a0</div><br><br><br>",
-        "<link rel='STYLESHEET'>gone?<link rel='alternate'>kept<link>too",
-        "<h1.x>dotted</h1.x><my-h2>custom heading</my-h2><h9>not</h9><h>h</h><h٣>digit</h٣>",
-        "<image><b>in image</b></image><image>x</image><img><image>y</image>",
-        "<table>" + "<tr><td>cell</td></tr>" * 60 + "</table>",
-        "<div>" * 300 + "deep" + "</div>" * 300,
-        "<pre>\r\n  lines\r\n\r\n  more  </pre><p>\n</p><p>&copy; x</p>",
-        "<svg xmlns='http://www.w3.org/2000/svg'><text>svg text</text></svg><math><mi>x</mi></math>",
-    ]
-    for html in pages:
-        for root in _both_trees(html):
-            for stop in _STOPLISTS:
-                _walks_agree(root, stop)
-
-
-@needs_compiled
-def test_compiled_walk_on_the_demo_crawl():
-
-    from warcio.archiveiterator import ArchiveIterator
-
-    warc = DEMO_WARC
-    if not warc.is_file():
-        pytest.skip("data/demo/crawl.warc.gz is not present")
-    pages = 0
-    with open(warc, "rb") as fh:
-        for record in ArchiveIterator(fh):
-            if record.rec_type != "response" or record.http_headers is None:
-                continue
-            if "html" not in (record.http_headers.get_header("Content-Type") or "").lower():
-                continue
-            html = decode(record.content_stream().read()).text
-            for root in _both_trees(html):
-                _walks_agree(root, _STOPLISTS[pages % 3])
-            pages += 1
-    assert pages > 0
-
-
-@needs_compiled
-def test_compiled_walk_on_snippets(snippets_dir):
-    files = sorted((snippets_dir / "pages").glob("*.html"))
-    assert files
+def test_paragraphs_and_title_of_a_page(native_backend):
+    """The title from <head> (not the later <title>), whitespace squeezed; the ruby kept."""
     engine = get_extractor("justext")
-    for i, path in enumerate(files):
-        html = decode(path.read_bytes()).text
-        # both kinds of tree, on alternate pages (the whole set in about 20 s)
-        root = Page(html).tree if i % 2 else justext_engine.parse_markup(html)
-        if root is None:
-            continue
-        stop = _STOPLISTS[i % 3]
-        python_rows = justext_engine.paragraph_rows(justext_engine.segment_py(root), stop)
-        assert justext_engine.features_compiled(root, stop) == python_rows, path.name
-        page = Page(html, stoplist=stop)
-        page._tree, page._tree_done = root, True
-        assert as_rows(engine.extract(page)) == as_rows(engine.build_py(python_rows)), path.name
+    page = Page("<html><head><title> The  Town\nNews </title></head><body><nav><a href=/>Home</a></nav>"
+                "<h1>Library to reopen</h1><p>" + S + " " + S + "</p>" + RUBY + "<svg><title>icon</title></svg>"
+                "</body></html>", stoplist=EN)
+    paras = engine.extract(page)
+    assert engine.title(page) == "The Town News"
+    assert [p.text for p in paras] == ["Home", "Library to reopen", S + " " + S, S + "漢(kan)字ji tail", "icon"]
+    assert [p.cls for p in paras] == ["bad", "good", "good", "good", "bad"]
 
 
-@needs_compiled
-def test_compiled_round_is_pythons_round():
-    import random
-
-    from corpustool.native.justext_walk import round_4
-
-    rng = random.Random(7)
-    values = [a / b for b in range(1, 400) for a in range(b + 20)]            # densities, exact ties (1/32)
-    values += [k / 10000 + d for k in range(0, 20001, 7) for d in (0.0, 5e-5, -5e-5, 5e-17)]
-    values += [rng.random() * rng.choice([1.0, 2.0, 1e-5, 1e-300, 1e3, 1e12]) for _ in range(50000)]
-    values += [0.0, 5e-324, 0.03125, 0.00005, 1.00005, float("inf"), float("nan")]
-    for x in values:
-        if x >= 0 or x != x:
-            assert repr(round_4(x)) == repr(round(x, 4)), x
-
-
-def test_pure_python_fallback_when_the_extension_is_missing():
-    """With the compiled module unimportable the engine selects the Python walk and gives the same paragraphs."""
-    import json
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, json\n"
-        "sys.modules['corpustool.native.justext_walk'] = None\n"   # import fails as if not built
-        "from corpustool.extractors import justext_engine\n"
-        "from corpustool.extractors.base import Page\n"
-        "from corpustool.extractors.registry import get_extractor\n"
-        "from corpustool.language.stoplists import stoplist\n"
-        "html = sys.stdin.read()\n"
-        "ps = get_extractor('justext').extract(Page(html, stoplist=stoplist('en')))\n"
-        "print(json.dumps([justext_engine.COMPILED, [[p.text, p.cls, p.cf_class, p.xpath, p.features] for p in ps]]))\n"
-    )
-    html = PAGES["article"] + PAGES["links"]
-    done = subprocess.run([sys.executable, "-c", code], input=html, capture_output=True, text=True, check=True)
-    compiled, rows = json.loads(done.stdout)
-    assert compiled is False
-    here = [[p.text, p.cls, p.cf_class, p.xpath, p.features] for p in run(html)]
-    assert rows == json.loads(json.dumps(here)) and rows
-
-
-@needs_compiled
-def test_compiled_walk_finds_copyright_and_select_like_the_strings():
-    """The walk looks for "\xa9", "&copy" and "select" on the UTF-8 bytes; the Python rows on the strings."""
-    pages = [
-        "<p>\u00a9 2024 Example, all rights reserved by the people who wrote this</p>",
-        "<p>text &amp;copy more words that make a long enough paragraph for the test</p>",
-        "<p>split &amp;cop y and &amp;co py and &amp;copy</p><p>ends with &amp;cop</p><p>&amp;COPY upper</p>",
-        "<p>c\u0327\u00e9\u00a8\u00aa \u00c2\u00a9 \u0129 \u02a9 \u10a9 \U0001f0a9 near misses of the bytes c2 a9</p>",
-        "<div><a href='/'>\u00a9</a> link copyright</div><li>&amp;copy;&amp;copy;</li>",
-        "<selectx><p>inside a tag that contains select</p></selectx><my-select>direct text</my-select>",
-        "<sel><ect>not select</ect></sel><div class='select'>a class is no tag</div><selec>t</selec>",
-        "<p>the word select in the text is not in the path</p>",
-    ]
-    for html in pages:
-        for root in _both_trees(html):
-            for stop in _STOPLISTS[:2]:
-                _walks_agree(root, stop)
-
-
-@needs_compiled
-def test_compiled_paragraphs_are_the_constructors_paragraphs():
-    """The fast path fills the new object's slots directly: the same fields as Paragraph(...)."""
-    import dataclasses
-
-    from corpustool.document import Paragraph
-
-    assert justext_engine._FAST_PARAGRAPH_INIT, "Paragraph has a field the engine does not fill"
-
-    def vars(p):   # the fields of a slotted object, in the class's order
-        return {name: getattr(p, name) for name in type(p).__slots__}
-
-    engine = get_extractor("justext")
-    root = Page(PAGES["article"]).tree
-    fast = justext_engine.extract_compiled(root, EN, engine.params, Paragraph, True, "good", "bad")
-    slow = justext_engine.extract_compiled(root, EN, engine.params, Paragraph, False, "good", "bad")
-    assert fast and as_rows(fast) == as_rows(slow)
-    for p, q in zip(fast, slow):
-        assert type(p) is Paragraph
-        assert list(vars(p).items()) == list(vars(q).items())
-        made = Paragraph(**{f.name: getattr(p, f.name) for f in dataclasses.fields(Paragraph) if f.init})
-        assert list(vars(p).items()) == list(vars(made).items()) and p == made
-        assert p.word_count() == made.word_count()
-
-
-@needs_compiled
-def test_compiled_walk_remembers_non_ascii_words_per_stoplist():
-    """Non-ASCII words are looked up once per stoplist and remembered: same counts on every page."""
-    import random
-
-    rng = random.Random(11)
-    words = [f"wört{i}" for i in range(3000)]        # more than the table holds at first
-    stop = frozenset(w for w in words[::3]) | {"straße", "ça", "i̇"}
-    repeated = "Straße STRAẞE straße ÇA ça Ça İ i̇ ÉTÉ été "
-    for n in (10, 900, 3000):
-        text = " ".join(rng.choice(words[:n]) for _ in range(4000))
-        html = f"<p>{repeated * 3}</p><div>{text}</div><p>{repeated}{text[:500].upper()}</p>"
-        for root in _both_trees(html):
-            for stoplist_ in (stop, _STOPLISTS[2], frozenset(words)):
-                _walks_agree(root, stoplist_)
+@pytest.mark.parametrize("html", [RUBY, "<html><body>" + RUBY * 3 + "<p>漢<rt>kan</rt>字<rp>(</rp>x</p></body></html>",
+                                  "<ruby>東<rt>とう</rt>京<rt>きょう</rt></ruby>" + "<p>" + S])
+def test_ruby_annotations_are_kept_as_the_package_keeps_them(html, native_backend):
+    page = Page(html, stoplist=EN)
+    page.tree
+    assert as_rows(run(html)) == as_rows(get_extractor("justext-package").extract(page))
+    assert ("kan" in " ".join(p.text for p in run(html))) == ("kan" in html)

@@ -621,3 +621,107 @@ def test_agency_names_in_headings_and_common_words_are_not_credits():
     extra = "<h2>Reuters opens a new office in town</h2><p>EPA rules on the old library</p>" + f"<p>{ARTICLE[1]}</p>"
     text = kept(run(page(article_html(extra_inside=extra))))
     assert "Reuters opens a new office in town" in text and "EPA rules on the old library" in text
+
+
+# -- on both backends (the compiled walk, its SAX parse and decide; their Python twins) ------------
+
+from corpustool.extractors import justext_plus as jp  # noqa: E402
+from corpustool.extractors.base import Page  # noqa: E402
+from corpustool.language.stoplists import stoplist  # noqa: E402
+from tests.support.pages import AWKWARD, HAND_MADE, S  # noqa: E402
+
+EN = stoplist("en")
+PLUS = get_extractor("justext-plus")
+
+
+def test_paragraphs_and_title_of_a_page(native_backend):
+    """The title from <head> (not the later <title>), whitespace squeezed; the text kept, the rest not."""
+    page = Page("<html><head><title> The  Town\nNews </title></head><body><nav><a href=/>Home</a></nav>"
+                "<article><h1>Library to reopen</h1><p>" + S + "</p><p>" + S + "</p></article>"
+                "<svg><title>icon</title></svg></body></html>", stoplist=EN)
+    paras = PLUS.extract(page)
+    assert PLUS.title(page) == "The Town News"
+    assert [p.text for p in paras if p.is_good] == ["Library to reopen", S, S]
+    assert [p.text for p in paras if not p.is_good] == ["Home", "icon"]
+
+
+def test_a_title_is_text_even_where_it_looks_like_a_script(native_backend):
+    page = Page("<head><title>a<script>b</script>c</title></head><p>" + S, stoplist=EN)
+    PLUS.extract(page)
+    assert PLUS.title(page) == "a<script>b</script>c"      # (a title's content is text, not markup)
+
+
+def test_a_text_run_past_libxml2s_limit_is_cut_there(native_backend):
+    """libxml2 stops at a text run over 10 MB (XML_MAX_TEXT_LENGTH), whichever parse reads the page."""
+    html = "<p>" + S + "</p><div>" + "word " * 2_100_000 + "</div><p>After the long text.</p>"
+    assert [p.text for p in PLUS.extract(Page(html, stoplist=EN))] == [S]
+
+
+def test_ruby_annotations_are_stripped(native_backend):
+    html = "<p>" + S + "<ruby>漢<rp>(</rp><rt>kan</rt><rp>)</rp>字<rt>ji</rt></ruby> tail</p>"
+    [para] = PLUS.extract(Page(html, stoplist=EN))
+    assert para.text == S + "漢字 tail"
+
+
+def test_evidence_is_found(native_backend):
+    paras = PLUS.extract(Page(AWKWARD["nested semantic"], stoplist=EN))
+    assert {p.features.get("region") for p in paras} >= {"nav", "aside", "footer"}
+    assert any(p.features["main"] for p in paras)
+
+
+# elements alike in what the rules read (tag, role, itemprop, hidden, a hiding style, the kinds of
+# the class and id values), with different values
+ALIKE_REGIONS = ("<html><body><div role=navigation class='menu top'><p>" + S + "</p></div>"
+                 "<div role=navigation class='menu bottom' id=n2><p>Second " + S + "</p></div>"
+                 "<div role=note class='share x'><p>Third " + S + "</p></div>"
+                 "<div role=note class='cookie x'><p>Fourth " + S + "</p></div>"
+                 "<div style='display:none' class='menu top'><p>Fifth " + S + "</p></div>"
+                 "<article><p>" + S + "</p><p>" + S + "</p><p>" + S + "</p></article></body></html>")
+
+
+def test_elements_decided_alike_keep_their_own_descriptions(native_backend):
+    """Each region names its own element, and a different kind is decided anew (the compiled walk
+    remembers the rules' decision for elements alike, not for equal values)."""
+    paras = PLUS.extract(Page(ALIKE_REGIONS, stoplist=EN))
+    regions = [(p.features.get("region"), p.features.get("region_element")) for p in paras[:5]]
+    assert regions == [("nav", "div.menu top#"), ("nav", "div.menu bottom#n2"), ("share", "div.share x#"),
+                       ("cookie", "div.cookie x#"), ("hidden", "div.menu top#")]
+
+
+def decided(html: str, **options) -> list:
+    """The page's paragraphs decided by the backend's decide() alone (the compiled one over the
+    compiled walk's tree, the Python one over the XPath evidence): no structure rules around it."""
+    ex = get_extractor("justext-plus", **options)
+    page = Page(html, stoplist=EN)
+    paras, tree, title, _ = ex._walk_tree(page, EN, ex.engine.params_for(page))
+    if tree is None:
+        return paras
+    kinds = dict(tree.kinds)
+    if jp.compiled_decide is not None and type(tree) is jp.PageTree:
+        assert jp.compiled_decide(ex.decide_settings, paras, kinds, list(tree.hints), title, tree.why,
+                                  tree) is not jp.DECLINED
+    else:
+        ex.decide(paras, kinds, list(tree.hints), title, tree.why, tree)
+    return paras
+
+
+def test_the_decisions_rules_on_hand_made_pages(native_backend):
+    """Each hand-made page reaches the rule it is named after."""
+    assert decided(HAND_MADE["no paragraphs"]) == []
+    one = decided(HAND_MADE["one paragraph"])
+    assert len(one) == 1 and one[0].cls == "good"
+    assert all(p.cls == "bad" and not p.features["main"] for p in decided(HAND_MADE["no main region"]))
+    assert {p.reason for p in decided(HAND_MADE["cookie notice only"])} == {"boilerplate:cookie"}
+    nested = decided(HAND_MADE["nested hints"])
+    assert {"boilerplate:links", "boilerplate:credit", "boilerplate:share"} <= {p.reason for p in nested}
+    assert any(p.features.get("region_element") for p in nested)
+    second = decided(HAND_MADE["second main block"])
+    assert [p.features["main"] for p in second] == [True] * 3 + [False] + [True] * 6
+    run_ = decided(HAND_MADE["link list run"])
+    assert [p.reason for p in run_[2:5]] == ["boilerplate:links"] * 3 and run_[1].cls == run_[5].cls == "good"
+    page = Page(HAND_MADE["negative total weight"], stoplist=EN)
+    dense = PLUS._walk_tree(page, EN, PLUS.engine.params_for(page))[0]
+    assert [p.features["link_density"] > 1 for p in dense] == [True, True, False]
+    # (the element of the longest XPath among those with the share, not the last one)
+    assert [p.features["main"] for p in decided(HAND_MADE["negative total weight"])] == [True, False, False]
+    assert [p.cls for p in decided(HAND_MADE["crowded names"])[:5]] == ["good"] * 5

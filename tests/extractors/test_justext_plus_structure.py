@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from corpustool.document import Document
+from corpustool.document import Document, Paragraph
 from corpustool.extractors import justext_plus_structure as structure
 from corpustool.extractors.clean import Clean
 from corpustool.extractors.justext_plus import JustextPlusExtractor
 from corpustool.extractors.base import Page
+from corpustool.extractors.registry import get_extractor
 
 POSTS = [
     "I have had the same problem with my bicycle for weeks now and nobody at the shop could tell me what was "
@@ -368,3 +369,83 @@ def test_code_written_twice_stays():
             f"</main></body></html>")
     text = kept(run(html))
     assert text.count("client = Client(account, token)") == 2
+
+
+# -- lists of records (record_families) ---------------------------------------------------------
+
+def para(xpath: str, words: int = 5) -> Paragraph:
+    return Paragraph(text="w " * words, xpath=xpath, features={"words": words})
+
+
+def edge_paragraphs() -> list[Paragraph]:
+    # paths too short for a record, steps without an index, list items as their own records,
+    # a list item holding paragraphs, an empty paragraph
+    paras = [para("/html[1]"), para("/html[1]/body[1]"), para("/html[1]/body[1]/li[1]")]
+    for k in range(1, 7):
+        paras += [para(f"/html[1]/body[1]/div[1]/ul[1]/li[{k}]"), para(f"/html[1]/body[1]/div[1]/ul[1]/li[{k}]/p[1]"),
+                  para(f"/html[1]/body[1]/div[2]/div[{k}]/h3[1]", 3), para(f"/html[1]/body[1]/div[2]/div[{k}]/p[1]"),
+                  para(f"/html[1]/body[1]/div[3]/span/li[{k}]", 4), para(f"/html[1]/body[1]/div[4]/p[{k}]", 0)]
+    return paras
+
+
+def test_record_families_of_authored_paths():
+    paras = edge_paragraphs()
+    records = [f"[{k}]" for k in range(1, 7)]
+    # six list items (the item's own text and its paragraph: 10 words each), six blocks of a
+    # heading and a paragraph (8 words), six items under an unindexed span (4 words, the least
+    # a record holds on average); not the empty paragraphs, not the lone item; largest first
+    assert structure.record_families(paras, [True] * len(paras)) == [
+        (60, {r: [3 + 6 * k, 4 + 6 * k] for k, r in enumerate(records)}),
+        (48, {r: [5 + 6 * k, 6 + 6 * k] for k, r in enumerate(records)}),
+        (24, {r: [7 + 6 * k] for k, r in enumerate(records)})]
+    # paragraphs left out: a family of fewer than MIN_RECORDS records holding text is none
+    eligible = [i % 4 != 1 for i in range(len(paras))]
+    assert structure.record_families(paras, eligible) == [
+        (45, {"[1]": [3, 4], "[2]": [10], "[3]": [15, 16], "[4]": [22], "[5]": [27, 28], "[6]": [34]}),
+        (39, {"[1]": [6], "[2]": [11, 12], "[3]": [18], "[4]": [23, 24], "[5]": [30], "[6]": [35, 36]})]
+    # min_total leaves out the smaller families and nothing else; max_words the larger records
+    assert structure.record_families(paras, [True] * len(paras), min_total=48) == \
+        structure.record_families(paras, [True] * len(paras))[:2]
+    assert [f[0] for f in structure.record_families(paras, [True] * len(paras), max_words=9)] == [48, 24]
+
+
+def test_record_families_min_total_leaves_out_the_smaller_families_on_dev_pages(snippets_dir):
+    import random
+
+    from corpustool.encoding import decode
+    from corpustool.language.stoplists import stoplist
+
+    extractor = get_extractor("justext-plus")
+    rng = random.Random(3)
+    pages = with_families = 0
+    for path in sorted((snippets_dir / "pages").glob("*.html"))[::8]:
+        paras = extractor.extract(Page(decode(path.read_bytes()).text, stoplist=stoplist("en")))
+        for trial in range(3):
+            eligible = [trial == 0 or rng.random() < 0.8 for _ in paras]
+            families = structure.record_families(paras, eligible)
+            if families:
+                cut = families[len(families) // 2][0]
+                assert structure.record_families(paras, eligible, min_total=cut) == [f for f in families
+                                                                                     if f[0] >= cut]
+                with_families += 1
+        pages += 1
+    assert pages >= 100 and with_families >= 20
+
+
+# -- the declared schema.org types ----------------------------------------------------------------
+
+@pytest.mark.parametrize("html, types", [
+    ('<html><script type="application/ld+json">{"@type": "QAPage"}</script><p>x</p></html>', {"QAPage"}),
+    ('<html><div itemtype="https://schema.org/DiscussionForumPosting"><p>x</p></div></html>',
+     {"DiscussionForumPosting"}),
+    ('<?xml version="1.0" schema.org/QAPage?><html><p>x</p></html>', set()),   # only in the XML declaration
+    ('<html><p>"@type": "QA\x00Page"</p></html>', {"QAPage"}),                # NUL: not in the bytes parsed
+    ('<html><p>QAPage and DiscussionForumPosting, named but not declared</p></html>', set()),
+    ('<html><p>caf\xe9 \u2014 no type at all \U0001F600</p></html>', set()),
+    ('{"@type": ["Product", "Thing"]} {"@type" : "AggregateOffer"} schema.org/ItemListing', {"Product",
+                                                                                          "AggregateOffer"}),
+])
+def test_declared_types_from_bytes_as_from_string(html, types, native_backend):
+    from corpustool.extractors.base import html_bytes
+
+    assert structure.declared_types(html) == structure.declared_types(html, html_bytes(html)) == types
