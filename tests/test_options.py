@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,8 @@ from corpustool.cli.build import options_from_args
 from corpustool.errors import OptionError
 from corpustool.options import ONION_OPTIONS, ONION_PREFIX, OPTIONS, default
 from corpustool.pipeline import PipelineOptions, build_stages
+from tests.support.paths import PACKAGE
 
-PACKAGE = Path(__file__).resolve().parents[1] / "corpustool"
 
 
 def _subparser(command: str) -> argparse.ArgumentParser:

@@ -57,7 +57,7 @@ stage that guesses the language the parse is kept for the guess
 (``parse_unparsed``) and walked afterwards. The engine keeps ruby annotations
 (justext-plus strips them). A page the fast path gives back is parsed by
 ``parse_html``: the same paragraphs and title either way
-(tests/test_engine_fast_path.py; ``sax_stats()`` counts both). A page parsed
+(tests/native/test_backend_parity.py; ``sax_stats()`` counts both). A page parsed
 already is walked as it is.
 """
 from __future__ import annotations

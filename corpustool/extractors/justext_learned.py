@@ -36,7 +36,7 @@ a software.
 The model ships as ``corpustool/models/justext_learned.json``: the trees as
 arrays (feature, threshold, children, leaf values), evaluated for all
 paragraphs and trees at once with numpy (:class:`TreeModel`), equal to
-LightGBM's own predictions (tests/test_justext_learned.py). LightGBM is
+LightGBM's own predictions (tests/extractors/test_justext_learned.py). LightGBM is
 needed only to train.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@
   2-3 characters) or a quad (for longer ones) that starts no string, most of
   them, costs one bit test; one that may start one compares the few strings
   filed under it. Strings of one character are tested against each character.
-  The answer is the automaton's (tests/test_template_gate.py compares them on
+  The answer is the automaton's (tests/native/test_backend_parity.py compares them on
   every line of the development pages).
 * :func:`first_control`: where a page has a C0 control character HTML
   forbids (:func:`corpustool.encoding.strip_controls`): ``re``'s search of a
@@ -32,7 +32,7 @@
   and the filters took ~0.15 ms a page, this loop a quarter of that), jusText's stop-word
   count without lower-casing the chunks that are lower case already, and the per-language
   sums of the stop words' weights in the same order of additions as the numpy path (half
-  its time). tests/test_identify_fast.py compares each with the Python code on random text
+  its time). tests/native/test_backend_parity.py compares each with the Python code on random text
   and on every character of Unicode.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
@@ -588,7 +588,7 @@ def chunk_words(counts, const unsigned char[:] marks not None):
     The regex, ``L (L | M)* (['’] L (L | M)*)*`` with L a letter of ``[^\\W\\d_]`` and M a mark,
     matches greedily and never backtracks out of a run, so a match is the longest run of letters
     and marks from a letter, continued past an apostrophe only when a letter follows it: one
-    loop, the same words (tests/test_identify_fast.py compares them on random texts).
+    loop, the same words (tests/native/test_backend_parity.py compares them on random texts).
     """
     if not isinstance(counts, dict):
         raise TypeError("counts must be a dict (a Counter)")
