@@ -10,8 +10,9 @@ one place, :func:`page_features`:
 
 * the paragraph's own: characters, words, link and stop-word density, stop
   words, heading, tag, depth, classic jusText's context-free and final class,
-  sentence end, digit share, copyright sign, and what its words say
-  (``template_lines``: a template line, a dateline or post line);
+  sentence end, digit share, copyright sign, a price, and what its words say
+  (``template_lines``: a template line and its kind, a rights line, a
+  control's label, a dateline or post line);
 * where it sits: position among the paragraphs and in the page's text, the
   evidence regions around it (nav, footer, header, aside, share, cookie,
   comment, review, form, ad, meta: semantic elements, ARIA roles and
@@ -21,11 +22,19 @@ one place, :func:`page_features`:
 * repetition: paragraphs with the same DOM path on the page, siblings under
   the same parent and grandparent, the same text elsewhere on the page;
 * the page: number of paragraphs, jusText's kept share, the schema.org types
-  it declares (discussion, product, item list);
-* headings: paragraphs and characters since the last heading;
+  it declares (discussion, product, item list), whether its comment blocks
+  are its posts (the structural guard);
+* headings: paragraphs and characters since the last heading, paragraphs
+  since the title's heading, under a heading announcing related links;
 * the neighbours' features (previous and next paragraph).
 
-The model gives the probability that a paragraph is main text; it becomes a
+The model has two stages (session 13): stage 1 gives the probability that a
+paragraph is main text from these features; stage 2 gives it again from the
+same features and stage 1's probabilities around the paragraph (the two
+before and after, the window of three either side, the same DOM path, the
+same parent, the page: :func:`context_features`). Stage 2 was trained on
+stage-1 probabilities from models that had not seen the page's domain.
+The final probability becomes a
 context-free class (``good`` at or above 0.55, ``bad`` below 0.45, else
 ``neargood``, or ``short`` when jusText found it short) and Algorithm 2.3 of
 the engine revises the uncertain ones. One guard: a page where that keeps
@@ -34,10 +43,11 @@ highest (a page is never emptied by the model alone). Nothing names a site or
 a software.
 
 The model ships as ``corpustool/models/justext_learned.json``: the trees as
-arrays (feature, threshold, children, leaf values), evaluated for all
-paragraphs and trees at once with numpy (:class:`TreeModel`), equal to
-LightGBM's own predictions (tests/test_justext_learned.py). LightGBM is
-needed only to train.
+arrays (feature, threshold, children, leaf values; stage 2 under
+``"stage2"``), evaluated by the compiled ``native/tree_scores.pyx`` (indices
+checked before the walk) or, without it, for all paragraphs and trees at once
+with numpy (:class:`TreeModel`); both equal LightGBM's own predictions
+(tests/test_justext_learned.py). LightGBM is needed only to train.
 """
 from __future__ import annotations
 
