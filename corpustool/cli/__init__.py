@@ -46,7 +46,7 @@ class _Version(argparse.Action):
 
 
 # the modules whose register() adds subcommands, in the order `corpustool --help` lists them: the
-# pipeline's own commands first, the rest alphabetically (tests/test_import_rules.py checks that every
+# pipeline's own commands first, the rest alphabetically (tests/system/test_import_rules.py checks that every
 # module of cli/ with a register() is here)
 COMMAND_MODULES = ("build", "stages", "dedup_near", "eval", "inspect", "langfilter", "menus", "merge", "onion",
                    "release", "report", "stoplist", "vert_check")

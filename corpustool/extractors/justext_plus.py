@@ -458,7 +458,7 @@ class JustextPlusExtractor(Extractor):
 
     def extract(self, page: Page) -> list[Paragraph]:
         paras = self._extract_once(page)
-        if "buttons" in structure.RULES and page.html and not any(p.cls == GOOD for p in paras):
+        if "buttons" in structure.RULES and page.html and self._left_empty(paras):
             # a page left without text may be one whose buttons swallowed it (see
             # structure.without_buttons): parsed again without them, once
             repaired = structure.without_buttons(page.html)
@@ -467,11 +467,16 @@ class JustextPlusExtractor(Extractor):
                 if page.parsed:
                     retry.tree   # a page given as lxml's tree is repaired on the same path (same result)
                 again = self._extract_once(retry)
-                if any(p.cls == GOOD for p in again):
+                if not self._left_empty(again):
                     if "structure" in retry.meta:
                         page.meta["structure"] = retry.meta["structure"]
                     return again
         return paras
+
+    @staticmethod
+    def _left_empty(paras: list[Paragraph]) -> bool:
+        """Whether the decision kept nothing of the page (then it is parsed again without its buttons)."""
+        return not any(p.cls == GOOD for p in paras)
 
     def _extract_once(self, page: Page) -> list[Paragraph]:
         """The page walked once (paragraphs, structural evidence, title), then decided."""

@@ -45,7 +45,7 @@ def test_features_have_one_column_per_name():
     stage = Clean(extractor="justext-learned", languages=["en"], model="none")
     stage.extractor.capture = []
     stage.process(Document(id="t", url="https://example.org/a", raw=PAGE.encode("utf-8")))
-    X, texts = stage.extractor.capture[0]
+    X, texts, _struct = stage.extractor.capture[0]
     assert X.shape == (len(texts), len(jl.FEATURES))
     assert np.isfinite(X).all()
     nav = texts.index("Home")
@@ -82,6 +82,32 @@ def test_array_model_equals_lightgbm():
     Z = rng.random((300, len(jl.FEATURES)))
     assert np.allclose(model.predict(Z), booster.predict(Z), atol=1e-12)
     assert np.allclose(model.raw_score(Z), booster.predict(Z, raw_score=True), atol=1e-12)
+    # the compiled trees (native/tree_scores.pyx) and numpy's give the same scores
+    assert np.allclose(model.raw_score_numpy(Z), booster.predict(Z, raw_score=True), atol=1e-12)
+    Z[:, 3] = model.threshold[model.feature == 3][0] if (model.feature == 3).any() else 0.5   # ties go left
+    assert np.allclose(model.raw_score(Z), model.raw_score_numpy(Z), atol=1e-12)
+
+
+def test_compiled_trees_check_their_arrays():
+    from corpustool.native import backend
+
+    scores = backend.trees.get("tree_scores")
+    if scores is None:
+        pytest.skip("the compiled trees are not built")
+    X = np.zeros((2, 3))
+    out = np.empty(2)
+    i32 = lambda a: np.asarray(a, dtype=np.int32)
+    f64 = lambda a: np.asarray(a, dtype=np.float64)
+    # one split on feature 1, two leaves
+    scores(X, i32([1]), f64([0.5]), i32([-1]), i32([-2]), f64([1.0, 2.0]), i32([0]), 0.25, out)
+    assert out.tolist() == [1.25, 1.25]
+    for feature, left, roots in (([3], [-1], [0]), ([-1], [-1], [0]), ([1], [-3], [0]), ([1], [1], [0]),
+                                 ([1], [-1], [2])):
+        with pytest.raises(ValueError):
+            scores(X, i32(feature), f64([0.5]), i32(left), i32([-2]), f64([1.0, 2.0]), i32(roots), 0.0, out)
+    # a cycle: node 0 leads to itself
+    with pytest.raises(ValueError):
+        scores(X, i32([1]), f64([0.5]), i32([0]), i32([-2]), f64([1.0, 2.0]), i32([0]), 0.0, out)
 
 
 def test_model_arrays_are_checked():
