@@ -17,7 +17,7 @@ process; the harness imports it under atheris's coverage instrumentation. The en
 * ``text_scans``: ``native/text_scan.pyx`` on the input as text (``utf8_bytes``,
   ``first_control``, ``has_control_bytes``, the keyword gate, the language guess's
   ``chunk_words``/``stop_occurrences``/``stop_word_scores`` through ``identify``, the quality
-  marks' ``word_measures``).
+  marks' ``word_measures``, the page declarations' ``find_ascii``; each against its Python twin).
 """
 from __future__ import annotations
 
@@ -106,6 +106,9 @@ def text_scans(data: bytes) -> None:
         text_scan.first_control(text)
         text_scan.has_control_bytes(data)
         text_scan.schema_type_names(data, (data[:7], b"QAPage", data[-3:]), 512)
+        for needle in ("ld+json", "<time", "itemtype", text[:3] if text[:3].isascii() and text[:3] else "a"):
+            start = len(data) % 7
+            assert text_scan.find_ascii(text, needle, start) == text.find(needle, start)
         lower = text.lower()
         stop = frozenset(lower.split()[:5])
         # the quality marks' counts, and the same as the Python twin's
