@@ -40,6 +40,7 @@ import numpy as np
 
 from .document import Document
 from .errors import OptionError
+from .native import backend
 from .stage import DocumentStage
 
 MODES = ("off", "mark", "drop")
@@ -109,6 +110,7 @@ class _Words:
         rank = np.zeros(n, dtype=np.int64)
         rank[first] = np.arange(len(first))
         self.ids = rank[first_at]
+        self.word_lens = np.fromiter(map(len, self.distinct), dtype=np.int64, count=len(self.distinct))
 
     def letter_runs(self, stopwords: frozenset[str] | None) -> tuple[int, int, int, int]:
         """(runs of letters, their letters, of them stop words, words without a letter), each
@@ -139,22 +141,22 @@ class _Words:
                 stop += c * sum(map(stopwords.__contains__, found))
         return runs, letters, stop, no_letter
 
-    def ngram_measures(self) -> dict[str, float]:
-        """``q_top2`` .. ``q_top4`` and ``q_dup5``.
+    def ngram_counts(self) -> tuple[int, int, int, int, int, int, int]:
+        """``(top2, chars2, top3, chars3, top4, chars4, dup5)``: for k = 2, 3, 4 the occurrences of
+        the most frequent k-gram (0 when none repeats) and its characters, and the characters of
+        the words covered by a 5-gram occurring more than once (0 with fewer than ten words).
 
         A k-gram gets a dense integer id from its (k-1)-gram's id and its last word's, so a count
         is one ``numpy.unique`` over integers, not a ``Counter`` of word tuples; and only the
         positions whose (k-1)-gram repeats (for bigrams: both words) are looked at for k (no other
         k-gram can repeat). The
         values are those of the counting definition (the tests compare both)."""
-        out = {"q_top2": 0.0, "q_top3": 0.0, "q_top4": 0.0, "q_dup5": 0.0}
+        out = [0] * 7
         n, ids, counts = self.n, self.ids, self.counts
         k_distinct = len(counts)
         if k_distinct == n:
-            return out              # no word repeats: no n-gram does
-        word_lens = np.fromiter(map(len, self.distinct), dtype=np.int64, count=k_distinct)
-        lens = word_lens[ids]
-        total = int(lens.sum())
+            return tuple(out)       # no word repeats: no n-gram does
+        lens = self.word_lens[ids]
         # a bigram can repeat only where both its words do
         repeats = counts[ids] > 1
         at = np.flatnonzero(repeats[:-1] & repeats[1:])     # start positions of the k-grams in question
@@ -174,16 +176,33 @@ class _Words:
                 # the most frequent k-gram, of equals the one seen first (Counter.most_common's):
                 # the first position holding one of them
                 i = int(at[np.argmax(freq[gram] == top)])
-                out[f"q_top{k}"] = min(1.0, top * int(lens[i:i + k].sum()) / total)
+                out[2 * (k - 2)] = top
+                out[2 * (k - 2) + 1] = int(lens[i:i + k].sum())
             elif n >= 2 * k:
                 # characters of the words covered by a 5-gram occurring more than once
                 starts = at[repeated]
                 edge = np.zeros(n + 1, dtype=np.int64)
                 edge[starts] += 1
                 edge[starts + k] -= 1
-                out["q_dup5"] = int(lens[np.cumsum(edge[:n]) > 0].sum()) / total
+                out[6] = int(lens[np.cumsum(edge[:n]) > 0].sum())
             at, gram = at[repeated], gram[repeated]
-        return out
+        return tuple(out)
+
+
+def _word_measures_python(lower: str, stopwords: frozenset[str] | None, ngrams: bool) -> tuple[int, ...]:
+    """The counts behind the word measures of a lower-cased text: ``(words, runs, letters, stop,
+    no_letter, chars, top2, chars2, top3, chars3, top4, chars4, dup5)`` (:class:`_Words`; the
+    n-gram counts zero without ``ngrams``). The pure-Python twin of the compiled
+    ``text_scan.word_measures``, which returns the same tuple (tests/test_quality.py)."""
+    words = _Words(lower)
+    runs, letters, stop, no_letter = words.letter_runs(stopwords)
+    chars = int(words.word_lens[words.ids].sum())
+    grams = words.ngram_counts() if ngrams else (0,) * 7
+    return (words.n, runs, letters, stop, no_letter, chars) + grams
+
+
+#: the word measures' counts: compiled (one pass over the characters) or the Python twin
+word_measures = backend.text_scan.get("word_measures") or _word_measures_python
 
 
 def measure(paragraphs: list[Any], lang: str | None, stopwords: frozenset[str] | None) -> dict[str, float]:
@@ -195,9 +214,10 @@ def measure(paragraphs: list[Any], lang: str | None, stopwords: frozenset[str] |
     n = len(texts)
     body = [t for p, t in zip(paragraphs, texts) if not getattr(p, "heading", False)] or texts
     text = "\n".join(texts)
-    words = _Words(text.lower())        # (lower-casing neither adds nor removes a space or a letter)
-    nw = words.n or 1
-    runs, letters, stop, no_letter = words.letter_runs(stopwords)
+    # (lower-casing neither adds nor removes a space or a letter)
+    (n_words, runs, letters, stop, no_letter, chars, top2, chars2, top3, chars3, top4, chars4,
+     dup5) = word_measures(text.lower(), stopwords, lang not in NO_SPACES)
+    nw = n_words or 1
     out: dict[str, float] = {}
     out["q_punct"] = sum(1 for t in body if _ends_terminal(t)) / len(body)
     out["q_short"] = sum(1 for t in texts if len(t) <= SHORT_LINE) / n
@@ -222,7 +242,11 @@ def measure(paragraphs: list[Any], lang: str | None, stopwords: frozenset[str] |
     out["q_dup_lines"] = dup / n
     out["q_dup_chars"] = dup_chars / max(1, sum(map(len, texts)))
     if lang not in NO_SPACES:
-        out.update(words.ngram_measures())
+        # Gopher's top n-gram fractions and duplicate 5-gram fraction
+        out["q_top2"] = min(1.0, top2 * chars2 / chars) if top2 else 0.0
+        out["q_top3"] = min(1.0, top3 * chars3 / chars) if top3 else 0.0
+        out["q_top4"] = min(1.0, top4 * chars4 / chars) if top4 else 0.0
+        out["q_dup5"] = dup5 / chars if dup5 else 0.0
     return out
 
 

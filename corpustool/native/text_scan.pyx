@@ -719,3 +719,360 @@ def stop_word_scores(dict index, words, Py_ssize_t n_langs):
     finally:
         PyMem_Free(sums)
         PyMem_Free(counts)
+
+
+# -- the word measures of the quality marks (corpustool.quality.word_counts) ------------------------
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    int PySet_Contains(object anyset, object key) except -1
+
+from libc.stdint cimport uint64_t
+from libc.string cimport memcmp
+
+
+cdef inline Py_ssize_t table_size(Py_ssize_t n) noexcept:
+    # a power of two at least twice n (open addressing, half full at most)
+    cdef Py_ssize_t size = 16
+    while size < 2 * n:
+        size *= 2
+    return size
+
+
+cdef inline uint64_t mix(uint64_t h) noexcept:
+    # the finaliser of MurmurHash3: every input bit moves every output bit
+    h ^= h >> 33
+    h *= <uint64_t>0xff51afd7ed558ccdULL
+    h ^= h >> 33
+    h *= <uint64_t>0xc4ceb9fe1a85ec53ULL
+    h ^= h >> 33
+    return h
+
+
+cdef class _Buffers:
+    """The C arrays of one call of :func:`word_measures`, freed together (also on an exception)."""
+    cdef Py_ssize_t* at          # the positions of the k-grams looked at
+    cdef Py_ssize_t* ids         # the distinct word at each position
+    cdef Py_ssize_t* first       # per distinct word: its first position
+    cdef Py_ssize_t* length      # per distinct word: its characters
+    cdef Py_ssize_t* count       # per distinct word: its occurrences
+    cdef uint64_t* hashes        # per distinct word
+    cdef Py_ssize_t* table       # open addressing: 1 + the distinct word (or k-gram), 0 free
+    cdef uint64_t* keys          # the k-grams' keys in the table
+    cdef Py_ssize_t* gram        # per k-gram position: the (k-1)-gram, then the k-gram
+    cdef Py_ssize_t* freq        # per distinct k-gram: its occurrences
+
+    def __dealloc__(self):
+        PyMem_Free(self.at)
+        PyMem_Free(self.ids)
+        PyMem_Free(self.first)
+        PyMem_Free(self.length)
+        PyMem_Free(self.count)
+        PyMem_Free(self.hashes)
+        PyMem_Free(self.table)
+        PyMem_Free(self.keys)
+        PyMem_Free(self.gram)
+        PyMem_Free(self.freq)
+
+
+cdef void* alloc(Py_ssize_t n, size_t size) except NULL:
+    if n < 1:
+        n = 1
+    if <size_t>n > PY_SSIZE_T_MAX // size:
+        raise MemoryError()
+    cdef void* p = PyMem_Malloc(n * size)
+    if p is NULL:
+        raise MemoryError()
+    return p
+
+
+def word_measures(str lower not None, stop, bint ngrams):
+    """The counts behind the quality marks' word measures of a lower-cased text (the Python twin:
+    ``corpustool.quality._word_measures_python``, the same tuple), one pass over its characters:
+
+    ``(words, runs, letters, stop, no_letter, chars, top2, chars2, top3, chars3, top4, chars4,
+    dup5)``: the words of ``lower.split()``; the runs of letters of ``[^\\W\\d_]+`` in them and
+    their characters; of the runs, those in the set ``stop`` (None: 0); the words without one;
+    the characters of the words. With ``ngrams``, for k = 2, 3, 4 the occurrences of the most
+    frequent k-gram of words (0 when none repeats) and its characters (of equals, the one seen
+    first), and the characters of the words covered by a 5-gram occurring more than once (0 with
+    fewer than ten words); else zeros.
+
+    The words are found once, each numbered by an open-addressing table over its characters
+    (compared in full, never by hash alone); the runs are looked for in each distinct word once;
+    a k-gram is (its (k-1)-gram's number, its last word) and only the positions whose
+    (k-1)-gram repeats are looked at for k (no other k-gram can repeat)."""
+    if stop is not None and not isinstance(stop, (set, frozenset)):
+        raise TypeError("stop must be a set or None")
+    cdef int kind = PyUnicode_KIND(lower)
+    cdef const char* data = <const char*>PyUnicode_DATA(lower)
+    cdef Py_ssize_t size = len(lower)
+    cdef Py_ssize_t n = 0, i, j, k, s, e, start, d = 0, mask, slot
+    cdef Py_ssize_t runs = 0, letters = 0, stops = 0, no_letter = 0, total = 0, found
+    cdef Py_UCS4 c
+    cdef Py_ssize_t tops[3]
+    cdef Py_ssize_t top_chars[3]
+    cdef Py_ssize_t dup5 = 0
+    cdef uint64_t h
+    cdef bint in_word = False
+    cdef _Buffers b = _Buffers()
+    tops[0] = tops[1] = tops[2] = 0
+    top_chars[0] = top_chars[1] = top_chars[2] = 0
+    # the words: count, then their starts and lengths
+    for i in range(size):
+        if Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+            in_word = False
+        elif not in_word:
+            in_word = True
+            n += 1
+    b.ids = <Py_ssize_t*>alloc(n, sizeof(Py_ssize_t))
+    b.first = <Py_ssize_t*>alloc(n, sizeof(Py_ssize_t))
+    b.length = <Py_ssize_t*>alloc(n, sizeof(Py_ssize_t))
+    b.count = <Py_ssize_t*>alloc(n, sizeof(Py_ssize_t))
+    b.hashes = <uint64_t*>alloc(n, sizeof(uint64_t))
+    cdef Py_ssize_t slots = table_size(n)
+    b.table = <Py_ssize_t*>alloc(slots, sizeof(Py_ssize_t))
+    memset(b.table, 0, slots * sizeof(Py_ssize_t))
+    mask = slots - 1
+    i = 0
+    j = 0
+    while i < size and j < n:
+        if Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)):
+            i += 1
+            continue
+        start = i
+        h = 0x9e3779b97f4a7c15ULL
+        while i < size:
+            c = PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(c):
+                break
+            h = (h ^ <uint64_t>c) * <uint64_t>0x100000001b3ULL
+            i += 1
+        h = mix(h ^ <uint64_t>(i - start))
+        total += i - start
+        slot = <Py_ssize_t>(h & <uint64_t>mask)
+        while True:
+            k = b.table[slot]
+            if k == 0:
+                # a new distinct word
+                b.table[slot] = d + 1
+                b.first[d] = start
+                b.length[d] = i - start
+                b.count[d] = 1
+                b.hashes[d] = h
+                b.ids[j] = d
+                d += 1
+                break
+            k -= 1
+            if (b.hashes[k] == h and b.length[k] == i - start
+                    and memcmp(data + b.first[k] * kind, data + start * kind, (i - start) * kind) == 0):
+                b.count[k] += 1
+                b.ids[j] = k
+                break
+            slot = (slot + 1) & mask
+        j += 1
+    if j != n:
+        raise RuntimeError("word_measures: the words changed between the two passes")
+    # the runs of letters of each distinct word, counted as often as it occurs
+    for k in range(d):
+        s = b.first[k]
+        e = s + b.length[k]
+        found = 0
+        i = s
+        while i < e:
+            if not word_letter(PyUnicode_READ(kind, data, i)):
+                i += 1
+                continue
+            start = i
+            i += 1
+            while i < e and word_letter(PyUnicode_READ(kind, data, i)):
+                i += 1
+            found += 1
+            letters += b.count[k] * (i - start)
+            if stop is not None and PySet_Contains(stop, PyUnicode_Substring(lower, start, i)):
+                stops += b.count[k]
+        if found:
+            runs += b.count[k] * found
+        else:
+            no_letter += b.count[k]
+    if ngrams and d < n:
+        dup5 = _ngrams(b, n, tops, top_chars)
+    return (n, runs, letters, stops, no_letter, total, tops[0], top_chars[0], tops[1], top_chars[1],
+            tops[2], top_chars[2], dup5)
+
+
+cdef Py_ssize_t _ngrams(_Buffers b, Py_ssize_t n, Py_ssize_t* tops, Py_ssize_t* top_chars) except -1:
+    """The k-gram counts of :func:`word_measures` (its words' ``ids``, ``count`` and ``length``
+    filled); ``tops``/``top_chars`` for k = 2, 3, 4; returns the characters covered by repeated
+    5-grams."""
+    cdef Py_ssize_t i, j, k, m, kept, slots, mask, slot, g, top, chars, dup5 = 0, depth, w
+    cdef uint64_t key
+    b.at = <Py_ssize_t*>alloc(n, sizeof(Py_ssize_t))
+    b.gram = <Py_ssize_t*>alloc(n, sizeof(Py_ssize_t))
+    b.freq = <Py_ssize_t*>alloc(n, sizeof(Py_ssize_t))
+    slots = table_size(n)
+    PyMem_Free(b.table)
+    b.table = NULL
+    b.table = <Py_ssize_t*>alloc(slots, sizeof(Py_ssize_t))
+    b.keys = <uint64_t*>alloc(slots, sizeof(uint64_t))
+    # a bigram can repeat only where both its words do
+    m = 0
+    for i in range(n - 1):
+        if b.count[b.ids[i]] > 1 and b.count[b.ids[i + 1]] > 1:
+            b.at[m] = i
+            b.gram[m] = b.ids[i]
+            m += 1
+    for k in range(2, 6):
+        kept = 0
+        for j in range(m):
+            if b.at[j] + k <= n:
+                b.at[kept] = b.at[j]
+                b.gram[kept] = b.gram[j]
+                kept += 1
+        m = kept
+        if m < 2:
+            break
+        # number the k-grams (the (k-1)-gram, the last word): at most m of them, table of 2m+ slots
+        slots = table_size(m)
+        mask = slots - 1
+        memset(b.table, 0, slots * sizeof(Py_ssize_t))
+        g = 0
+        top = 0
+        for j in range(m):
+            w = b.ids[b.at[j] + k - 1]
+            if b.gram[j] < 0 or b.gram[j] >= n or w < 0 or w >= n:
+                raise IndexError("word_measures: a k-gram out of range")
+            key = <uint64_t>b.gram[j] * <uint64_t>n + <uint64_t>w
+            slot = <Py_ssize_t>(mix(key) & <uint64_t>mask)
+            while True:
+                i = b.table[slot]
+                if i == 0:
+                    b.table[slot] = g + 1
+                    b.keys[slot] = key
+                    b.freq[g] = 1
+                    b.gram[j] = g
+                    g += 1
+                    break
+                if b.keys[slot] == key:
+                    b.freq[i - 1] += 1
+                    b.gram[j] = i - 1
+                    break
+                slot = (slot + 1) & mask
+        for i in range(g):
+            if b.freq[i] > top:
+                top = b.freq[i]
+        if top < 2:
+            break               # no repeated k-gram: no repeated longer one either
+        if k < 5:
+            # the most frequent k-gram, of equals the one at the first position
+            for j in range(m):
+                if b.freq[b.gram[j]] == top:
+                    chars = 0
+                    for i in range(b.at[j], b.at[j] + k):
+                        chars += b.length[b.ids[i]]
+                    tops[k - 2] = top
+                    top_chars[k - 2] = chars
+                    break
+        elif n >= 2 * k:
+            # the characters of the words covered by a 5-gram occurring more than once
+            depth = -1          # the last position covered so far
+            for j in range(m):
+                if b.freq[b.gram[j]] > 1:
+                    i = b.at[j] if b.at[j] > depth else depth + 1
+                    while i < b.at[j] + k:
+                        dup5 += b.length[b.ids[i]]
+                        i += 1
+                    depth = b.at[j] + k - 1
+        kept = 0
+        for j in range(m):
+            if b.freq[b.gram[j]] > 1:
+                b.at[kept] = b.at[j]
+                b.gram[kept] = b.gram[j]
+                kept += 1
+        m = kept
+    return dup5
+
+
+# -- a str's str.find for an ASCII needle: SSE2 compares of three of its characters at once -------
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* the first i in [start, end - m] where the units s[i:i + m] equal the ASCII needle (m >= 1);
+       -1 when none. With SSE2, 16 bytes of units a step are compared with the needle's first,
+       middle and last characters (at their offsets); only where all three match is the needle
+       compared in full. A load reads s[i + off .. i + off + lanes - 1], off <= m - 1, for
+       i + lanes - 1 <= end - m: within s[0:end]. */
+    #define CT_FIND(NAME, T, LANES, CMPEQ, SET1, BYTES)                                          \
+    static Py_ssize_t NAME(const T* s, Py_ssize_t start, Py_ssize_t end,                         \
+                           const unsigned char* needle, Py_ssize_t m) {                          \
+        Py_ssize_t i = start, last = end - m, mid = m / 2, j;                                    \
+        if (start < 0 || m < 1 || last < start) return -1;                                      \
+        CT_FIND_SIMD(T, LANES, CMPEQ, SET1, BYTES)                                               \
+        for (; i <= last; i++) {                                                                 \
+            if (s[i] != needle[0] || s[i + m - 1] != needle[m - 1]) continue;                   \
+            for (j = 1; j < m && s[i + j] == needle[j]; j++) ;                                   \
+            if (j == m) return i;                                                                \
+        }                                                                                        \
+        return -1;                                                                               \
+    }
+    #if defined(__SSE2__)
+    #define CT_FIND_SIMD(T, LANES, CMPEQ, SET1, BYTES)                                           \
+        {                                                                                        \
+            __m128i a = SET1(needle[0]), b = SET1(needle[mid]), c = SET1(needle[m - 1]);         \
+            for (; i + LANES - 1 <= last; i += LANES) {                                          \
+                __m128i x = CMPEQ(_mm_loadu_si128((const __m128i*) (s + i)), a);                 \
+                __m128i y = CMPEQ(_mm_loadu_si128((const __m128i*) (s + i + mid)), b);           \
+                __m128i z = CMPEQ(_mm_loadu_si128((const __m128i*) (s + i + m - 1)), c);         \
+                unsigned int bits = (unsigned int) _mm_movemask_epi8(_mm_and_si128(_mm_and_si128(x, y), z)); \
+                while (bits) {                                                                   \
+                    Py_ssize_t k = i + __builtin_ctz(bits) / BYTES;                              \
+                    for (j = 0; j < m && s[k + j] == needle[j]; j++) ;                           \
+                    if (j == m) return k;                                                        \
+                    bits &= ~((1u << (BYTES * (k - i + 1))) - 1u);                               \
+                }                                                                                \
+            }                                                                                    \
+        }
+    #else
+    #define CT_FIND_SIMD(T, LANES, CMPEQ, SET1, BYTES)
+    #endif
+    #define CT_SET1_8(c) _mm_set1_epi8((char) (c))
+    #define CT_SET1_16(c) _mm_set1_epi16((short) (c))
+    #define CT_SET1_32(c) _mm_set1_epi32((int) (c))
+    CT_FIND(ct_find1, uint8_t, 16, _mm_cmpeq_epi8, CT_SET1_8, 1)
+    CT_FIND(ct_find2, uint16_t, 8, _mm_cmpeq_epi16, CT_SET1_16, 2)
+    CT_FIND(ct_find4, uint32_t, 4, _mm_cmpeq_epi32, CT_SET1_32, 4)
+    """
+    Py_ssize_t ct_find1(const Py_UCS1* s, Py_ssize_t start, Py_ssize_t end, const unsigned char* needle, Py_ssize_t m) noexcept nogil
+    Py_ssize_t ct_find2(const Py_UCS2* s, Py_ssize_t start, Py_ssize_t end, const unsigned char* needle, Py_ssize_t m) noexcept nogil
+    Py_ssize_t ct_find4(const Py_UCS4* s, Py_ssize_t start, Py_ssize_t end, const unsigned char* needle, Py_ssize_t m) noexcept nogil
+
+
+def find_ascii(str text not None, str needle not None, Py_ssize_t start=0, Py_ssize_t end=PY_SSIZE_T_MAX):
+    """``text.find(needle, start, end)`` for an ASCII ``needle`` of 1 to 64 characters and ``start``,
+    ``end`` not negative (the page declarations' searches, text_types.py). CPython's search of a
+    page takes 0.2-0.45 ns a character for these needles (most pages are strings of 2-byte
+    characters); SSE2 compares of the needle's first, middle and last characters, 16 bytes a
+    step, leave few places to compare in full."""
+    cdef Py_ssize_t m = len(needle), size = len(text), i
+    cdef unsigned char raw[64]
+    if m == 0 or m > 64 or not PyUnicode_IS_ASCII(needle):
+        raise ValueError("the needle must be 1 to 64 ASCII characters")
+    if start < 0 or end < 0:
+        raise ValueError("start and end must not be negative")
+    cdef const Py_UCS1* chars = <const Py_UCS1*>PyUnicode_DATA(needle)
+    for i in range(m):
+        raw[i] = chars[i]
+    if end > size:
+        end = size
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void* data = PyUnicode_DATA(text)
+    if kind == PyUnicode_1BYTE_KIND:
+        return ct_find1(<const Py_UCS1*>data, start, end, raw, m)
+    if kind == PyUnicode_2BYTE_KIND:
+        return ct_find2(<const Py_UCS2*>data, start, end, raw, m)
+    return ct_find4(<const Py_UCS4*>data, start, end, raw, m)

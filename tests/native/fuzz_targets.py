@@ -16,11 +16,13 @@ process; the harness imports it under atheris's coverage instrumentation. The en
   ``page_text``, justext-plus's ``extract_evidence`` and decide);
 * ``text_scans``: ``native/text_scan.pyx`` on the input as text (``utf8_bytes``,
   ``first_control``, ``has_control_bytes``, the keyword gate, the language guess's
-  ``chunk_words``/``stop_occurrences``/``stop_word_scores`` through ``identify``).
+  ``chunk_words``/``stop_occurrences``/``stop_word_scores`` through ``identify``, the quality
+  marks' ``word_measures``, the page declarations' ``find_ascii``; each against its Python twin).
 """
 from __future__ import annotations
 
 import corpustool
+from corpustool import quality
 from corpustool.document import BAD, GOOD, Paragraph
 from corpustool.encoding import strip_controls
 from corpustool.extractors import justext_engine
@@ -104,6 +106,15 @@ def text_scans(data: bytes) -> None:
         text_scan.first_control(text)
         text_scan.has_control_bytes(data)
         text_scan.schema_type_names(data, (data[:7], b"QAPage", data[-3:]), 512)
+        for needle in ("ld+json", "<time", "itemtype", text[:3] if text[:3].isascii() and text[:3] else "a"):
+            start = len(data) % 7
+            assert text_scan.find_ascii(text, needle, start) == text.find(needle, start)
+        lower = text.lower()
+        stop = frozenset(lower.split()[:5])
+        # the quality marks' counts, and the same as the Python twin's
+        assert text_scan.word_measures(lower, EN, True) == quality._word_measures_python(lower, EN, True)
+        assert (text_scan.word_measures(lower, stop, bool(len(data) & 1))
+                == quality._word_measures_python(lower, stop, bool(len(data) & 1)))
     strip_controls(text)
     for line in text.splitlines()[:50]:
         template_lines.GATE.mask(line.lower())
