@@ -23,6 +23,8 @@ SWITCHED: dict[str, dict[str, str | None]] = {
     "corpustool.extractors.justext_plus_structure": {"_schema_type_names": None},
     "corpustool.extractors.base": {"_utf8_bytes": None},
     "corpustool.extractors.justext_learned": {"_tree_scores": None},
+    "corpustool.quality": {"word_measures": "_word_measures_python"},
+    "corpustool.text_types": {"_find": "_find_python"},
     "corpustool.encoding": {"_first_control": None, "_has_control_bytes": "_has_control_bytes_py"},
     "corpustool.language.identify": {"_chunk_words": None, "_stop_occurrences": None, "_stop_word_scores": None,
                                      "_compiled_page_text": None},

@@ -25,7 +25,7 @@ from corpustool.native import backend
 scan = pytest.importorskip("corpustool.native.text_scan")
 python_counts = quality._word_measures_python
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+from tests.support.paths import SHARED_DATA as SHARED
 POOLS = [
     "abcdefghijklmnopqrstuvwxyz", "äöüßéèêçñøåæłśźżąęčřžšťďıǅǈ", "0123456789٠١٢۳४५",
     ".,;:!?()[]{}\"'«»-–—/\\|@#$%^&*+=<>~`…•·", "\u00ad\u200b\u200c\u200d", "'’_",

@@ -20,7 +20,7 @@ from corpustool.native import backend
 
 scan = pytest.importorskip("corpustool.native.text_scan")
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+from tests.support.paths import SHARED_DATA as SHARED
 NEEDLES = ("ld+json", "itemtype", "<time", "</head", "</script", "x", "ab", "aaa", "abab", "a" * 64)
 FILL = {1: "<>ltimeyd+jsonab é\x00", 2: "<>ltimeyd+jsonab €\u0100\uffff", 4: "<>ltimeyd+jsonab 😀\U0010ffff"}
 
