@@ -17,7 +17,10 @@ process; the harness imports it under atheris's coverage instrumentation. The en
 * ``text_scans``: ``native/text_scan.pyx`` on the input as text (``utf8_bytes``,
   ``first_control``, ``has_control_bytes``, the keyword gate, the language guess's
   ``chunk_words``/``stop_occurrences``/``stop_word_scores`` through ``identify``, the quality
-  marks' ``word_measures``, the page declarations' ``find_ascii``; each against its Python twin).
+  marks' ``word_measures``, the page declarations' ``find_ascii``; each against its Python twin);
+* ``text_scans`` also runs ``tree_arrays``: ``native/tree_scores.pyx`` (justext-learned's trees) on arrays made from the
+  input, valid or not (indices out of range, cycles, mismatched lengths): either a ValueError or the
+  scores of the numpy evaluation.
 """
 from __future__ import annotations
 
@@ -38,6 +41,10 @@ try:
     from corpustool.native import justext_walk, text_scan
 except ImportError:          # not built: the extract_* targets still run the Python paths
     justext_walk = text_scan = None
+try:
+    from corpustool.native import tree_scores
+except ImportError:
+    tree_scores = None
 
 EN = stoplist("en")
 PLUS = get_extractor("justext-plus")
@@ -120,6 +127,54 @@ def text_scans(data: bytes) -> None:
         template_lines.GATE.mask(line.lower())
     identify.identify(text)
     identify.guess_stoplist_language(text)
+    tree_arrays(data)          # (inside this target: a new target would move the corpus's inputs)
+
+
+def tree_arrays(data: bytes) -> None:
+    """Trees from the input's bytes: sizes from the first bytes, the arrays' values from the rest
+    (signed, so children and roots fall inside and outside their arrays)."""
+    import numpy as np
+
+    if tree_scores is None or len(data) < 4:
+        return
+    n_rows, n_feat, n_nodes, n_leaves = (1 + data[0] % 5, 1 + data[1] % 4, data[2] % 9, 1 + data[3] % 9)
+    body = np.frombuffer(data[4:] + bytes(64), dtype=np.int8).astype(np.int32)
+    take = iter(range(0, len(body)))
+
+    def ints(n: int) -> np.ndarray:
+        return np.array([body[next(take) % len(body)] for _ in range(n)], dtype=np.int32)
+
+    X = (ints(n_rows * n_feat).astype(np.float64) / 7.0).reshape(n_rows, n_feat)
+    threshold = ints(n_nodes).astype(np.float64) / 5.0
+    leaf = ints(n_leaves).astype(np.float64)
+    if data[2] & 16:
+        # any values: indices out of range, cycles (the checks must refuse them)
+        feature, left, right, roots = ints(n_nodes) % (n_feat + 2), ints(n_nodes), ints(n_nodes), ints(2)
+    else:
+        # a well-formed model: children after their node or leaves, so no cycle
+        def child(j: int, v: int) -> int:
+            return j + 1 + v % (n_nodes - j - 1) if v & 1 and j + 1 < n_nodes else -1 - v % n_leaves
+        feature = ints(n_nodes) % n_feat
+        left = np.array([child(j, int(v)) for j, v in enumerate(ints(n_nodes))], dtype=np.int32)
+        right = np.array([child(j, int(v)) for j, v in enumerate(ints(n_nodes))], dtype=np.int32)
+        roots = np.array([int(v) % n_nodes if n_nodes and v & 1 else -1 - int(v) % n_leaves
+                          for v in ints(1 + data[0] % 3)], dtype=np.int32)
+    out = np.zeros(n_rows if data[1] % 11 else n_rows + 1)
+    try:
+        tree_scores.tree_scores(np.ascontiguousarray(X), feature, threshold, left, right, leaf, roots, 0.5, out)
+    except ValueError:
+        return
+    # a model the checks let through: the same scores as walking the trees in Python
+    for i in range(n_rows):
+        s = 0.5
+        for root in roots:
+            node, steps = int(root), 0
+            while node >= 0:
+                node = int(left[node] if X[i, feature[node]] <= threshold[node] else right[node])
+                steps += 1
+                assert steps <= n_nodes
+            s += leaf[~node]
+        assert out[i] == s
 
 
 TARGETS = (extract_plus, extract_auto, extract_engine, raw_bytes, lxml_tree, text_scans)
