@@ -171,7 +171,7 @@ def test_the_walk_is_the_chosen_one():
     from corpustool.extractors import justext_engine
 
     walk = justext_engine.WALK
-    assert walk.compiled == justext_engine.COMPILED == backend.walk.compiled
+    assert walk.compiled == justext_engine.WALK.compiled == backend.walk.compiled
     assert type(walk) is (justext_engine.CompiledWalk if backend.walk.compiled else justext_engine.PythonWalk)
     if walk.compiled:
         assert justext_engine.segment is justext_engine.segment_compiled
@@ -221,8 +221,8 @@ def test_the_python_walk_never_takes_the_sax_parse(extractor, monkeypatch):
     from corpustool.language.stoplists import stoplist
     from tests.support.pages import S
 
-    if not justext_engine.SAX_PARSE:
-        pytest.skip(f"no SAX parse to take: {justext_engine.SAX_ERROR}")
+    if not justext_engine.WALK.has_parse:
+        pytest.skip(f"no SAX parse to take: {justext_engine.backend.sax.reason}")
     ex = get_extractor(extractor)
     for walk in (justext_engine.python_walk(), justext_engine.walk_without_parse()):
         with monkeypatch.context() as m:
@@ -247,7 +247,7 @@ def test_without_the_walk_extension_the_engine_runs_python():
         "from corpustool.language.stoplists import stoplist\n"
         "html = sys.stdin.read()\n"
         "ps = get_extractor('justext').extract(Page(html, stoplist=stoplist('en')))\n"
-        "print(json.dumps([justext_engine.COMPILED, [[p.text, p.cls, p.cf_class, p.xpath, p.features] for p in ps]]))\n"
+        "print(json.dumps([justext_engine.WALK.compiled, [[p.text, p.cls, p.cf_class, p.xpath, p.features] for p in ps]]))\n"
     )
     html = PAGES["article"] + PAGES["links"]
     done = run_code(code, html)

@@ -83,11 +83,11 @@ def dev_html(path) -> str:
 
 
 def sax_on() -> None:
-    if not justext_engine.SAX_PARSE:
+    if not justext_engine.WALK.has_parse:
         # only lxml may turn it off (another libxml2 than the extension's headers, no exported
         # symbols), not an extension built before the SAX parse: that one needs a rebuild
-        assert not justext_engine.SAX_ERROR.startswith("ImportError"), justext_engine.SAX_ERROR
-        pytest.skip(f"the SAX parse is off: {justext_engine.SAX_ERROR}")
+        assert not justext_engine.backend.sax.reason.startswith("ImportError"), justext_engine.backend.sax.reason
+        pytest.skip(f"the SAX parse is off: {justext_engine.backend.sax.reason}")
 
 
 # == 1. the walk (justext_walk.pyx) on lxml's tree: blocks, rows, paragraphs ====================
