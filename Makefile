@@ -35,8 +35,8 @@ test-python: $(STAMP)
 # Manatee ~6.5 min once; their build scripts install their Debian build dependencies)
 PEERS := ../shared/peers
 system-deps:
-	sh scripts/install_chromium.sh
-	sh scripts/install_java.sh
+	sh scripts/make/install_chromium.sh
+	sh scripts/make/install_java.sh
 	@if [ -x $(PEERS)/cwb/build-cwb.sh ]; then \
 		$(PEERS)/cwb/build-cwb.sh $(PEERS)/cwb/cwb-3.4.33 "$${TMPDIR:-/tmp}/cwb-tools"; \
 	else echo "system-deps: no $(PEERS)/cwb: the CWB tests will skip"; fi
@@ -50,21 +50,21 @@ demo: $(STAMP)
 		--stats demo-out/stats.json --rejects demo-out/rejects.jsonl
 
 eval: $(STAMP)
-	$(PY) scripts/run_eval.py
+	$(PY) scripts/make/run_eval.py
 
 # justext-learned's model from ../shared/data/wcxb-dev (one thread, fixed seed: the same data give
 # a byte-identical corpustool/models/justext_learned.json; tests/extractors/test_justext_learned.py checks it)
 model: $(STAMP)
-	$(PY) scripts/train_model.py
+	$(PY) scripts/make/train_model.py
 
 # the inputs README.md's examples name (crawl.warc.gz, pages/, page.html, sample.txt, the snippets
 # gold set snippets/), made from the shipped demo data into examples/ (git-ignored)
 .PHONY: examples
 examples: $(STAMP)
-	$(PY) scripts/make_examples.py examples
+	$(PY) scripts/make/make_examples.py examples
 
 bench: $(STAMP)
-	@for s in scripts/bench_*.py; do echo "== $$s"; $(PY) $$s || exit 1; done
+	@for s in scripts/bench/bench_*.py; do echo "== $$s"; $(PY) $$s || exit 1; done
 
 # the compiled modules under ASan+UBSan with libFuzzer's coverage in .venv-fuzz (never .venv), then an
 # atheris campaign of FUZZ_TIME seconds (corpustool/native/README.md)
@@ -72,16 +72,16 @@ FUZZ_TIME ?= 600
 FUZZ_WORK ?= .fuzz
 FUZZ_LOG ?= $(FUZZ_WORK)/fuzz.log
 FUZZ_STAMP := .venv-fuzz/.built
-$(FUZZ_STAMP): setup.py pyproject.toml scripts/fuzz_build.sh corpustool/native/justext_walk.pyx \
+$(FUZZ_STAMP): setup.py pyproject.toml scripts/fuzz/fuzz_build.sh corpustool/native/justext_walk.pyx \
 		corpustool/native/sax_arena.pxi corpustool/native/justext_plus_decide.pyx corpustool/native/text_scan.pyx
-	FUZZ_WORK=$(FUZZ_WORK) PYTHON=$(PYTHON) sh scripts/fuzz_build.sh
+	FUZZ_WORK=$(FUZZ_WORK) PYTHON=$(PYTHON) sh scripts/fuzz/fuzz_build.sh
 	touch $(FUZZ_STAMP)
 
 fuzz-build: $(FUZZ_STAMP)
 
 fuzz: $(FUZZ_STAMP)
 	mkdir -p $(FUZZ_WORK)
-	FUZZ_WORK=$(FUZZ_WORK) FUZZ_TIME=$(FUZZ_TIME) FUZZ_LOG=$(FUZZ_LOG) sh scripts/fuzz_campaign.sh
+	FUZZ_WORK=$(FUZZ_WORK) FUZZ_TIME=$(FUZZ_TIME) FUZZ_LOG=$(FUZZ_LOG) sh scripts/fuzz/fuzz_campaign.sh
 
 clean:
 	rm -rf demo-out .pytest_cache build *.egg-info .fuzz

@@ -14,7 +14,7 @@ Evidence, each a binary feature (:func:`features`):
 * whether the page declares a date and an author.
 
 The type is the most probable under a Bernoulli naive Bayes model (Laplace smoothing), whose counts are in :mod:`corpustool.page_type_model`, trained on the WCXB
-development pages by ``scripts/bench_page_types.py --write-model``; the accuracy that script
+development pages by ``scripts/bench/bench_page_types.py --write-model``; the accuracy that script
 reports is cross-validated by domain (the model trained on three folds of domains, scored on
 the fourth). A feature enters the model only when pages of at least
 :data:`MIN_DOMAINS` domains of the training folds have it (no site's own vocabulary).

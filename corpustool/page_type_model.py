@@ -1,5 +1,5 @@
 """Counts of the page-type model (corpustool/page_type.py); written by
-``scripts/bench_page_types.py --write-model`` from the WCXB development pages
+``scripts/bench/bench_page_types.py --write-model`` from the WCXB development pages
 (1470 pages; features of at least the model's MIN_DOMAINS domains)."""
 PAGES: dict[str, int] = {'article': 791, 'collection': 113, 'documentation': 91, 'forum': 106, 'listing': 94, 'product': 113, 'service': 162}
 COUNTS: dict[str, dict[str, int]] = {

@@ -64,7 +64,7 @@ ATTRIBUTES = ("q", "q_rules") + MEASURES
 
 #: (rule, measure, "min" | "max", threshold, minimum words for the rule to apply).
 #: A document is low when a measure is below a "min" threshold or above a "max" one.
-#: Chosen on the first 305 labelled documents (docs/quality.md, scripts/bench_quality.py).
+#: Chosen on the first 305 labelled documents (docs/quality.md, scripts/bench/bench_quality.py).
 RULES: tuple[tuple[str, str, str, float, int], ...] = (
     ("short", "words", "min", 75, 0),                 # Gopher: 50
     ("punct", "q_punct", "min", 0.30, 0),             # FineWeb: 0.12

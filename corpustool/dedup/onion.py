@@ -34,7 +34,7 @@ earlier same-batch occurrences assumed kept and assumed removed; shares are
 monotone, so only the few documents where the two differ are decided one by
 one. In pass 2, n-grams outside G2+ are dropped right after the lookup.
 
-Choices where the thesis leaves room (each measured by scripts/bench_onion.py):
+Choices where the thesis leaves room (each measured by scripts/bench/bench_onion.py):
 
 * N-grams run across paragraph boundaries within a document (runs of short
   repeated paragraphs, e.g. site furniture, are found) but never across

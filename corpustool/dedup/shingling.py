@@ -29,7 +29,7 @@ punctuation skipped, as in the thesis's resemblance experiments of Sect.
   as possible.
 
 Default shingle length (DEFAULT_NGRAM = 5), chosen by measurement
-(``scripts/bench_shingling.py --choose-n``: 411 real pages of the dev set,
+(``scripts/bench/bench_shingling.py --choose-n``: 411 real pages of the dev set,
 84,109 cross-domain pairs, vs. copies with 3 % / 10 % of words substituted):
 
     n    unrelated max r   p99.9 r   3 % edit: mean r   10 % edit

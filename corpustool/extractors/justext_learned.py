@@ -5,7 +5,7 @@ few features (Algorithm 2.2: length, link density, stop-word density) and a
 context-sensitive revision of the uncertain classes from their neighbours
 (Algorithm 2.3). This extractor keeps the engine's paragraphs and the
 revision and replaces the hand-made tree by a small gradient-boosted model
-(LightGBM, trained by ``scripts/train_model.py``) over features computed in
+(LightGBM, trained by ``scripts/make/train_model.py``) over features computed in
 one place, :func:`page_features`:
 
 * the paragraph's own: characters, words, link and stop-word density, stop

@@ -4,7 +4,7 @@ Runs after cleaning, on the clean text (good paragraphs) of each document:
 
 * ``method="fast"`` (default): :func:`corpustool.language.identify.identify`,
   stop words in one pass plus script detection, ~20x langdetect's speed
-  (``scripts/bench_language.py``);
+  (``scripts/bench/bench_language.py``);
 * ``method="langdetect"``: the langdetect package, seeded
   (``DetectorFactory.seed = 0``) so its answers are reproducible;
 * with ``second_opinion`` (default on), the fast method asks langdetect when

@@ -1,1 +1,1 @@
-"""Trained models shipped with corpustool (justext_learned.json: scripts/train_model.py)."""
+"""Trained models shipped with corpustool (justext_learned.json: scripts/make/train_model.py)."""

@@ -8,7 +8,7 @@ comparison; they trust every Content-Length, so damage ends the file there.
 ARC files are framed the same way (the library back ends read them with warcio).
 
 Every record block is read as bytes and parsed by :mod:`corpustool.readers.http`,
-so all back ends produce identical documents. ``scripts/bench_warc.py`` measures
+so all back ends produce identical documents. ``scripts/bench/bench_warc.py`` measures
 them against each other in one run.
 
 With the libraries, whose framing reports no damage, each block is checked

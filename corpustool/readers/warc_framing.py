@@ -35,7 +35,7 @@ import zlib
 from dataclasses import dataclass
 from typing import IO, Callable, Iterator
 
-try:        # ISA-L's inflate, the same API as zlib's: 1.3-1.6x faster framing (scripts/bench_warc.py)
+try:        # ISA-L's inflate, the same API as zlib's: 1.3-1.6x faster framing (scripts/bench/bench_warc.py)
     from isal import isal_zlib as _inflate
 except ImportError:     # pragma: no cover - isal is a dependency; zlib gives the same bytes
     _inflate = zlib

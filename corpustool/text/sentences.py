@@ -29,7 +29,7 @@ stay with the ending sentence. Whether it does end depends on:
 The language (ISO 639-1) selects the abbreviation list and the stop words;
 without it (or for a language without a list) the union of all lists and a
 few languages' stop words are used. Measured against Universal Dependencies
-treebanks by ``scripts/bench_sentences.py`` (``docs/sentences.md``).
+treebanks by ``scripts/bench/bench_sentences.py`` (``docs/sentences.md``).
 """
 from __future__ import annotations
 

@@ -463,8 +463,8 @@ def test_cli_dedup_near(tmp_path):
 
 @pytest.fixture(scope="module")
 def quick_bench(tmp_path_factory):
-    """scripts/make_dedup_bench.py's corpus from generated text: planted near-duplicates of every kind."""
-    scripts = SCRIPTS
+    """scripts/bench/make_dedup_bench.py's corpus from generated text: planted near-duplicates of every kind."""
+    scripts = SCRIPTS / "bench"
     sys.path.insert(0, str(scripts))
     try:
         import make_dedup_bench
@@ -534,7 +534,7 @@ def test_the_benchmark_corpus_unique_text_repeats_no_10_gram(quick_bench):
 def test_the_benchmark_generator_keeps_punctuated_phrases_unique():
     """Texts whose phrases repeat as 10-grams of all tokens but not of words (punctuation),
     repeat inside a paragraph, or repeat a short paragraph: the unique text still repeats nothing."""
-    scripts = SCRIPTS
+    scripts = SCRIPTS / "bench"
     sys.path.insert(0, str(scripts))
     try:
         import make_dedup_bench
@@ -567,7 +567,7 @@ def test_the_benchmark_generator_is_deterministic_across_processes(tmp_path):
     # same options -> byte-identical files, whatever the process's string hash seed (the order of
     # sets of strings differs between processes; the uniqueness filter keys text by hash())
     import os
-    script = SCRIPTS / "make_dedup_bench.py"
+    script = SCRIPTS / "bench" / "make_dedup_bench.py"
     outs = []
     for seed in ("1", "2"):
         out = tmp_path / seed

@@ -9,7 +9,7 @@ from corpustool.eval.runner import Evaluation, parse_config
 from corpustool.eval.tokens import normalize_snippet
 from tests.support.paths import SCRIPTS
 
-SCRIPT = SCRIPTS / "run_eval.py"
+SCRIPT = SCRIPTS / "make" / "run_eval.py"
 
 
 def load_script():

@@ -160,7 +160,7 @@ def test_spark_equals_local_on_demo_crawl(spark_context, tmp_path):
 # -- the de-duplication benchmark corpus: planted near-duplicate documents and duplicate paragraphs --
 
 def _bench_corpus(directory: Path, size: int) -> list[str]:
-    spec = importlib.util.spec_from_file_location("make_dedup_bench", REPO / "scripts" / "make_dedup_bench.py")
+    spec = importlib.util.spec_from_file_location("make_dedup_bench", REPO / "scripts" / "bench" / "make_dedup_bench.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules["make_dedup_bench"] = mod
     spec.loader.exec_module(mod)

@@ -137,7 +137,7 @@ def test_shipped_model_equals_a_fresh_training_run(tmp_path):
     import sys
 
     out = tmp_path / "model.json"
-    subprocess.run([sys.executable, str(REPO / "scripts" / "train_model.py"), "--out", str(out)],
+    subprocess.run([sys.executable, str(REPO / "scripts" / "make" / "train_model.py"), "--out", str(out)],
                    check=True, capture_output=True)
     assert out.read_bytes() == jl.MODEL_PATH.read_bytes()
 

@@ -1,4 +1,4 @@
-"""The entry points the fuzz harness (scripts/fuzz_native.py) drives, without atheris.
+"""The entry points the fuzz harness (scripts/fuzz/fuzz_native.py) drives, without atheris.
 
 ``run(data)``: the first byte of ``data`` picks the entry point, the rest is the page or text.
 tests/native/test_fuzz_corpus.py replays tests/native/fuzz_corpus/ through it, each input in a fresh child
@@ -65,7 +65,7 @@ def extract_engine(data: bytes) -> None:
 
 
 def raw_bytes(data: bytes) -> None:
-    if justext_walk is None or not justext_engine.SAX_PARSE:
+    if justext_walk is None or not justext_engine.WALK.has_parse:
         return
     page = Page(data.decode("utf-8", "replace"), stoplist=EN)
     params = ENGINE.params_for(page)

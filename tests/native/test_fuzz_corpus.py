@@ -1,6 +1,6 @@
 """The fuzz corpus (tests/native/fuzz_corpus/) as regression tests: no input crashes, raises or hangs.
 
-Each file is a fuzz input of scripts/fuzz_native.py (first byte: the entry point it was found
+Each file is a fuzz input of scripts/fuzz/fuzz_native.py (first byte: the entry point it was found
 with; every entry point of tests/native/fuzz_targets.py is run on the rest). The files are the inputs
 of issue 19 that crashed the removed HTML tokenizer, our own edge inputs, and what fuzz
 campaigns found (corpustool/native/README.md). tests/native/fuzz_replay.py runs each (input, entry
@@ -25,8 +25,8 @@ CORPUS = sorted((HERE / "fuzz_corpus").iterdir())
 
 
 def test_the_seeds_use_every_entry_point():
-    """scripts/fuzz_seeds.py gives the dev pages to every entry point of fuzz_targets in turn."""
-    spec = importlib.util.spec_from_file_location("fuzz_seeds", SCRIPTS / "fuzz_seeds.py")
+    """scripts/fuzz/fuzz_seeds.py gives the dev pages to every entry point of fuzz_targets in turn."""
+    spec = importlib.util.spec_from_file_location("fuzz_seeds", SCRIPTS / "fuzz" / "fuzz_seeds.py")
     seeds = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(seeds)
     assert seeds.N_TARGETS == len(fuzz_targets.TARGETS)

@@ -17,16 +17,16 @@ from corpustool.extractors.base import Page, html_bytes, parse_html
 from corpustool.extractors.registry import get_extractor
 from tests.support.pages import EN, S, fields, random_evidence_page
 
-pytestmark = pytest.mark.skipif(not justext_engine.COMPILED,
-                                reason=f"the compiled walk: {justext_engine.COMPILED_ERROR}")
+pytestmark = pytest.mark.skipif(not justext_engine.WALK.compiled,
+                                reason=f"the compiled walk: {justext_engine.backend.walk.reason}")
 
 PLUS = get_extractor("justext-plus")
 ENGINE = get_extractor("justext")
 
 
 def sax_on() -> None:
-    if not justext_engine.SAX_PARSE:
-        pytest.skip(f"the SAX parse is off: {justext_engine.SAX_ERROR}")
+    if not justext_engine.WALK.has_parse:
+        pytest.skip(f"the SAX parse is off: {justext_engine.backend.sax.reason}")
 
 
 def test_compiled_walk_knows_the_same_tags():

@@ -400,7 +400,7 @@ def test_demo_crawl_reads_as_its_readme_says():
 
 def test_demo_crawl_is_reproducible(tmp_path):
     out = tmp_path / "crawl.warc.gz"
-    subprocess.run([sys.executable, str(REPO / "scripts" / "make_demo_crawl.py"), "-o", str(out), "--no-readme"],
+    subprocess.run([sys.executable, str(REPO / "scripts" / "make" / "make_demo_crawl.py"), "-o", str(out), "--no-readme"],
                    check=True, capture_output=True)
     assert out.read_bytes() == DEMO.read_bytes()
 

@@ -233,7 +233,7 @@ def test_documents_without_markup_are_left_alone():
 # -- the site benchmark builder --------------------------------------------------------------------
 
 def _bench_module():
-    spec = importlib.util.spec_from_file_location("make_site_bench", REPO / "scripts" / "make_site_bench.py")
+    spec = importlib.util.spec_from_file_location("make_site_bench", REPO / "scripts" / "bench" / "make_site_bench.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules["make_site_bench"] = mod
     spec.loader.exec_module(mod)

@@ -3,7 +3,7 @@
 An article's title recurs as a link in the related-links boxes of the site's
 other pages (and its first sentence as a teaser under that link); neither makes
 it template on its own page. Checked on the demo crawl and on the site
-benchmark (scripts/make_site_bench.py, built small in a temp dir): every title
+benchmark (scripts/bench/make_site_bench.py, built small in a temp dir): every title
 and body paragraph the page-level extractor keeps alone is still kept with the
 evidence, and the evidence still removes template lines.
 """
@@ -72,7 +72,7 @@ def test_demo_evidence_keeps_every_title_and_body(demo_docs, extractor, method):
 
 @pytest.fixture(scope="module")
 def site_bench(tmp_path_factory):
-    sys.path.insert(0, str(REPO / "scripts"))
+    sys.path.insert(0, str(REPO / "scripts" / "bench"))
     try:
         import make_site_bench
     finally:

@@ -6,7 +6,7 @@ from corpustool.language.sample import LANGUAGE_SAMPLE_CHARS, language_sample
 from tests.support.paths import REPO, SCRIPTS
 
 _spec = importlib.util.spec_from_file_location(
-    "bench_big_page", SCRIPTS / "bench_big_page.py")
+    "bench_big_page", SCRIPTS / "bench" / "bench_big_page.py")
 bench_big_page = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_big_page)
 
@@ -47,7 +47,7 @@ from corpustool.extractors.clean import DEFAULT_MAX_PARAGRAPHS, count_blocks
 def _measure_in_fresh_process(size_mb: float, what: str, paragraphs: int) -> dict:
     """bench_big_page.measure in a new interpreter (a forked child would inherit the test
     process's high-water mark of RSS, ru_maxrss, and hide its own growth under it)."""
-    code = ("import json, sys; sys.path.insert(0, 'scripts'); import bench_big_page as b; "
+    code = ("import json, sys; sys.path.insert(0, 'scripts/bench'); import bench_big_page as b; "
             f"print(json.dumps(b.measure({size_mb!r}, {what!r}, {paragraphs!r})))")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

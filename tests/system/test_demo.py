@@ -19,7 +19,7 @@ TEMPLATE_STRINGS = [
 
 
 def _demo_pages():
-    spec = importlib.util.spec_from_file_location("make_demo_crawl", REPO / "scripts" / "make_demo_crawl.py")
+    spec = importlib.util.spec_from_file_location("make_demo_crawl", REPO / "scripts" / "make" / "make_demo_crawl.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules["make_demo_crawl"] = mod
     spec.loader.exec_module(mod)

@@ -17,7 +17,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def test_run_eval_without_data_says_what_is_missing_and_fails(tmp_path):
-    run = subprocess.run([sys.executable, str(REPO / "scripts" / "run_eval.py")], capture_output=True, text=True,
+    run = subprocess.run([sys.executable, str(REPO / "scripts" / "make" / "run_eval.py")], capture_output=True, text=True,
                          env=_env(CORPUSTOOL_EVAL_DATA=str(tmp_path)), timeout=300)
     assert run.returncode != 0
     assert f"missing {tmp_path / 'snippets'}/" in run.stderr
@@ -26,7 +26,7 @@ def test_run_eval_without_data_says_what_is_missing_and_fails(tmp_path):
 
 
 def test_make_examples_builds_the_readme_inputs_and_run_eval_uses_a_present_set(tmp_path):
-    run = subprocess.run([sys.executable, str(REPO / "scripts" / "make_examples.py"), str(tmp_path / "ex")],
+    run = subprocess.run([sys.executable, str(REPO / "scripts" / "make" / "make_examples.py"), str(tmp_path / "ex")],
                          capture_output=True, text=True, env=_env(), timeout=600)
     assert run.returncode == 0, run.stderr
     ex = tmp_path / "ex"
@@ -40,7 +40,7 @@ def test_make_examples_builds_the_readme_inputs_and_run_eval_uses_a_present_set(
     data = tmp_path / "data"
     data.mkdir()
     (data / "snippets").symlink_to(ex / "snippets")
-    run = subprocess.run([sys.executable, str(REPO / "scripts" / "run_eval.py"), "--limit", "2", "--bootstrap", "0"],
+    run = subprocess.run([sys.executable, str(REPO / "scripts" / "make" / "run_eval.py"), "--limit", "2", "--bootstrap", "0"],
                          capture_output=True, text=True, env=_env(CORPUSTOOL_EVAL_DATA=str(data)), timeout=600)
     assert run.returncode == 0, run.stderr
     assert "default" in run.stdout and f"skipped: {data / 'wcxb-dev'} not present" in run.stdout
@@ -48,5 +48,5 @@ def test_make_examples_builds_the_readme_inputs_and_run_eval_uses_a_present_set(
 
 def test_make_has_an_examples_target_and_git_ignores_its_output():
     dry = subprocess.run(["make", "-n", "-C", str(REPO), "examples"], capture_output=True, text=True, timeout=120)
-    assert dry.returncode == 0 and "scripts/make_examples.py examples" in dry.stdout
+    assert dry.returncode == 0 and "scripts/make/make_examples.py examples" in dry.stdout
     assert "/examples/" in (REPO / ".gitignore").read_text(encoding="utf-8").split()

@@ -4,7 +4,7 @@ The fenced blocks marked ``sh`` or ``python`` are taken from README.md as they
 are; blocks without a language (the pipeline sketch, the output sample, the
 layout) are not examples. The README's placeholder names are made real in a
 temporary directory, mechanically, the same for every example, by
-scripts/make_examples.py (``make examples``, which makes them for a user):
+scripts/make/make_examples.py (``make examples``, which makes them for a user):
 
 * ``crawl.warc.gz`` is the demo crawl (data/demo/crawl.warc.gz);
 * ``pages/`` holds the demo crawl's HTML pages as files, ``page.html`` is one of
@@ -91,10 +91,10 @@ def outputs_named(line: str) -> list[str]:
 # -- the demo inputs under the README's names ------------------------------------------------
 
 def _make_examples():
-    """scripts/make_examples.py (``make examples``), which makes the same files for a user."""
+    """scripts/make/make_examples.py (``make examples``), which makes the same files for a user."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("make_examples", REPO / "scripts" / "make_examples.py")
+    spec = importlib.util.spec_from_file_location("make_examples", REPO / "scripts" / "make" / "make_examples.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -56,7 +56,7 @@ def test_extractors_listing_names_its_sources():
 def examples(tmp_path_factory):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("make_examples", REPO / "scripts" / "make_examples.py")
+    spec = importlib.util.spec_from_file_location("make_examples", REPO / "scripts" / "make" / "make_examples.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.make_examples(tmp_path_factory.mktemp("examples"))

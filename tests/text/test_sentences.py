@@ -139,7 +139,7 @@ def test_vertical_writer_splits_with_the_document_language():
 def _bench():
     if "bench_sentences" in sys.modules:
         return sys.modules["bench_sentences"]
-    spec = importlib.util.spec_from_file_location("bench_sentences", REPO / "scripts" / "bench_sentences.py")
+    spec = importlib.util.spec_from_file_location("bench_sentences", REPO / "scripts" / "bench" / "bench_sentences.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules["bench_sentences"] = mod      # dataclasses look their module up
     spec.loader.exec_module(mod)
