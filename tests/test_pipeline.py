@@ -193,7 +193,8 @@ def test_cli_refuses_invalid_options_with_one_line():
     r = subprocess.run([sys.executable, "-m", "corpustool", "clean", "--length-low", "500", "--length-high", "10"],
                        input="", capture_output=True, text=True)
     assert r.returncode == 2
-    assert len(r.stderr.strip().splitlines()) == 1 and "length_low" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert "--length-low (500) must be <= --length-high (10)" in r.stderr
     r = subprocess.run([sys.executable, "-m", "corpustool", "clean", "--lang", "xx-nonsense"],
                        input="", capture_output=True, text=True)
     assert r.returncode == 2 and "unknown language" in r.stderr

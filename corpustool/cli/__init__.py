@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except OptionError as exc:
-        print(f"corpustool {args.command}: error: {option_message(exc)}", file=sys.stderr)
+        print(f"corpustool {args.command}: error: {option_message(exc, args.command)}", file=sys.stderr)
         return 2
     except DataError as exc:
         print(f"corpustool {args.command}: error: {exc}", file=sys.stderr)
@@ -157,7 +157,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def option_message(exc: OptionError) -> str:
+# commands whose users write parameters by name (eval's --extractor NAME:length_low=5, --option,
+# --sweep): their messages keep the names
+_NAMES_AS_WRITTEN = ("eval",)
+
+
+def option_message(exc: OptionError, command: str | None = None) -> str:
     """The library's message about a parameter, naming the command line's flag instead
     (``workers must be at least 1`` -> ``--workers must be at least 1``): the one place that does."""
     import re
@@ -166,9 +171,12 @@ def option_message(exc: OptionError) -> str:
 
     message = str(exc)
     names = getattr(exc, "options", ()) or ((exc.option,) if getattr(exc, "option", None) else ())
-    lead = re.match(r"[a-z_]+\b", message)
-    if not names and lead and lead.group() in OPTIONS:      # a check that names its parameter first
-        names = (lead.group(),)
+    if not names and command not in _NAMES_AS_WRITTEN:
+        # a check that names its parameters itself: the one it begins with, and any parameter whose
+        # name cannot be an English word (length_low ... must be <= length_high)
+        lead = re.match(r"[a-z_]+\b", message)
+        found = re.findall(r"\b[a-z]+_[a-z_]+\b", message)
+        names = tuple(dict.fromkeys(n for n in ([lead.group()] if lead else []) + found if n in OPTIONS))
     for name in sorted(names, key=len, reverse=True):       # near_threshold before threshold
         # its first mention only: "languages: auto cannot be combined with other languages"
         message = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", flag_for(name), message, count=1)
