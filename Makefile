@@ -53,7 +53,7 @@ eval: $(STAMP)
 	$(PY) scripts/run_eval.py
 
 # justext-learned's model from ../shared/data/wcxb-dev (one thread, fixed seed: the same data give
-# a byte-identical corpustool/models/justext_learned.json; tests/test_justext_learned.py checks it)
+# a byte-identical corpustool/models/justext_learned.json; tests/extractors/test_justext_learned.py checks it)
 model: $(STAMP)
 	$(PY) scripts/train_model.py
 

@@ -5,12 +5,15 @@ commands load it without the extraction machinery)."""
 class OptionError(ValueError):
     """An invalid option value; the CLI turns it into a one-line error.
 
-    ``option``: the parameter the message begins with (``workers must be at least 1``); the CLI
-    writes its flag there instead (``--workers must be at least 1``, corpustool/options.py)."""
+    ``option``: the parameter the message begins with (``workers must be at least 1``);
+    ``options``: every parameter the message names (``option`` first). The CLI writes each one's
+    flag instead (``--workers must be at least 1``, corpustool/options.py); the library's
+    messages name parameters, never flags."""
 
-    def __init__(self, message: str = "", option: str | None = None) -> None:
+    def __init__(self, message: str = "", option: str | None = None, options: tuple[str, ...] = ()) -> None:
         super().__init__(message)
-        self.option = option
+        self.option = option or (options[0] if options else None)
+        self.options = ((option,) if option else ()) + tuple(o for o in options if o != option)
 
 
 class DataError(Exception):

@@ -17,6 +17,7 @@ This module imports nothing of the package but :mod:`corpustool.errors` (a leaf)
 """
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -38,6 +39,8 @@ class Option:
     metavar: str | None = None
     short: str | None = None       # a one-letter flag besides the long one (onion's -n, -t)
     switch: bool = False           # a flag without a value (store_true)
+    negatable: bool = False        # --X and --no-X (argparse's BooleanOptionalAction), default from the table
+    const: Any = None              # the value of the flag given without one (nargs="?")
 
     @property
     def negated(self) -> bool:
@@ -96,6 +99,20 @@ _JUSTEXT = "jusText's {} (default: the extractor's, see --preset)"
 
 _TABLE = [
     # -- reading and cleaning ---------------------------------------------------------------------------
+    Option("languages", "--lang", None, "auto", None,
+           help="language(s) of the corpus: ISO 639-1 codes or names, comma-separated, or 'auto' "
+                "(guess each page's language among all stoplists); default auto. A language "
+                "without a stoplist (zh, ja, th ...) is cleaned as --no-stoplist says"),
+    # None: the default extractor (extractors/clean.py's DEFAULT_EXTRACTOR, justext-plus)
+    Option("extractor", "--extractor", None, None, None, help="extraction method (see 'corpustool extractors')"),
+    Option("preset", "--preset", None, None, None,
+           help="jusText parameter preset: justext (package defaults, lengths in characters) "
+                "or A, B, C, D (Table 2.7 of Pomikálek's thesis, lengths in tokens)"),
+    Option("stoplist_file", "--stoplist", None, None, None, metavar="FILE",
+           help="user stoplist file (one word per line)"),
+    Option("template_evidence", "--template-evidence", None, None, None, metavar="METHOD", const="urltree",
+           help="mark as boilerplate the paragraphs that a site-level method (default urltree) finds "
+                "repeated across a site's pages"),
     Option("max_bytes", "--max-bytes", int, 10 * 1024 * 1024, _positive_int,
            help="drop pages larger than this many bytes (default 10 MiB; Pomikálek's thesis used 1 MB)"),
     Option("min_bytes", "--min-bytes", int, 0, _non_negative_int,
@@ -139,6 +156,8 @@ _TABLE = [
                 "quality:RULE, written to --rejects), off computes nothing"),
     Option("min_lang_confidence", "--min-lang-confidence", float, 0.5, _unit_interval,
            help="drop documents whose language confidence is below this (default 0.5)"),
+    Option("second_opinion_below", "--second-opinion-below", float, 0.75, _unit_interval,
+           help="ask langdetect when the fast method's confidence is below this (default 0.75)"),
     Option("paragraph_min_confidence", "--paragraph-min-confidence", float, 0.8, _unit_interval,
            help="with --paragraph-lang, mark a paragraph foreign only from this confidence (default 0.8)"),
     # -- de-duplication ---------------------------------------------------------------------------------
@@ -149,6 +168,8 @@ _TABLE = [
     Option("near_threshold", "--near-threshold", float, 0.8, _open_unit_interval,
            help="resemblance above which a document is a near-duplicate (default 0.8)"),
     # -- output and execution ---------------------------------------------------------------------------
+    Option("sentences", "--sentences", None, True, None, negatable=True,
+           help="mark sentences with <s> in vertical output (the default; --no-sentences: none)"),
     Option("target", "--target", None, "manatee", None, choices=("manatee", "cwb"),
            help="the corpus manager that reads the vertical file: manatee (Sketch Engine, NoSketch Engine; "
                 "values escape \\ and \" only, no XML entities; the default) or cwb (XML entities, for "
@@ -256,7 +277,12 @@ def add_options(parser: Any, names: tuple[str, ...] | list[str], table: dict[str
         if opt.switch:
             kw["action"] = "store_true"
             kw["default"] = None if opt.default is None else False
+        elif opt.negatable:
+            kw["action"] = argparse.BooleanOptionalAction
+            kw["default"] = opt.default
         else:
+            if opt.const is not None:
+                kw["nargs"], kw["const"] = "?", opt.const
             kw["default"] = opt.default
             if opt.type is not None:
                 kw["type"] = opt.type

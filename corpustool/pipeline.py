@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 class PipelineOptions:
     """Every option of ``corpustool build``; the defaults are the option table's (options.py)."""
 
-    languages: list[str] = field(default_factory=lambda: ["auto"])
-    extractor: str | None = None
+    languages: list[str] = field(default_factory=lambda: [default("languages")])
+    extractor: str | None = default("extractor")
     extractor_options: dict[str, Any] = field(default_factory=dict)   # preset, length_low, ... (the extractor's)
-    stoplist_file: str | None = None
+    stoplist_file: str | None = default("stoplist_file")
     max_bytes: int = default("max_bytes")
     min_bytes: int = default("min_bytes")
     max_paragraphs: int = default("max_paragraphs")     # more blocks: dropped as too-many-paragraphs (clean.py)
@@ -50,8 +50,8 @@ class PipelineOptions:
     onion_options: "OnionOptions | dict[str, Any] | None" = None
     # pass 2 of onion's two-pass form: duplicate n-grams (a `corpustool dupngrams` file or an array of hashes)
     onion_dup_ngrams: Any = None
-    template_evidence: str | None = None     # a site-level method: urltree, ...
-    sentences: bool = True                  # <s> in vertical output
+    template_evidence: str | None = default("template_evidence")    # a site-level method: urltree, ...
+    sentences: bool = default("sentences")  # <s> in vertical output
     target: str = default("target")         # vertical escaping: manatee | cwb (writers/vertical.py)
     workers: int = default("workers")
     doc_timeout: float = default("doc_timeout")   # seconds per document in a worker (0: no limit); then "timeout"
@@ -109,7 +109,8 @@ def build_stages(opts: PipelineOptions) -> list[Stage]:
         method = get_extractor(opts.template_evidence)
         evidence_stage = getattr(method, "stream_stage", None)
         if evidence_stage is None:
-            raise OptionError(f"--template-evidence needs a site-level method, not {opts.template_evidence!r}")
+            raise OptionError(f"template_evidence needs a site-level method, not {opts.template_evidence!r}",
+                              option="template_evidence")
         if getattr(method, "keep_html", False):
             clean.keep_html = True
         stages.append(evidence_stage(method.params, reason="template", evidence=True))

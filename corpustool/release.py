@@ -148,23 +148,23 @@ def init_release(directory: str, inputs: list[str], options: dict[str, Any] | No
                  build: BuildCommand) -> list[str]:
     """Write ``release.json`` and ``Makefile`` into ``directory``; return the paths written."""
     if not inputs:
-        raise OptionError("a release needs at least one --input")
+        raise OptionError("a release needs at least one input", options=("input",))
     for path in inputs:
         if path == "-":
             raise OptionError("standard input cannot be a release input (it cannot be checksummed)")
         if not os.path.exists(path):
             raise OptionError(f"input {path} does not exist")
     if os.path.basename(output) != output or output in ("", ".", ".."):
-        raise OptionError("--output must be a plain file name inside the release directory")
+        raise OptionError("output must be a plain file name inside the release directory", option="output")
     if any(c in output for c in " \t$#%:\\\"'"):
-        raise OptionError("--output must not contain spaces or any of $#%:\\\"' (it goes into a Makefile)")
+        raise OptionError("output must not contain spaces or any of $#%:\\\"' (it goes into a Makefile)", option="output")
     os.makedirs(directory, exist_ok=True)
     config_path = os.path.join(directory, CONFIG_NAME)
     makefile_path = os.path.join(directory, "Makefile")
     if not force:
         for path in (config_path, makefile_path):
             if os.path.exists(path):
-                raise OptionError(f"{path} exists; use --force to overwrite it")
+                raise OptionError(f"{path} exists; use force to overwrite it", options=("force",))
     opts = build.defaults()
     unknown = sorted(set(options or {}) - set(opts))
     if unknown:

@@ -134,7 +134,8 @@ MAX_MARKS = 512             # microdata itemtype declarations read per page
 
 # ``str.find`` of the declarations' marks over a whole page: compiled (SSE2 compares over the
 # characters, 4-6x CPython's search of a page of 2-byte characters) or ``str.find`` itself
-_find = backend.text_scan.get("find_ascii") or str.find
+_find_python = str.find     # the Python twin (tests/support/backends.py switches to it)
+_find = backend.text_scan.get("find_ascii") or _find_python
 
 
 def _json_text(raw: str) -> str | None:

@@ -2,10 +2,10 @@
 """Benchmark: the clean stage's language guess (choosing the stoplist) and the whole clean stage,
 the current code against the previous implementation of the guess.
 
-"Old" is the reference copy of the previous ``page_text``, ``identify``,
+"Old" is the copy of the previous ``page_text``, ``identify``,
 ``stopword_density``, ``guess_stoplist_language`` and ``no_stoplist_reason``
-kept in tests/test_language_guess_fast.py (which also proves both give the
-same answers); "new" is ``corpustool.language.identify`` as it is.
+kept below (the run compares both pages' choices and fails on a difference);
+"new" is ``corpustool.language.identify`` as it is.
 
 1. The guess: ``Clean.choose_stoplist`` with ``--lang auto`` (page text,
    identification, stop-word density, the drop reason when no list fits) on
@@ -26,7 +26,7 @@ a shared machine count against neither side. Pages: ../shared/data/snippets/page
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import math
 import random
 import sys
 import time
@@ -34,24 +34,141 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))     # the reference imports the test samples
 
 from corpustool.document import Document  # noqa: E402
 from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors.base import Page, parse_html  # noqa: E402
 from corpustool.extractors.clean import Clean  # noqa: E402
+from corpustool.language import identify as ident  # noqa: E402
 from corpustool.language.identify import guess_stoplist_language  # noqa: E402
+from corpustool.language.stoplists import has_stoplist, stoplist  # noqa: E402
 
 SNIPPETS = REPO.parent / "shared" / "data" / "snippets" / "pages"
 DEMO_WARC = REPO / "data" / "demo" / "crawl.warc.gz"
 
 
+# -- "old": the previous implementation of the guess, verbatim (session 1's; the benchmark's baseline) --
+def ref_identify(text, candidates=None, *, prior=None):
+    explicit = bool(candidates)
+    cands = ident._candidates(candidates)
+    words = ident._WORD.findall(text)
+    n_words = len(words)
+    if not n_words:
+        return ident.Identification(ident.UNDETERMINED, 0.0, "none")
+    letters = sum(map(len, words))
+    by_script = ident._script_language(text, letters, cands if explicit else None)
+    if by_script is not None:
+        return ident.Identification(by_script[0], round(by_script[1], 4), "script", None, n_words, 0)
+    model = ident._model(cands)
+    index = model.index
+    scores = {}
+    hits = {}
+    for word in set(words) & index.keys():
+        for i, weight in index[word]:
+            scores[i] = scores.get(i, 0.0) + weight
+            hits[i] = hits.get(i, 0) + 1
+    if not scores:
+        return ident._unique_script(text, letters, n_words, cands if explicit else None)
+    langs = model.langs
+    log_prior = ident._log_prior(prior, langs)
+    if log_prior:
+        for i in log_prior:
+            scores.setdefault(i, 0.0)
+            hits.setdefault(i, 0)
+    base = model.base
+    logit = {i: sc / ident.TEMPERATURE + base[i] + log_prior.get(i, log_prior.get(-1, 0.0))
+             for i, sc in scores.items()}
+    order = sorted(logit, key=lambda i: (-logit[i], langs[i]))
+    best = order[0]
+    top = logit[best]
+    posterior = 1.0 / sum(math.exp(logit[i] - top) for i in order)
+    support = 1.0 - math.exp(-hits[best] / ident.SUPPORT_WORDS)
+    if hits[best] == 0:
+        return ident.Identification(langs[best], 0.0, "prior", None, n_words, 0)
+    runner = langs[order[1]] if len(order) > 1 else None
+    second = 0.0
+    if runner is not None:      # the runner-up's confidence (lang_diff on <doc>)
+        other = order[1]
+        second = posterior * math.exp(logit[other] - top) * (1.0 - math.exp(-hits[other] / ident.SUPPORT_WORDS))
+    return ident.Identification(langs[best], round(posterior * support, 4), "stopwords", runner,
+                                n_words, hits[best], round(second, 4))
+
+
+def ref_stopword_density(text, code):
+    from corpustool.text.tokenizer import justext_words
+
+    words = justext_words(text)
+    if not words:
+        return 0.0
+    stop = stoplist(code)
+    return sum(1 for w in words if w.lower() in stop) / len(words)
+
+
+def ref_guess_stoplist_language(text, candidates=None, min_density=ident.MIN_DENSITY):
+    cands = tuple(c for c in ident._candidates(candidates, require_stoplist=True))
+    if len(cands) == 1:
+        return cands[0], 1.0
+    result = ref_identify(text, cands if candidates else None)
+    if result.lang == ident.UNDETERMINED or not has_stoplist(result.lang):
+        return None, 0.0
+    density = ref_stopword_density(text, result.lang)
+    if density < min_density:
+        return None, density
+    return result.lang, density
+
+
+def ref_no_stoplist_reason(text, candidates=None):
+    lang = ref_identify(text).lang
+    if lang == ident.UNDETERMINED:
+        return "unknown-language", None
+    if candidates and lang not in ident._candidates(candidates):
+        return "unwanted-language", lang
+    if not has_stoplist(lang):
+        return "no-stoplist", lang
+    return "unknown-language", lang
+
+
+_NO_TEXT_TAGS = frozenset(("script", "style"))
+
+
+def ref_page_text(root):
+    if root is None:
+        return ""
+    body = root.find("body")
+    if body is not None and len(body):
+        root = body
+    parts = []
+    for el in root.iter():
+        tag = el.tag
+        if isinstance(tag, str) and tag not in _NO_TEXT_TAGS and el.text:
+            parts.append(el.text)
+        if el.tail and el is not root:
+            parts.append(el.tail)
+    return " ".join(parts)
+
+
+class RefClean(Clean):
+    """The clean stage choosing its stoplist with the previous functions: the language
+    module's functions are swapped for the reference ones while the stage's own code runs."""
+
+    REFERENCE = {"PageWords": lambda text: text, "page_text": ref_page_text,
+                 "guess_stoplist_language": ref_guess_stoplist_language,
+                 "no_stoplist_reason": ref_no_stoplist_reason, "identify": ref_identify,
+                 "stopword_density": ref_stopword_density}
+
+    def choose_stoplist(self, doc, page):
+        saved = {name: getattr(ident, name) for name in self.REFERENCE}
+        try:
+            for name, fn in self.REFERENCE.items():
+                setattr(ident, name, fn)
+            return super().choose_stoplist(doc, page)
+        finally:
+            for name, fn in saved.items():
+                setattr(ident, name, fn)
+
+
 def load_reference():
-    path = REPO / "tests" / "test_language_guess_fast.py"
-    spec = importlib.util.spec_from_file_location("language_guess_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sys.modules[__name__]
 
 
 def load_pages(limit: int | None) -> tuple[list[bytes], str]:
@@ -69,7 +186,7 @@ def load_pages(limit: int | None) -> tuple[list[bytes], str]:
 
 def generated_pages(n: int) -> list[bytes]:
     """Pages in the languages of the test samples, with menus, scripts and a footer."""
-    from test_language import GERMAN_ARTICLE, SAMPLES
+    from tests.language.test_language import GERMAN_ARTICLE, SAMPLES
 
     rng = random.Random(1)
     texts = list(SAMPLES.values()) + [" ".join(GERMAN_ARTICLE)]

@@ -46,8 +46,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1, help="passes over the pages (default 1)")
     args = ap.parse_args()
     limit = page_limit(args)
-    if not justext_engine.SAX_PARSE:
-        print(f"fast path not available: {justext_engine.SAX_ERROR or justext_engine.COMPILED_ERROR}",
+    if not justext_engine.WALK.has_parse:
+        print(f"fast path not available: {justext_engine.backend.sax.reason}",
               file=sys.stderr)
         return 1
     # the two sides: the compiled walk with its SAX parse, and the same walk on lxml's tree

@@ -261,10 +261,10 @@ def main() -> int:
     s_theirs, s_ours, s_plus = string_time["theirs"], string_time["ours"], string_time["plus"]
     print(f"pages: {n} from {source} ({sizes / 1e6:.1f} MB), preset {args.preset}, one core, CPU time, "
           f"taking turns every {args.turn} page{'s' if args.turn > 1 else ''}")
-    if justext_engine.COMPILED:
+    if justext_engine.WALK.compiled:
         print("our engine's walk: compiled (corpustool/native/justext_walk.pyx)")
     else:
-        print(f"our engine's walk: pure Python (compiled walk not available: {justext_engine.COMPILED_ERROR})")
+        print(f"our engine's walk: pure Python (compiled walk not available: {justext_engine.backend.walk.reason})")
     print(f"justext package : {n / s_theirs:8.1f} pages/s  ({sizes / s_theirs / 1e6:.1f} MB/s)  from the decoded string")
     print(f"our engine      : {n / s_ours:8.1f} pages/s  ({sizes / s_ours / 1e6:.1f} MB/s)  from the decoded string")
     print(f"justext-plus    : {n / s_plus:8.1f} pages/s  ({sizes / s_plus / 1e6:.1f} MB/s)  from the decoded string")

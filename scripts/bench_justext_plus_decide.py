@@ -44,7 +44,7 @@ def main() -> int:
     add_page_options(ap)
     ap.add_argument("--repeat", type=int, default=3, help="calls of each decide() per page (default 3)")
     args = ap.parse_args()
-    if not justext_engine.COMPILED or jp.compiled_decide is None:
+    if not justext_engine.WALK.compiled or jp.compiled_decide is None:
         print("the compiled walk or decide() is not built (setup.py build_ext --inplace)", file=sys.stderr)
         return 1
     limit = page_limit(args)

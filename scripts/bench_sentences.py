@@ -32,7 +32,13 @@ hard; both figures are given), and glue agreement: the share of gold tokens
 (gold: ``SpaceAfter=No`` on the previous token), i.e. where the vertical file
 has the treebank's token start and the same ``<g/>`` decision.
 
-Usage: python scripts/bench_sentences.py [--half all|held-out|tuning] [--errors LANG]
+Fresh held-out sets. ``--extra LANG=PATH`` (repeatable) measures sentence
+boundaries on another CoNLL-U file of the language, every document of it held
+out (no rule was ever read off it); comment lines (``# newdoc``, ``# newpar``,
+``# text``) are enough. docs/sentences.md says which file was used for Czech
+(a sample of UD Czech-PDT's test treebank) and how to get it.
+
+Usage: python scripts/bench_sentences.py [--tuning-only] [--errors LANG] [--extra LANG=PATH]
 """
 from __future__ import annotations
 
@@ -314,11 +320,21 @@ def main(argv=None) -> int:
     ap.add_argument("--langs", default="en,de,cs")
     ap.add_argument("--old", action="store_true", help="also measure the rule corpustool had before")
     ap.add_argument("--tuning-only", action="store_true", help="report the tuning half only (while developing)")
+    ap.add_argument("--extra", action="append", default=[], metavar="LANG=PATH",
+                    help="also measure sentence boundaries on this CoNLL-U file, all of it held out")
     args = ap.parse_args(argv)
+    extras = []
+    for spec in args.extra:
+        lang, sep, path = spec.partition("=")
+        if not sep or not lang or not Path(path).is_file():
+            ap.error(f"--extra wants LANG=PATH of an existing file, got {spec!r}")
+        extras.append((lang, Path(path)))
+    langs = args.langs.split(",")
     if not UD.is_dir():
         print(f"skipped: {UD} is not present")
-        return 0
-    langs = args.langs.split(",")
+        if not extras:
+            return 0
+        langs = []
     if args.errors:
         return show_errors(args.errors, read_conllu(UD / TREEBANKS[args.errors]))
     names = ("ours", "sentencex", "pysbd") + (("old rule",) if args.old else ())
@@ -346,6 +362,18 @@ def main(argv=None) -> int:
             allb, hard, agree, n = results[lang][2][half]
             print(f"{lang:<10}{allb.p:>12.3f} {allb.r:.3f} {allb.f:.3f}{hard.p:>12.3f} {hard.r:.3f} {hard.f:.3f}"
                   f"{agree:>12.4f} ({n})")
+    for lang, path in extras:
+        texts = read_conllu(path)
+        for t in texts:                  # every text of a fresh set is held out
+            t.unit = 2 * t.unit + 1
+        scores = sentence_scores(lang, texts, names)["held-out"]
+        nb = sum(len(t.boundaries()) for t in texts)
+        print(f"\nSentence boundaries, fresh held-out set {path.name} ({lang}; "
+              f"{sum(len(t.sentences) for t in texts)} sentences, {nb} boundaries; P / R / F1)")
+        for n in names:
+            prf = scores.get(n)
+            print(f"{n:<14}" + ("—" if prf is None else f"{prf.p:.3f} / {prf.r:.3f} / {prf.f:.3f}"
+                                f"   (tp {prf.tp}, fp {prf.fp}, fn {prf.fn})"))
     print(f"\n({time.time() - t0:.1f} s)")
     return 0
 

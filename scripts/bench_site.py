@@ -79,7 +79,7 @@ update). The WARC comes with `gold.json` + `html/ID.html.gz` in the article-body
 
 ### Web-archive templates (`--extractor archive`, `--template-evidence archive`; seed 000)
 
-Module `corpustool/sitelevel/archive.py`, tests `tests/test_site_archive.py`. Pages of a site are grouped by
+Module `corpustool/sitelevel/archive.py`, tests `tests/sitelevel/test_archive.py`. Pages of a site are grouped by
 MinHash-LSH over the DOM-skeleton tokens of Listing 2.7 (128 permutations, own numpy MinHash; bands chosen for
 the Jaccard threshold 0.6 of Sect. 4.2; candidates verified by exact skeleton Jaccard). Each page's cross is its
 most similar page of another URL (wEnUp), the next most similar of a third URL (wEnDown) and the nearest earlier

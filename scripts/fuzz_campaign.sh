@@ -1,5 +1,5 @@
 #!/bin/sh
-# A fuzz campaign of FUZZ_TIME seconds (default 600) over tests/fuzz_targets.py under ASan+UBSan
+# A fuzz campaign of FUZZ_TIME seconds (default 600) over tests/native/fuzz_targets.py under ASan+UBSan
 # (scripts/fuzz_build.sh must have built .venv-fuzz; `make fuzz` does both). libFuzzer stops at
 # the first crash, leak-free Python exception or timeout and writes the input to $WORK/crashes/;
 # the campaign starts it again, with the corpus it grew, until the time is up. The log ($WORK/

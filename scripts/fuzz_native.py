@@ -5,11 +5,11 @@ Run it through ``make fuzz`` (see corpustool/native/README.md): that builds the 
 clang's -fsanitize=address,undefined,fuzzer-no-link into .venv-fuzz and starts this script with
 atheris's ASan runtime preloaded. The first byte of an input picks the entry point (justext-plus,
 the classic engine, raw bytes straight to libxml2's SAX parse, the compiled walk over lxml's
-tree, the text scans), the rest is the page or text: tests/fuzz_targets.py.
+tree, the text scans), the rest is the page or text: tests/native/fuzz_targets.py.
 
 A crash (ASan report, signal), a Python exception or a timeout stops libFuzzer and writes the
 input to the artifact prefix; ``scripts/fuzz_campaign.sh`` restarts it until the campaign's time
-is up. Inputs worth keeping go to tests/fuzz_corpus/ (tests/test_fuzz_corpus.py replays each in a
+is up. Inputs worth keeping go to tests/native/fuzz_corpus/ (tests/native/test_fuzz_corpus.py replays each in a
 fresh child process).
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sys
 
 import atheris
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "native"))
 with atheris.instrument_imports(include=["corpustool", "fuzz_targets"]):
     import fuzz_targets
 

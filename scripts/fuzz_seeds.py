@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Write the fuzz campaign's seed inputs into a folder (scripts/fuzz_campaign.sh calls it).
 
-Seeds are fuzz inputs (tests/fuzz_targets.py: first byte = entry point): our own edge inputs
-(tests/fuzz_corpus/, used for every entry point) and, when ../shared/data is present, a sample
+Seeds are fuzz inputs (tests/native/fuzz_targets.py: first byte = entry point): our own edge inputs
+(tests/native/fuzz_corpus/, used for every entry point) and, when ../shared/data is present, a sample
 of the development pages (snippets/pages, wcxb-dev/html), each cut to --max-len bytes, the
 entry points taking turns. The sample is seeded: the same seeds every run.
 """
@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-N_TARGETS = 6           # len(tests/fuzz_targets.TARGETS)
+N_TARGETS = 6           # len(tests/native/fuzz_targets.TARGETS)
 
 
 def dev_pages(data: Path) -> list[Path]:
@@ -38,7 +38,7 @@ def main() -> None:
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     seeds = []
-    for path in sorted((ROOT / "tests" / "fuzz_corpus").glob("*")):
+    for path in sorted((ROOT / "tests" / "native" / "fuzz_corpus").glob("*")):
         body = path.read_bytes()[1:]
         seeds += [bytes([t]) + body for t in range(N_TARGETS)]
     pages = dev_pages(args.data) if args.data.is_dir() else []

@@ -16,7 +16,7 @@ writes into DIR:
   contains must be removed (``without``).
 
 Then ``cd DIR`` and run the README's examples as they are written, with ``snippets:snippets``
-for ``snippets:DIR``. ``tests/test_readme.py`` runs every example on the same files (it calls
+for ``snippets:DIR``. ``tests/system/test_readme.py`` runs every example on the same files (it calls
 :func:`make_examples`). Running the script again rewrites the files.
 """
 from __future__ import annotations

@@ -11,8 +11,8 @@ pages per second. Then the same on ../shared/data/wcxb-dev (the WCXB development
 ``justext`` and every installed peer (trafilatura gets the page URL): mean
 word F1 (the benchmark's bag-of-words metric), per page type, per domain fold
 and for the development and held-out halves of the folds, all cross-validated by domain (``--cv``: 5 folds;
-justext-learned's model for a page is trained without the page's fold of domains, on the snippet set
-too); the collapses (pages more than 0.5 below classic jusText's word F1); then the page type written on
+justext-learned's model for a page is trained on wcxb-dev and the snippet set without the page's fold of
+domains, and so scores the snippet set's pages too); the collapses (pages more than 0.5 below classic jusText's word F1); then the page type written on
 ``<doc>`` against the pages' types (``scripts/bench_page_types.py``: macro-F1 cross-validated
 by domain). Without one of the
 data sets it says so and goes on; without both it says what is missing and
@@ -123,6 +123,9 @@ def main(argv: list[str]) -> int:
             # cross-validation by domain: justext-learned scores each page with a model trained
             # on wcxb-dev without the page's fold of domains (the snippet set's pages too)
             args += ["--cv", "--train", f"wcxb:{wcxb}"]
+            if (snippets / DATA_SETS["snippets"][0]).exists():
+                # (the snippet set's pages as partial labels too, as make model trains)
+                args += ["--train", f"snippets:{snippets}"]
         for spec in specs():
             args += ["--extractor", spec]
         status = cli_main(args + argv) or status

@@ -4,7 +4,9 @@
 Every page with a main-text gold gives its paragraphs' features (the engine's,
 ``justext_learned.page_features``) and labels (overlap with the gold text,
 ``corpustool.eval.learn``); LightGBM trains one model on them with one thread, a
-fixed seed and no sampling, so the same data give a byte-identical file.
+fixed seed and no sampling, so the same data give a byte-identical file. Two stages: stage 2
+learns from stage 1's probabilities around each paragraph, taken from stage-1 models that
+did not see the page's domain (5 domain folds).
 Writes ``corpustool/models/justext_learned.json`` (or ``--out``).
 
     python scripts/train_model.py [--gold wcxb:DIR] [--out FILE]
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     text = dump_model(model)
     Path(args.out).write_text(text, encoding="utf-8")
     rows = sum(len(d["y"]) for d in data)
-    print(f"train_model: {len(data)} pages, {rows} paragraphs, {len(model['roots'])} trees, "
+    trees = len(model["roots"]) + len(model["stage2"]["roots"])
+    print(f"train_model: {len(data)} pages, {rows} labelled paragraphs, {trees} trees (two stages), "
           f"{len(text)} bytes -> {args.out} ({time.process_time() - start:.0f} CPU s)")
     return 0
 

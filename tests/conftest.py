@@ -3,8 +3,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-SNIPPETS = REPO.parent / "shared" / "data" / "snippets"
+from tests.support.paths import SNIPPETS
 
 
 @pytest.fixture(scope="session")
@@ -35,3 +34,13 @@ def _no_user_stoplists(tmp_path_factory):
         os.environ.pop("CORPUSTOOL_STOPLISTS", None)
     else:
         os.environ["CORPUSTOOL_STOPLISTS"] = old
+
+
+@pytest.fixture(params=["compiled", "python"])
+def native_backend(request, monkeypatch) -> str:
+    """Run the test on each backend: the compiled engines (as corpustool.native.backend chose
+    them; skipped when none is built or CORPUSTOOL_BACKEND=python) and their pure-Python twins
+    (tests/support/backends.py switches every engine for this test only). The value: its name."""
+    from tests.support import backends
+
+    return backends.use(request.param, monkeypatch)

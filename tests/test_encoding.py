@@ -8,7 +8,6 @@ the original, and the recorded source must say which evidence decided.
 from __future__ import annotations
 
 import codecs
-import random
 
 import pytest
 
@@ -244,59 +243,27 @@ def test_control_characters_removed_in_every_encoding(encoding):
     assert decode(clean).text == decode(raw).text
 
 
-def test_control_scan_finds_what_the_pattern_finds():
-    """strip_controls asks the compiled scan (corpustool/native/text_scan.pyx) where the first control
-    character is: the pattern's answer, in strings of 1-, 2- and 4-byte characters."""
+def test_control_characters_are_removed_from_text_and_bytes(native_backend):
+    """strip_controls and decode, on both backends (the compiled scans and their Python twins:
+    tests/native/test_backend_parity.py compares them)."""
     from corpustool import encoding
 
-    if encoding._first_control is None:
-        pytest.skip("corpustool.native.text_scan is not built")
-    rng = random.Random(4)
-    for _ in range(20000):
-        s = "".join(chr(rng.choice([rng.randrange(0, 40), rng.randrange(0x80, 0x300), rng.randrange(0x10000, 0x10100),
-                                    65])) for _ in range(rng.randint(0, 12)))
-        found = encoding._CONTROL_CHARS.search(s)
-        assert encoding._first_control(s) == (found.start() if found else -1), repr(s)
     page = "<p>caf\xe9 \u0142\xf3d\u017a \U0001f600\t\n\r</p>" * 100
     assert encoding.strip_controls(page) is page
     assert encoding.strip_controls(page + "\x0c\x1f") == page
-
-
-def test_compiled_utf8_encoder_gives_the_bytes_libxml2_parsed_before():
-    """html_bytes encodes a page with the compiled encoder (corpustool/native/text_scan.pyx): the bytes of
-    str.encode("utf-8", "surrogatepass") without U+0000, for strings of 1-, 2- and 4-byte characters,
-    ASCII runs of every length around the encoder's 4- and 8-character steps, lone surrogates
-    (a page decoded with surrogateescape keeps them) and NULs anywhere in a run."""
-    from corpustool.extractors import base
-
-    if base._utf8_bytes is None:
-        pytest.skip("corpustool.native.text_scan is not built")
-    rng = random.Random(11)
-    alphabet = ["a", "<", " ", "\x00", "\x7f", "\x80", "\xe9", "\xff", "\u0142", "\u2019", "\u07ff", "\u0800",
-                "\ud800", "\udcff", "\uffff", "\U00010000", "\U0001f600", "\U0010ffff"]
-    for _ in range(20000):
-        chars = alphabet[:rng.randint(1, len(alphabet))]
-        s = "".join(rng.choice(chars) if rng.random() < 0.3 else "x" * rng.randint(0, 17)
-                    for _ in range(rng.randint(0, 12)))
-        assert base._utf8_bytes(s) == s.encode("utf-8", "surrogatepass").replace(b"\x00", b""), repr(s)
-    page = "<p>\u201cQuoted\u201d caf\xe9 \x00text</p>\n" * 5000
-    assert base.html_bytes(page) == page.encode("utf-8").replace(b"\x00", b"")
-
-
-def test_control_byte_scan_answers_as_translate():
-    """decode asks the compiled byte scan whether an ASCII-compatible page has a forbidden control
-    byte: the answer of bytes.translate, for every byte value at every position of the 16-byte steps."""
-    from corpustool import encoding
-
-    if encoding._first_control is None:
-        pytest.skip("corpustool.native.text_scan is not built")
-    for value in range(256):
-        for position in (0, 5, 15, 16, 17, 31, 40):
-            raw = bytearray(b"x" * 41)
-            raw[position] = value
-            assert encoding._has_control_bytes(bytes(raw)) == encoding._has_control_bytes_py(bytes(raw)), (value, position)
-    rng = random.Random(5)
-    for _ in range(5000):
-        raw = bytes(rng.choice([rng.randrange(0, 40), 65, 128, 255]) for _ in range(rng.randint(0, 70)))
-        assert encoding._has_control_bytes(raw) == encoding._has_control_bytes_py(raw), raw
     assert decode(b"<p>caf\xc3\xa9\x01</p>").text == "<p>caf\xe9</p>"
+    for value in (0x01, 0x08, 0x0b, 0x0c, 0x0e, 0x1f):
+        raw = b"<p>" + b"x" * 20 + bytes([value]) + b"y</p>"
+        assert encoding._has_control_bytes(raw) and decode(raw).text == "<p>" + "x" * 20 + "y</p>"
+    assert not encoding._has_control_bytes(b"<p>x\ty\r\n</p>")
+
+
+def test_the_bytes_libxml2_parses(native_backend):
+    """html_bytes: the page in UTF-8 (lone surrogates kept: a page decoded with surrogateescape has
+    them), without U+0000 and without an XML declaration."""
+    from corpustool.extractors.base import html_bytes
+
+    page = "<p>\u201cQuoted\u201d caf\xe9 \x00text \ud800</p>\n" * 500
+    assert html_bytes(page) == page.encode("utf-8", "surrogatepass").replace(b"\x00", b"")
+    assert html_bytes("<?xml version='1.0'?><p>x</p>") == b"<p>x</p>"
+    assert html_bytes("") is None and html_bytes(" \n") is None

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,8 @@ from corpustool.cli.build import options_from_args
 from corpustool.errors import OptionError
 from corpustool.options import ONION_OPTIONS, ONION_PREFIX, OPTIONS, default
 from corpustool.pipeline import PipelineOptions, build_stages
+from tests.support.paths import PACKAGE
 
-PACKAGE = Path(__file__).resolve().parents[1] / "corpustool"
 
 
 def _subparser(command: str) -> argparse.ArgumentParser:
@@ -53,7 +52,7 @@ def test_justext_plus_threshold_has_its_own_flag():
 def test_build_flags_take_default_and_help_from_the_table():
     actions = {a.dest: a for a in _subparser("build")._actions}
     for opt in OPTIONS.values():
-        if opt.name == "paragraph_min_confidence":      # langfilter's, not build's
+        if opt.name in ("paragraph_min_confidence", "second_opinion_below"):      # langfilter's, not build's
             continue
         action = actions[opt.dest()]
         assert action.help == opt.help, opt.name
@@ -87,8 +86,9 @@ def test_library_defaults_are_the_tables():
 
     opts = PipelineOptions()
     for name in ("max_bytes", "min_bytes", "max_paragraphs", "min_lang_confidence", "near_threshold",
-                 "workers", "doc_timeout"):
+                 "workers", "doc_timeout", "extractor", "stoplist_file", "template_evidence", "sentences"):
         assert getattr(opts, name) == default(name)
+    assert opts.languages == [default("languages")]
     assert Clean().max_bytes == default("max_bytes")
     assert LanguageFilter().min_confidence == default("min_lang_confidence")
     assert NearDuplicates().params.threshold == default("near_threshold")
@@ -108,7 +108,11 @@ _COPIES = [
     r"(max_paragraphs|MAX_PARAGRAPHS)\w*\s*(:\s*int)?\s*=\s*100_?000\b",        # max paragraphs
     r"(DEFAULT_N|DEFAULT_THRESHOLD|DEFAULT_MAX_STUB|DEFAULT_MAX_HEADING_DISTANCE)\s*=\s*\d",   # onion's
     r"add_argument\([^\n]*\"--(max-bytes|min-bytes|max-paragraphs|min-lang-confidence|"
-    r"doc-timeout|workers|max-link-density|length-low|hash-bits)\"[^\n]*default=",
+    r"doc-timeout|workers|max-link-density|length-low|hash-bits|lang|sentences|template-evidence)\"[^\n]*default=",
+    r"sentences\s*(:\s*bool)?\s*=\s*True\b",                                    # <s> by default
+    r"second_opinion_below\w*\s*(:\s*float)?\s*=\s*0\.75|--second-opinion-below\"[^\n]*default=",
+    r"(DEFAULT_TARGET|target)\s*(:\s*str)?\s*=\s*\"(manatee|cwb)\"",               # the vertical target
+
 ]
 
 
@@ -145,7 +149,9 @@ def test_library_errors_name_parameters():
     (["--min-lang-confidence", "2"], "--min-lang-confidence must be in [0, 1]"),
     (["--near-threshold", "0"], "--near-threshold must be in (0, 1]"),
     (["--doc-timeout", "-1"], "--doc-timeout must be 0 (no limit)"),
-    (["--max-link-density", "1.5"], "max_link_density must be a number in [0, 1]"),
+    (["--max-link-density", "1.5"], "--max-link-density must be a number in [0, 1]"),
+    (["--lang", "auto,de"], "--lang: auto cannot be combined with other languages"),
+    (["--template-evidence", "justext"], "--template-evidence needs a site-level method"),
     (["--region-max-link-density", "1.5"], "--region-max-link-density must be in [0, 1]"),
     (["--onion-threshold", "1.5"], "--onion-threshold must be in [0, 1]"),
     (["--onion-ngram", "0"], "--onion-ngram must be an integer from 1 to 100"),
@@ -157,6 +163,28 @@ def test_the_command_line_names_flags(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_a_message_naming_two_parameters_names_two_flags():
+    from corpustool.cli import option_message
+
+    exc = OptionError("near_threshold must be at most threshold, or negative (off)",
+                      options=("near_threshold", "threshold"))
+    assert option_message(exc) == "--near-threshold must be at most --threshold, or negative (off)"
+    exc = OptionError("languages: auto cannot be combined with other languages", option="languages")
+    assert option_message(exc) == "--lang: auto cannot be combined with other languages"
+
+
+def test_library_messages_name_no_flag():
+    """Outside cli/, an OptionError's message names parameters; the command line adds the flags."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "cli" in path.relative_to(PACKAGE).parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"OptionError\(\s*f?[\"'](-[-\w]+|[^\"']*\s--\w)", text):
+            found.append(f"{path.relative_to(PACKAGE)}: {m.group(0)}")
+    assert not found, "\n".join(found)
 
 
 # -- build sets the onion stage's options, as dedup-para does ------------------------------------------
@@ -221,6 +249,22 @@ def test_build_onion_flags_make_the_stage_dedup_para_makes(argv):
     wanted = onion_options_from_args(build_parser().parse_args(["dedup-para", *argv]))
     assert stage.opts == wanted.validate()
     assert stage.opts != OnionOptions()                   # the value was not the default
+
+
+def test_vertical_and_cleaning_flags_come_from_the_table():
+    """--lang, --extractor, --preset, --stoplist, --template-evidence and --sentences/--no-sentences
+    are table rows too: the parsed values reach PipelineOptions."""
+    opts = options_from_args(_build_args())
+    assert (opts.languages, opts.extractor, opts.stoplist_file, opts.template_evidence, opts.sentences) == \
+        (["auto"], "justext-plus", None, None, True)
+    opts = options_from_args(_build_args("--lang", "cs,de", "--no-sentences", "--template-evidence",
+                                         "--stoplist", "my.txt", "--extractor", "justext", "--preset", "C"))
+    assert opts.languages == ["cs", "de"] and opts.sentences is False
+    assert opts.template_evidence == "urltree" and opts.stoplist_file == "my.txt"
+    assert opts.extractor == "justext" and opts.extractor_options["preset"] == "C"
+    assert options_from_args(_build_args("--sentences")).sentences is True
+    vert = _subparser("vert").parse_args(["--no-sentences"])
+    assert vert.sentences is False
 
 
 def test_pipeline_options_refuse_a_value_outside_the_choices():

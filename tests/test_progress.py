@@ -6,13 +6,12 @@ import select
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from corpustool.progress import InputBytes
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.paths import REPO
 DEMO = REPO / "data" / "demo" / "crawl.warc.gz"
 BAR = re.compile(r"input:\s+(\d+)%\|.*\| ([\d.]+k?)/([\d.]+k?) \[[\d:]+<[\d:?]+")
 

@@ -2,14 +2,13 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from corpustool.document import Document, Paragraph
 from corpustool.language.stoplists import stoplist
 from corpustool.quality import ATTRIBUTES, QualityMarks, judge, measure, quality_attributes
 from corpustool.writers.vertical import DOC_ATTRIBUTES, VerticalWriter
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.paths import REPO
 
 ARTICLE = [
     "The council finally agreed to rebuild the old footbridge after years of debate.",

@@ -2,7 +2,6 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,7 @@ from corpustool.writers import open_writer
 from corpustool.writers.registry import cwb_flags, manatee_config
 from corpustool.writers.vertical import DOC_ATTRIBUTES, VerticalWriter
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.paths import REPO
 BODY = ("<p>The council met on Tuesday evening to discuss the future of the old tram depot, which has "
         "stood empty for more than a decade and which many residents would like to see turned into "
         "a market hall with a small museum of the city's transport history.</p>" * 4)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 
 from .. import __version__
@@ -46,20 +45,20 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+# the modules whose register() adds subcommands, in the order `corpustool --help` lists them: the
+# pipeline's own commands first, the rest alphabetically (tests/system/test_import_rules.py checks that every
+# module of cli/ with a register() is here)
+COMMAND_MODULES = ("build", "stages", "dedup_near", "eval", "inspect", "langfilter", "menus", "merge", "onion",
+                   "release", "report", "stoplist", "vert_check")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="corpustool",
                      description="Turn crawled HTML into clean, de-duplicated corpora in vertical format.")
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    from . import __path__ as pkg_path
-    # the pipeline's own commands first, the rest alphabetically
-    first = {"build": 0, "stages": 1}
-    for info in sorted(pkgutil.iter_modules(pkg_path), key=lambda m: (first.get(m.name, 2), m.name)):
-        if info.name in ("common",):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        if hasattr(module, "register"):
-            module.register(sub)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
@@ -161,11 +160,18 @@ def main(argv: list[str] | None = None) -> int:
 def option_message(exc: OptionError) -> str:
     """The library's message about a parameter, naming the command line's flag instead
     (``workers must be at least 1`` -> ``--workers must be at least 1``): the one place that does."""
+    import re
+
+    from ..options import OPTIONS, flag_for
+
     message = str(exc)
-    name = getattr(exc, "option", None)
-    if name and message.startswith(name):
-        from ..options import flag_for
-        return flag_for(name) + message[len(name):]
+    names = getattr(exc, "options", ()) or ((exc.option,) if getattr(exc, "option", None) else ())
+    lead = re.match(r"[a-z_]+\b", message)
+    if not names and lead and lead.group() in OPTIONS:      # a check that names its parameter first
+        names = (lead.group(),)
+    for name in sorted(names, key=len, reverse=True):       # near_threshold before threshold
+        # its first mention only: "languages: auto cannot be combined with other languages"
+        message = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", flag_for(name), message, count=1)
     return message
 
 

@@ -24,9 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--input-format", default="auto", choices=("auto", "warc", "html", "jsonl", "text"),
                    help="input format (default: from the file names / content)")
     add_clean_options(p)
-    p.add_argument("--template-evidence", nargs="?", const="urltree", default=None, metavar="METHOD",
-                   help="mark as boilerplate the paragraphs that a site-level method (default urltree) finds "
-                        "repeated across a site's pages")
+    add_options(p, ("template_evidence",))
     g = p.add_argument_group("language filter")
     add_options(g, ("langfilter", "min_lang_confidence", "lang_method", "paragraph_lang", "quality"))
     g = p.add_argument_group("de-duplication")

@@ -131,10 +131,7 @@ STATS_TABLE = ""     # `--stats` without FILE: the table on stderr only
 def add_vertical_options(g) -> None:
     """Options of vertical output, the same for `build` and `vert` (and releases, from build's)."""
     add_options(g, ("target",))
-    g.add_argument("--sentences", dest="sentences", action="store_true", default=True,
-                   help="mark sentences with <s> in vertical output (the default)")
-    g.add_argument("--no-sentences", dest="sentences", action="store_false",
-                   help="no <s> in vertical output")
+    add_options(g, ("sentences",))
 
 
 def add_stats_options(p: argparse.ArgumentParser, table: bool = False, rejects: bool = True) -> None:
@@ -174,15 +171,7 @@ def show_stats_table(args: argparse.Namespace) -> bool:
 
 def add_clean_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("cleaning")
-    g.add_argument("--lang", default="auto",
-                   help="language(s) of the corpus: ISO 639-1 codes or names, comma-separated, or 'auto' "
-                        "(guess each page's language among all stoplists); default auto. A language "
-                        "without a stoplist (zh, ja, th ...) is cleaned as --no-stoplist says")
-    g.add_argument("--extractor", default=None, help="extraction method (see 'corpustool extractors')")
-    g.add_argument("--preset", default=None,
-                   help="jusText parameter preset: justext (package defaults, lengths in characters) "
-                        "or A, B, C, D (Table 2.7 of Pomikálek's thesis, lengths in tokens)")
-    g.add_argument("--stoplist", metavar="FILE", help="user stoplist file (one word per line)")
+    add_options(g, ("languages", "extractor", "preset", "stoplist_file"))
     add_options(g, JUSTEXT_NAMES + ("region_max_link_density", "comments"))
     g.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="an option of the chosen extractor (repeatable), e.g. --option tc=15 for tcsw")

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ..errors import OptionError
+from ..options import add_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,9 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", help="preset for every registry extractor that sets none")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="option for every registry extractor that sets none (repeatable)")
-    p.add_argument("--lang", default="auto",
-                   help="stoplist language: auto (guess per page, as the pipeline does), html (the page's "
-                        "<html lang>, else auto) or codes such as de or de,en; default auto")
+    add_options(p, ("languages",), languages={
+        "help": "stoplist language: auto (guess per page, as the pipeline does), html (the page's "
+                "<html lang>, else auto) or codes such as de or de,en; default auto"})
     p.add_argument("--csv", metavar="FILE",
                    help="per-file results: one row per page and extractor (its columns: below)")
     p.add_argument("--html", metavar="DIR", help="HTML report: pages worst first, with inspect pages")

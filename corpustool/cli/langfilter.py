@@ -15,18 +15,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "(uncertain-language) or in no identifiable language (unknown-language). The language "
                     "and its confidence are recorded in the document (and in each paragraph with "
                     "--paragraph-lang).")
-    p.add_argument("--lang", default="auto",
-                   help="wanted language(s): ISO 639-1 codes or names, comma-separated, or 'auto' "
-                        "(keep every identified language); default auto")
+    add_options(p, ("languages",), languages={
+        "help": "wanted language(s): ISO 639-1 codes or names, comma-separated, or 'auto' "
+                "(keep every identified language); default auto"})
     p.add_argument("--min-confidence", type=float, default=default("min_lang_confidence"),
                    help=OPTIONS["min_lang_confidence"].help)
-    p.add_argument("--method", choices=("fast", "langdetect"), default="fast",
+    p.add_argument("--method", choices=OPTIONS["lang_method"].choices, default=default("lang_method"),
                    help="fast: stop words in one pass plus script detection (default); "
                         "langdetect: the langdetect package, seeded")
     p.add_argument("--no-second-opinion", action="store_true",
                    help="with --method fast, never ask langdetect about uncertain documents")
-    p.add_argument("--second-opinion-below", type=float, default=0.75,
-                   help="ask langdetect when the fast method's confidence is below this (default 0.75)")
+    add_options(p, ("second_opinion_below",))
     p.add_argument("--paragraph-lang", action="store_true",
                    help="also mark paragraphs in other languages as bad (reason foreign-language)")
     p.add_argument("--min-paragraph-words", type=int, default=5,

@@ -247,7 +247,7 @@ def revise_with_duplicates(cf_classes: Sequence[str], headings: Sequence[bool], 
 
     # The package looks for each paragraph's neighbours by walking away from it, which is
     # quadratic on long pages; the nearest neighbours of every kind are found here in
-    # two linear sweeps, with the same results (tests/test_onion.py against the package).
+    # two linear sweeps, with the same results (tests/dedup/test_onion.py against the package).
     def nearest(kinds: tuple[str, ...], step: int) -> list[str]:
         out = ["bad"] * n          # beyond the document edge: bad
         last = "bad"

@@ -380,7 +380,8 @@ def _onion_engine(run: VerticalOnion, mode: int, spill_dir: str | None = None):
         raise OptionError("the document tag (-d) must not be empty")
     within = o.within_document or "ngrams"
     if within == "paragraphs" and not o.whole_paragraphs:
-        raise OptionError("--within-document paragraphs needs --whole-paragraphs")
+        raise OptionError("within_document paragraphs needs whole_paragraphs",
+                          options=("within_document", "whole_paragraphs"))
     if len(run.doc_tag.encode()) > 60 or len(run.par_tag.encode()) > 60 or "\0" in run.doc_tag + run.par_tag:
         raise OptionError("document and paragraph tags must be at most 60 bytes, without NUL")
     kw = {}
@@ -390,7 +391,8 @@ def _onion_engine(run: VerticalOnion, mode: int, spill_dir: str | None = None):
         if o.max_stub_length < 0:
             raise OptionError("max stub length must be a non-negative integer")
         if run.near_threshold > o.threshold:
-            raise OptionError("--near-threshold must be at most -t, or negative (off)")
+            raise OptionError("near_threshold must be at most threshold, or negative (off)",
+                              options=("near_threshold", "threshold"))
         kw = dict(threshold=o.threshold, max_stub=o.max_stub_length, smoothing=run.stub_rule != "none",
                   stub_rule="onion" if run.stub_rule == "none" else run.stub_rule, strip=run.strip,
                   near=run.near_threshold)

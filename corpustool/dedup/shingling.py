@@ -493,7 +493,7 @@ def choose_params(threshold: float = DEFAULT_THRESHOLD, ngram: int = DEFAULT_NGR
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 < threshold <= 1.0:
         raise OptionError(f"threshold must be a number in (0, 1], not {threshold!r}")
     if isinstance(ngram, bool) or not isinstance(ngram, int) or ngram < 1:
-        raise OptionError(f"shingle length (--ngram) must be a positive integer, not {ngram!r}")
+        raise OptionError(f"ngram (the shingle length) must be a positive integer, not {ngram!r}", option="ngram")
     if max_k < 1:
         raise OptionError("max_k must be positive")
     threshold = float(threshold)

@@ -42,7 +42,7 @@ def fold_models(train_specs: Sequence[str], k: int, quiet: bool = False) -> list
         got = [p for p in read_gold(spec) if p.text is not None or p.with_snippets or p.without_snippets]
         if not got:
             from ..errors import OptionError
-            raise OptionError(f"--train {spec!r}: no page with a gold to learn from")
+            raise OptionError(f"train {spec!r}: no page with a gold to learn from", option="train")
         pages += got
     if not quiet:
         print(f"corpustool eval --cv: features of {len(pages)} training pages, then {k} models",

@@ -36,7 +36,7 @@ class Filter:
         try:
             tree = ast.parse(expression.strip(), mode="eval")
         except SyntaxError as exc:
-            raise OptionError(f"--filter {expression!r}: {exc.msg}") from None
+            raise OptionError(f"filter {expression!r}: {exc.msg}", option="filter") from None
         self._aliases = aliases
         self._metrics = metrics
         self._check(tree.body)
@@ -50,7 +50,7 @@ class Filter:
             self._check(node.operand)
         elif isinstance(node, ast.Compare):
             if not all(type(op) in _COMPARE for op in node.ops):
-                raise OptionError(f"--filter {self.expression!r}: only < <= > >= == != comparisons")
+                raise OptionError(f"filter {self.expression!r}: only < <= > >= == != comparisons", option="filter")
             self._check(node.left)
             for c in node.comparators:
                 self._check(c)
@@ -62,14 +62,15 @@ class Filter:
             pass
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if node.value.id not in self._aliases:
-                raise OptionError(f"--filter: unknown extractor {node.value.id!r}; use one of: "
-                                  f"{', '.join(sorted(self._aliases))}")
+                raise OptionError(f"filter: unknown extractor {node.value.id!r}; use one of: "
+                                  f"{', '.join(sorted(self._aliases))}", option="filter")
             if node.attr not in self._metrics:
-                raise OptionError(f"--filter: unknown metric {node.attr!r}; use one of: "
-                                  f"{', '.join(sorted(self._metrics))}")
+                raise OptionError(f"filter: unknown metric {node.attr!r}; use one of: "
+                                  f"{', '.join(sorted(self._metrics))}", option="filter")
         else:
-            raise OptionError(f"--filter {self.expression!r}: not allowed here: "
-                              f"{ast.get_source_segment(self.expression.strip(), node) or type(node).__name__}")
+            raise OptionError(f"filter {self.expression!r}: not allowed here: "
+                              f"{ast.get_source_segment(self.expression.strip(), node) or type(node).__name__}",
+                              option="filter")
 
     def __call__(self, values: Values) -> bool:
         return bool(self._eval(self._tree, values))

@@ -80,6 +80,31 @@ class GoldIndex:
         return int(any(key in s for s in self.short_text))
 
 
+def page_labels(page: GoldPage, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None] | None:
+    """(labels, weights, kept rows or None) of a page's paragraphs; None: nothing labelled."""
+    from .tokens import normalize_snippet
+
+    size = np.array([len(tokens(t)) + 1 for t in texts], dtype=np.float64)
+    w = 100.0 * size / size.sum()
+    if page.text is not None:
+        index = GoldIndex(page.text)
+        return np.array([index.label(t) for t in texts], dtype=np.int8), w, None
+    norm = [normalize_snippet(t) for t in texts]
+    y = np.full(len(texts), -1, dtype=np.int8)
+    for snippets, value in ((page.without_snippets or [], 0), (page.with_snippets or [], 1)):
+        for s in snippets:
+            s = normalize_snippet(s)
+            if s:
+                for i, t in enumerate(norm):
+                    if s in t:
+                        y[i] = value
+    keep = y >= 0
+    if not keep.any():
+        return None
+    # every page weighs the same: the labelled paragraphs' weights sum to a page's
+    return y[keep], w[keep] * (100.0 / w[keep].sum()), keep
+
+
 def collect(pages: Sequence[GoldPage], progress: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
     """Each page with a gold text: its feature matrix, labels, weights and domain (the clean
     stage's default language handling, as ``corpustool eval`` runs it)."""
@@ -88,8 +113,6 @@ def collect(pages: Sequence[GoldPage], progress: Callable[[int], None] | None = 
 
     stage = Clean(extractor="justext-learned", languages=["auto"], model="none")
     ex = stage.extractor
-    from .tokens import normalize_snippet
-
     out = []
     for n, page in enumerate(pages, 1):
         if page.text is None and not (page.with_snippets or page.without_snippets):
@@ -110,54 +133,68 @@ def collect(pages: Sequence[GoldPage], progress: Callable[[int], None] | None = 
         ex.capture = None
         if not got:
             continue
-        X, texts = got[-1]
-        size = np.array([len(tokens(t)) + 1 for t in texts], dtype=np.float64)
-        w = 100.0 * size / size.sum()
-        if page.text is not None:
-            index = GoldIndex(page.text)
-            y = np.array([index.label(t) for t in texts], dtype=np.int8)
-        else:
-            norm = [normalize_snippet(t) for t in texts]
-            y = np.full(len(texts), -1, dtype=np.int8)
-            for snippets, value in ((page.without_snippets or [], 0), (page.with_snippets or [], 1)):
-                for s in snippets:
-                    s = normalize_snippet(s)
-                    if s:
-                        for i, t in enumerate(norm):
-                            if s in t:
-                                y[i] = value
-            keep = y >= 0
-            if not keep.any():
-                continue
-            # every page weighs the same: the labelled paragraphs' weights sum to a page's
-            X, y, w = X[keep], y[keep], w[keep] * (100.0 / w[keep].sum())
-            texts = [t for t, k in zip(texts, keep) if k]
-        out.append({"id": page.id, "domain": page_domain(page), "X": X, "y": y, "w": w, "texts": texts,
-                    "gold": page.text, "type": page.meta.get("page_type")})
+        X, texts, struct = got[-1]
+        labelled = page_labels(page, texts)
+        if labelled is None:
+            continue
+        y, w, keep = labelled
+        # X: all the page's paragraphs (stage 2 reads stage 1's probabilities around each); y, w:
+        # those of the labelled ones (``keep``: which, None for all)
+        out.append({"id": page.id, "domain": page_domain(page), "X": X, "keep": keep, "y": y, "w": w,
+                    "struct": struct, "gold": page.text, "type": page.meta.get("page_type")})
         if progress:
             progress(n)
     return out
 
 
-def train(data: Sequence[dict[str, Any]], rounds: int = ROUNDS) -> dict[str, Any]:
-    """One model (TreeModel arrays) from collected pages, deterministically."""
+def _booster(X: np.ndarray, y: np.ndarray, w: np.ndarray, names: Sequence[str], rounds: int) -> Any:
     import lightgbm
 
-    from ..extractors.justext_learned import FEATURES, model_from_booster
-
-    X = np.vstack([d["X"] for d in data])
-    y = np.concatenate([d["y"] for d in data])
-    w = np.concatenate([d["w"] for d in data])
-    ds = lightgbm.Dataset(X, label=y, weight=w, feature_name=list(FEATURES), free_raw_data=True,
+    ds = lightgbm.Dataset(X, label=y, weight=w, feature_name=list(names), free_raw_data=True,
                           params={"max_bin": PARAMS["max_bin"], "verbose": -1})
-    booster = lightgbm.train(PARAMS, ds, num_boost_round=rounds)
-    return model_from_booster(booster)
+    return lightgbm.train(PARAMS, ds, num_boost_round=rounds)
+
+
+def _rows(d: dict[str, Any], X: np.ndarray) -> np.ndarray:
+    return X if d["keep"] is None else X[d["keep"]]
+
+
+def _stage1(data: Sequence[dict[str, Any]], rounds: int) -> Any:
+    from ..extractors.justext_learned import FEATURES
+
+    return _booster(np.vstack([_rows(d, d["X"]) for d in data]), np.concatenate([d["y"] for d in data]),
+                    np.concatenate([d["w"] for d in data]), FEATURES, rounds)
+
+
+def train(data: Sequence[dict[str, Any]], rounds: int = ROUNDS, k: int = 5) -> dict[str, Any]:
+    """The model (TreeModel arrays, stage 2 under ``"stage2"``) from collected pages,
+    deterministically. Stage 1 learns from the features; stage 2 from the features and stage 1's
+    probabilities around each paragraph (``context_features``), each page's from a stage-1 model
+    that did not see its domain: one per domain fold (``k`` folds of the pages given)."""
+    from ..extractors.justext_learned import STAGE2_FEATURES, context_features, model_from_booster
+
+    model = model_from_booster(_stage1(data, rounds))
+    fold = [fold_of(d["domain"], k) for d in data]
+    if len(set(fold)) < 2:
+        return model        # (one fold of domains: no stage-1 probabilities blind to a page's domain)
+    prob: list[np.ndarray | None] = [None] * len(data)
+    for g in sorted(set(fold)):
+        inner = _stage1([d for d, f in zip(data, fold) if f != g], rounds)
+        for i, (d, f) in enumerate(zip(data, fold)):
+            if f == g:
+                prob[i] = inner.predict(d["X"])
+    X2 = np.vstack([_rows(d, np.hstack([d["X"], context_features(p, d["struct"])])) for d, p in zip(data, prob)])
+    stage2 = _booster(X2, np.concatenate([d["y"] for d in data]), np.concatenate([d["w"] for d in data]),
+                      STAGE2_FEATURES, rounds)
+    model["stage2"] = model_from_booster(stage2)
+    return model
 
 
 def train_folds(data: Sequence[dict[str, Any]], k: int, rounds: int = ROUNDS) -> list[dict[str, Any]]:
-    """Model f is trained on every page whose domain is not in fold f."""
+    """Model f is trained on every page whose domain is not in fold f (its stage 2 on stage-1
+    probabilities from the other folds' inner models)."""
     models = []
     for f in range(k):
         part = [d for d in data if fold_of(d["domain"], k) != f]
-        models.append(train(part, rounds))
+        models.append(train(part, rounds, k))
     return models

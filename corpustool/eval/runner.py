@@ -96,21 +96,21 @@ def parse_config(spec: str) -> Config:
     """``[LABEL=]NAME[:key=value,...]`` or ``[LABEL=]peer:NAME[:key=value,...]``."""
     spec = spec.strip()
     if not spec:
-        raise OptionError("empty --extractor")
+        raise OptionError("extractor is empty", option="extractor")
     label = None
     head = spec.split(":", 1)[0]
     if "=" in head:
         label, spec = spec.split("=", 1)
         label = label.strip()
         if not label:
-            raise OptionError(f"--extractor {spec!r}: empty label")
+            raise OptionError(f"extractor {spec!r}: empty label", option="extractor")
     peer = spec.startswith(PEER_PREFIX)
     if peer:
         spec = spec[len(PEER_PREFIX):]
     name, _, opts = spec.partition(":")
     name = name.strip()
     if not name:
-        raise OptionError(f"--extractor {spec!r}: no extractor name")
+        raise OptionError(f"extractor {spec!r}: no extractor name", option="extractor")
     options = parse_options(opts, f"--extractor {name}")
     canonical = (PEER_PREFIX if peer else "") + name + (":" + _format_options(options) if options else "")
     return Config(label=label or canonical, extractor=name, options=options, peer=peer)
@@ -125,11 +125,11 @@ def parse_sweep(specs: Sequence[str]) -> list[dict[str, Any]]:
         name, sep, values = spec.partition("=")
         vals = [convert_value(v) for v in values.split(",") if v.strip()]
         if not sep or not name.strip() or not vals:
-            raise OptionError(f"--sweep {spec!r}: expected NAME=VALUE[,VALUE...]")
+            raise OptionError(f"sweep {spec!r}: expected NAME=VALUE[,VALUE...]", option="sweep")
         axes.append((name.strip().replace("-", "_"), vals))
     names = [a[0] for a in axes]
     if len(set(names)) != len(names):
-        raise OptionError("--sweep: an option is swept twice")
+        raise OptionError("sweep: an option is swept twice", option="sweep")
     return [dict(zip(names, combo)) for combo in itertools.product(*(a[1] for a in axes))]
 
 
@@ -320,7 +320,7 @@ class Evaluation:
         # a language without a stoplist is cleaned as build cleans it (the clean stage decides)
         langs = [resolve_language(v, require_stoplist=False) for v in value.split(",") if v.strip()]
         if not langs:
-            raise OptionError("--lang needs a language, 'auto' or 'html'")
+            raise OptionError("languages needs a language, 'auto' or 'html'", option="languages")
         return "list", langs
 
     def _default_lang_key(self) -> str:

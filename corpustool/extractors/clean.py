@@ -98,7 +98,7 @@ class Clean(DocumentStage):
         langs = [l for l in (languages or []) if l]
         auto = not langs or langs == ["auto"]
         if "auto" in langs and len(langs) > 1:
-            raise OptionError("--lang auto cannot be combined with other languages")
+            raise OptionError("languages: auto cannot be combined with other languages", option="languages")
         # a wanted language without a stoplist (zh, ja, th ...) is cleaned with the user's
         # stoplist or in jusText's language-independent mode; refused only when neither applies
         require_stoplist = not (stoplist_file or self.language_independent)

@@ -42,8 +42,8 @@ features from the UTF-8 text during the walk (:func:`paragraph_rows` is the
 Python reference) and builds and classifies the paragraphs in C
 (:meth:`JustextEngineExtractor.build_py` and :func:`classify` are the
 reference). ``WALK`` is the backend object the extractors call (``CompiledWalk`` or
-``PythonWalk``, as :mod:`corpustool.native.backend` chose; ``COMPILED`` and ``COMPILED_ERROR``
-say which and why);
+``PythonWalk``, as :mod:`corpustool.native.backend` chose; ``WALK.compiled`` and
+``backend.walk.reason`` say which and why);
 without the extension the pure-Python walk gives the same paragraphs, slower.
 The tests compare the two on generated, demo and development pages.
 
@@ -57,7 +57,7 @@ stage that guesses the language the parse is kept for the guess
 (``parse_unparsed``) and walked afterwards. The engine keeps ruby annotations
 (justext-plus strips them). A page the fast path gives back is parsed by
 ``parse_html``: the same paragraphs and title either way
-(tests/test_engine_fast_path.py; ``sax_stats()`` counts both). A page parsed
+(tests/native/test_backend_parity.py; ``sax_stats()`` counts both). A page parsed
 already is walked as it is.
 """
 from __future__ import annotations
@@ -541,11 +541,6 @@ def keep_title(page: Page, title: str | None) -> str | None:
 WALK: PythonWalk = (CompiledWalk(backend.walk.module, backend.sax.compiled, backend.walk.reason)
                     if backend.walk.compiled else PythonWalk(backend.walk.reason))
 
-# (the names the tests and scripts compare the two walks by)
-COMPILED = WALK.compiled
-COMPILED_ERROR = None if COMPILED else backend.walk.reason
-SAX_PARSE = COMPILED and WALK.has_parse
-SAX_ERROR = None if SAX_PARSE else backend.sax.reason
 segment = WALK.segment
 _walk_module = backend.walk.module
 extract_compiled = getattr(_walk_module, "extract", None)

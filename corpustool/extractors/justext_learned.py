@@ -10,8 +10,9 @@ one place, :func:`page_features`:
 
 * the paragraph's own: characters, words, link and stop-word density, stop
   words, heading, tag, depth, classic jusText's context-free and final class,
-  sentence end, digit share, copyright sign, and what its words say
-  (``template_lines``: a template line, a dateline or post line);
+  sentence end, digit share, copyright sign, a price, and what its words say
+  (``template_lines``: a template line and its kind, a rights line, a
+  control's label, a dateline or post line);
 * where it sits: position among the paragraphs and in the page's text, the
   evidence regions around it (nav, footer, header, aside, share, cookie,
   comment, review, form, ad, meta: semantic elements, ARIA roles and
@@ -21,11 +22,19 @@ one place, :func:`page_features`:
 * repetition: paragraphs with the same DOM path on the page, siblings under
   the same parent and grandparent, the same text elsewhere on the page;
 * the page: number of paragraphs, jusText's kept share, the schema.org types
-  it declares (discussion, product, item list);
-* headings: paragraphs and characters since the last heading;
+  it declares (discussion, product, item list), whether its comment blocks
+  are its posts (the structural guard);
+* headings: paragraphs and characters since the last heading, paragraphs
+  since the title's heading, under a heading announcing related links;
 * the neighbours' features (previous and next paragraph).
 
-The model gives the probability that a paragraph is main text; it becomes a
+The model has two stages (session 13): stage 1 gives the probability that a
+paragraph is main text from these features; stage 2 gives it again from the
+same features and stage 1's probabilities around the paragraph (the two
+before and after, the window of three either side, the same DOM path, the
+same parent, the page: :func:`context_features`). Stage 2 was trained on
+stage-1 probabilities from models that had not seen the page's domain.
+The final probability becomes a
 context-free class (``good`` at or above 0.55, ``bad`` below 0.45, else
 ``neargood``, or ``short`` when jusText found it short) and Algorithm 2.3 of
 the engine revises the uncertain ones. One guard: a page where that keeps
@@ -34,10 +43,11 @@ highest (a page is never emptied by the model alone). Nothing names a site or
 a software.
 
 The model ships as ``corpustool/models/justext_learned.json``: the trees as
-arrays (feature, threshold, children, leaf values), evaluated for all
-paragraphs and trees at once with numpy (:class:`TreeModel`), equal to
-LightGBM's own predictions (tests/test_justext_learned.py). LightGBM is
-needed only to train.
+arrays (feature, threshold, children, leaf values; stage 2 under
+``"stage2"``), evaluated by the compiled ``native/tree_scores.pyx`` (indices
+checked before the walk) or, without it, for all paragraphs and trees at once
+with numpy (:class:`TreeModel`); both equal LightGBM's own predictions
+(tests/extractors/test_justext_learned.py). LightGBM is needed only to train.
 """
 from __future__ import annotations
 
@@ -57,11 +67,15 @@ from .base import register
 from .justext_engine import revise
 from .justext_plus import JustextPlusExtractor
 from .template_lines import line_verdict
+from ..native import backend
+
+_tree_scores = backend.trees.get("tree_scores")
 
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "justext_learned.json"
 GOOD_AT = 0.55
 BAD_BELOW = 0.45
 FALLBACK_SHARE = 0.5   # a page the model would empty keeps what is at least this share of its best
+POSTS_HIDE_COMMENTS = True   # comment regions hidden from the model on a page whose comments are its posts
 
 KINDS = ("nav", "footer", "header", "aside", "share", "cookie", "comment", "review", "form", "ad", "meta")
 _KIND_CODE = {k: i + 1 for i, k in enumerate(KINDS)}
@@ -69,28 +83,39 @@ TAGS = ("p", "div", "li", "td", "span", "a", "h1", "h2", "h3", "h4", "h5", "h6",
         "blockquote", "th", "body", "table", "tr", "ul", "section", "article", "figcaption", "label")
 _TAG_CODE = {t: i + 1 for i, t in enumerate(TAGS)}
 _CF_CODE = {"bad": 0, "short": 1, "neargood": 2, "good": 3}
+# template_lines' reasons (what kind of template line)
+_REASON_CODE = {"boilerplate:template": 1, "boilerplate:action": 2, "boilerplate:related": 3,
+                "boilerplate:ad": 4, "boilerplate:credit": 5, "boilerplate:consent": 6}
 _SENTENCE_END = tuple(".!?…\"“”»)。！？:")
 _DIGIT = re.compile(r"\d")
+# a price: a currency sign or code next to a number
+_PRICE = re.compile(r"[$€£¥₹]\s?\d|\d\s?(?:[$€£¥₹]|(?:usd|eur|gbp|chf|czk|pln|kč|zł)\b)|\b(?:usd|eur|gbp|chf)\s?\d",
+                    re.IGNORECASE)
 
 OWN = ["log_chars", "log_words", "link_density", "stopword_density", "log_stopwords", "heading", "tag",
        "depth", "cf_class", "jt_good", "sentence_end", "digit_share", "copyright", "upper_start",
-       "template_line", "dated"]
+       "template_line", "dated", "price", "template_kind", "rights", "ui_label", "in_related"]
 WHERE = ["pos", "char_pos"] + [f"in_{k}" for k in KINDS] + [
     "inner_kind", "in_hint", "evidence_depth", "region_good_share", "hint_good_share"]
 REPEAT = ["log_same_path", "log_same_text", "log_siblings", "log_cousins", "same_path_good_share",
           "parent_good_share"]
-PAGE = ["log_paras", "page_good_share", "discussion", "product", "item_list", "title_like"]
-HEAD = ["log_since_heading", "log_chars_since_heading"]
+PAGE = ["log_paras", "page_good_share", "discussion", "product", "item_list", "title_like", "comment_posts"]
+HEAD = ["log_since_heading", "log_chars_since_heading", "since_title"]
 NEIGHBOUR_KEYS = ["log_words", "link_density", "stopword_density", "cf_class", "jt_good", "heading"]
 NEIGHBOURS = [f"{side}_{k}" for side in ("prev", "next") for k in NEIGHBOUR_KEYS] + ["window_good_share"]
 FEATURES = OWN + WHERE + REPEAT + PAGE + HEAD + NEIGHBOURS
+# stage 2: stage 1's probabilities around the paragraph (context_features)
+CONTEXT = ["p", "p_prev", "p_next", "p_prev2", "p_next2", "p_window", "p_same_path", "p_parent", "p_page",
+           "p_page_kept"]
+STAGE2_FEATURES = FEATURES + CONTEXT
 _INDEX = {f: i for i, f in enumerate(FEATURES)}
 _NEIGHBOUR_COLS = [_INDEX[k] for k in NEIGHBOUR_KEYS]
 _WORDS = re.compile(r"\w+")
 
 
 def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequence[str],
-                  chains: Sequence[Sequence[str]], types: frozenset[str], title: str | None) -> np.ndarray:
+                  chains: Sequence[Sequence[str]], types: frozenset[str], title: str | None,
+                  posts: bool = False) -> np.ndarray:
     """The feature matrix (paragraphs x FEATURES) of one page, from the engine's paragraphs
     (before any revision by justext-plus) and the evidence regions around them."""
     n = len(paras)
@@ -161,6 +186,10 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
         # credits, notices; datelines and post lines: a post's author/date line)
         "template_line": [v[2] is not None for v in verdicts],
         "dated": [v[1] for v in verdicts],
+        "price": [len(t) < 200 and _PRICE.search(t) is not None for t in texts],
+        "template_kind": [0 if v[2] is None else _REASON_CODE.get(v[2], 7) for v in verdicts],
+        "rights": [v[0] for v in verdicts],
+        "ui_label": [v[3] for v in verdicts],
         "log_same_path": [log(count_path[p.dom_path]) for p in paras],
         "log_same_text": [log(count_text[t] - 1) for t in texts],
         "log_siblings": [log(count_parent[x]) for x in parents],
@@ -178,6 +207,7 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
     X[:, _INDEX["discussion"]] = discussion
     X[:, _INDEX["product"]] = product
     X[:, _INDEX["item_list"]] = item_list
+    X[:, _INDEX["comment_posts"]] = posts      # the comment blocks are the page's posts (the guard)
     # the evidence regions around each paragraph
     base = _INDEX["inner_kind"]
     in_kind = _INDEX["in_nav"] - 1
@@ -212,6 +242,14 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
             if p.heading:
                 w = set(_WORDS.findall(texts[i].lower()))
                 X[i, col] = len(w & title_words) / (len(w | title_words) or 1)
+    # under a heading that announces links to other pages ("Related articles", "Read more")
+    related = 0.0
+    in_related = []
+    for p, v in zip(paras, verdicts):
+        if p.heading:
+            related = float(v[2] == "boilerplate:related")
+        in_related.append(related)
+    X[:, _INDEX["in_related"]] = in_related
     since = 1000
     since_chars = 100000
     since_col: list[float] = []
@@ -226,6 +264,20 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
         since_chars += c
     X[:, _INDEX["log_since_heading"]] = since_col
     X[:, _INDEX["log_chars_since_heading"]] = since_chars_col
+    # paragraphs since the page's title heading (the heading most like the title, else the first
+    # h1), negative before it
+    top = -1
+    if title_words:
+        like = X[:, _INDEX["title_like"]]
+        if like.max() >= 0.5:
+            top = int(like.argmax())
+    if top < 0:
+        top = next((i for i, p in enumerate(paras) if p.tag == "h1"), -1)
+    if top >= 0:
+        d = np.arange(n) - top
+        X[:, _INDEX["since_title"]] = np.sign(d) * np.log1p(np.abs(d))
+    else:
+        X[:, _INDEX["since_title"]] = -10.0
     # the neighbours
     b = _INDEX["prev_log_words"]
     k = len(NEIGHBOUR_KEYS)
@@ -248,8 +300,9 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
 class TreeModel:
     """A LightGBM binary model as arrays, evaluated for all rows and trees at once."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
-        if data.get("features") != FEATURES:
+    def __init__(self, data: dict[str, Any], features: Sequence[str] | None = None) -> None:
+        features = FEATURES if features is None else list(features)
+        if data.get("features") != features:
             raise OptionError("the model was trained on other features than justext_learned.FEATURES")
         self.init = float(data["init"])
         self.feature = np.asarray(data["feature"], dtype=np.int64)
@@ -258,17 +311,13 @@ class TreeModel:
         self.right = np.asarray(data["right"], dtype=np.int64)
         self.leaf = np.asarray(data["leaf"], dtype=np.float64)
         self.roots = np.asarray(data["roots"], dtype=np.int64)
-        n_nodes, n_leaves, n_feat = len(self.feature), len(self.leaf), len(FEATURES)
+        n_nodes, n_leaves, n_feat = len(self.feature), len(self.leaf), len(features)
         for a in (self.left, self.right, self.roots):
             if a.size and (a.max() >= n_nodes or a.min() < -n_leaves):
                 raise OptionError("model: a node index out of range")
         if self.feature.size and (self.feature.min() < 0 or self.feature.max() >= n_feat):
             raise OptionError("model: a feature index out of range")
 
-    @classmethod
-    def load(cls, path: str | Path) -> "TreeModel":
-        with open(path, encoding="utf-8") as fh:
-            return cls(json.load(fh))
 
     def _flat(self) -> None:
         """Leaves as nodes that lead to themselves (threshold +inf), so that every row and tree
@@ -291,6 +340,22 @@ class TreeModel:
         self._depth = depth
 
     def raw_score(self, X: np.ndarray) -> np.ndarray:
+        n = X.shape[0]
+        if n == 0 or self.roots.size == 0:
+            return np.full(n, self.init)
+        if _tree_scores is not None and self.feature.size < 2 ** 31 and self.leaf.size < 2 ** 31:
+            # the compiled walk of the trees (native/tree_scores.pyx): one pass per row, no temporaries
+            if not hasattr(self, "_c"):
+                i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)
+                self._c = (i32(self.feature), np.ascontiguousarray(self.threshold), i32(self.left),
+                           i32(self.right), np.ascontiguousarray(self.leaf), i32(self.roots))
+            out = np.empty(n, dtype=np.float64)
+            _tree_scores(np.ascontiguousarray(X, dtype=np.float64), *self._c, self.init, out)
+            return out
+        return self.raw_score_numpy(X)
+
+    def raw_score_numpy(self, X: np.ndarray) -> np.ndarray:
+        """The trees evaluated with numpy (the pure-Python backend)."""
         n = X.shape[0]
         if n == 0 or self.roots.size == 0:
             return np.full(n, self.init)
@@ -357,14 +422,71 @@ def model_classes(prob: np.ndarray, jt_cf: Sequence[str]) -> list[str]:
     return out
 
 
-_MODELS: dict[str, TreeModel] = {}
+class LearnedModel:
+    """The shipped model: stage 1 over :data:`FEATURES`, and stage 2 (when the file has one) over
+    the same features and :data:`CONTEXT`, stage 1's probabilities around each paragraph."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.stage1 = TreeModel(data)
+        self.stage2 = TreeModel(data["stage2"], STAGE2_FEATURES) if data.get("stage2") else None
+
+    @classmethod
+    def load(cls, path: str | Path) -> "LearnedModel":
+        with open(path, encoding="utf-8") as fh:
+            return cls(json.load(fh))
+
+    def predict(self, X: np.ndarray, paras: Sequence[Paragraph]) -> np.ndarray:
+        prob = self.stage1.predict(X)
+        if self.stage2 is not None and len(prob):
+            prob = self.stage2.predict(np.hstack([X, context_features(prob, page_struct(paras))]))
+        return prob
 
 
-def load_model(path: str | Path) -> TreeModel:
+def page_struct(paras: Sequence[Paragraph]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each paragraph's DOM path and parent element as small integers, and its characters."""
+    ids: dict[str, int] = {}
+    path = np.array([ids.setdefault(p.dom_path, len(ids)) for p in paras], dtype=np.int64)
+    ids = {}
+    parent = np.array([ids.setdefault(p.xpath.rsplit("/", 1)[0], len(ids)) for p in paras], dtype=np.int64)
+    chars = np.array([len(p.text) for p in paras], dtype=np.float64)
+    return path, parent, chars
+
+
+def context_features(prob: np.ndarray, struct: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """Stage 2's columns (:data:`CONTEXT`): stage 1's probability of the paragraph, of the two
+    before and after it, its character-weighted mean within three paragraphs either side, over
+    the paragraphs of the same DOM path and of the same parent element, over the page, and the
+    share of the page's characters stage 1 keeps."""
+    path, parent, chars = struct
+    n = len(prob)
+    out = np.zeros((n, len(CONTEXT)))
+    out[:, 0] = prob
+    pad = np.concatenate([[-1.0, -1.0], prob, [-1.0, -1.0]])
+    out[:, 1], out[:, 2], out[:, 3], out[:, 4] = pad[1:n + 1], pad[3:n + 3], pad[0:n], pad[4:n + 4]
+    wc = prob * chars
+    cw = np.concatenate([[0.0], np.cumsum(wc)])
+    cc = np.concatenate([[0.0], np.cumsum(chars)])
+    lo = np.maximum(np.arange(n) - 3, 0)
+    hi = np.minimum(np.arange(n) + 4, n)
+    out[:, 5] = (cw[hi] - cw[lo]) / np.maximum(cc[hi] - cc[lo], 1)
+    for col, ids in ((6, path), (7, parent)):
+        num = np.bincount(ids, weights=wc)
+        den = np.bincount(ids, weights=chars)
+        out[:, col] = (num / np.maximum(den, 1))[ids]
+    total = max(float(chars.sum()), 1.0)
+    out[:, 8] = wc.sum() / total
+    out[:, 9] = chars[prob >= 0.5].sum() / total
+    return out
+
+
+_MODELS: dict[str, LearnedModel] = {}
+
+
+def load_model(path: str | Path) -> LearnedModel:
     key = str(path)
     model = _MODELS.get(key)
     if model is None:
-        model = _MODELS[key] = TreeModel.load(path)
+        model = _MODELS[key] = LearnedModel.load(path)
     return model
 
 
@@ -382,45 +504,51 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         # model: a file (default: the shipped model), the arrays themselves (a dict, as
         # corpustool eval --cv passes each fold's), or "none": jusText's own classes, for
         # collecting training features
-        if isinstance(model, TreeModel):
+        if isinstance(model, LearnedModel):
             self.model = model
         elif isinstance(model, dict):
-            self.model = TreeModel(model)
+            self.model = LearnedModel(model)
         elif model == "none":
             self.model = None
         else:
             self.model = load_model(str(model) if model else MODEL_PATH)
         self.capture: list | None = None    # set to a list: each page's (features, paragraphs) appended
 
-    def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
-                data: bytes | None = None) -> None:
+    @staticmethod
+    def _left_empty(paras: list[Paragraph]) -> bool:
+        """jusText kept nothing (its classes, before the model's): the page may be one whose buttons
+        swallowed its text, parsed again without them (as the training pages were; the model's
+        guard never leaves a page empty, so its classes cannot tell)."""
+        return not any(p.features.get("jt_class", p.cls) == GOOD for p in paras)
+
+    def page_input(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
+                   data: bytes | None = None) -> "PageInput":
+        """What the model and the decision read of one page (before any class changes)."""
         types = structure.declared_types(page.html, data)
         kinds = tree.kinds
         comments = (structure.in_comment_blocks(kinds, tree.chains) if "comment" in kinds.values()
                     else [False] * len(paras))
         has_comments = any(comments)
         posts = has_comments and structure.comments_are_content(types, self.comments, paras, kinds, tree.chains)
-        if posts:
+        if posts and (self.comments == "keep" or POSTS_HIDE_COMMENTS):
             # the page's comment blocks are its text: no comment regions for the model either
             kinds = {x: k for x, k in kinds.items() if k != "comment"}
-        X = page_features(paras, kinds, tree.hints, tree.chains, types, title)
+        # comments=drop on an article: its comment section goes, whatever the model says (unless
+        # the named blocks hold most of jusText's text: then the model decides)
+        drop = (not posts and has_comments and not structure.comments_hold_bulk(paras, comments))
+        return PageInput(paras, kinds, tree.hints, tree.chains, types, title,
+                         comments if drop else None, self.engine.params_for(page).max_heading_distance, posts)
+
+    def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
+                data: bytes | None = None) -> None:
+        inp = self.page_input(paras, tree, title, page, data)
+        X = inp.features()
         if self.capture is not None:
-            self.capture.append((X, [p.text for p in paras]))
+            self.capture.append((X, [p.text for p in paras], page_struct(paras)))
         if self.model is None:
             return
-        jt_cf = [p.cf_class for p in paras]
-        prob = self.model.predict(X)
-        cf = model_classes(prob, jt_cf)
-        cls = revise(cf, [p.heading for p in paras], [p.text for p in paras],
-                     self.engine.params_for(page).max_heading_distance)
-        if not posts and has_comments and not structure.comments_hold_bulk(paras, comments):
-            # comments=drop on an article: its comment section goes, whatever the model says
-            # (unless the named blocks hold most of jusText's text: then the model decides)
-            cls = ["bad" if inside else c for c, inside in zip(cls, comments)]
-        if "good" not in cls:
-            # the guard: the model alone never empties a page
-            best = float(prob.max())
-            cls = ["good" if x >= best * FALLBACK_SHARE else "bad" for x in prob.tolist()]
+        prob = self.model.predict(X, paras)
+        cf, cls = decide_classes(prob, inp)
         for p, c, f in zip(paras, cls, cf):
             p.features["jt_class"] = p.cls
             p.cf_class = f
@@ -430,3 +558,38 @@ class JustextLearnedExtractor(JustextPlusExtractor):
             else:
                 p.cls = BAD
                 p.reason = p.reason or "boilerplate"
+
+
+class PageInput:
+    """One page as justext-learned sees it: the engine's paragraphs (jusText's classes), the
+    evidence regions (comment regions gone when the comment blocks are the page's posts), the
+    schema.org types, the title; ``drop``: the paragraphs an article's comment section holds,
+    removed whatever the model says (None: nothing forced)."""
+
+    __slots__ = ("paras", "kinds", "hints", "chains", "types", "title", "drop", "max_heading_distance", "posts")
+
+    def __init__(self, paras: list[Paragraph], kinds: dict[str, str], hints: Sequence[str],
+                 chains: Sequence[Sequence[str]], types: frozenset[str], title: str | None,
+                 drop: Sequence[bool] | None, max_heading_distance: int, posts: bool = False) -> None:
+        self.paras, self.kinds, self.hints, self.chains = paras, kinds, hints, chains
+        self.types, self.title, self.drop, self.max_heading_distance = types, title, drop, max_heading_distance
+        self.posts = posts
+
+    def features(self) -> np.ndarray:
+        return page_features(self.paras, self.kinds, self.hints, self.chains, self.types, self.title, self.posts)
+
+
+def decide_classes(prob: np.ndarray, inp: PageInput) -> tuple[list[str], list[str]]:
+    """The decision's named phases: the model's context-free classes, jusText's revision
+    (Algorithm 2.3), an article's comment section out, the guard against an empty page.
+    Returns (context-free classes, final classes good/bad)."""
+    paras = inp.paras
+    cf = model_classes(prob, [p.cf_class for p in paras])
+    cls = revise(cf, [p.heading for p in paras], [p.text for p in paras], inp.max_heading_distance)
+    if inp.drop is not None:
+        cls = ["bad" if inside else c for c, inside in zip(cls, inp.drop)]
+    if "good" not in cls:
+        # the guard: the model alone never empties a page
+        best = float(prob.max())
+        cls = ["good" if x >= best * FALLBACK_SHARE else "bad" for x in prob.tolist()]
+    return cf, cls

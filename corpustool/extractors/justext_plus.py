@@ -47,14 +47,14 @@ paragraph's evidence ancestors (``PageTree.chains``) and the main region's
 masses without building XPath prefixes. Without the extension, or for a tree
 with namespaced elements, :meth:`JustextPlusExtractor.regions` queries the
 tree and :class:`XPathTree` works on the XPath strings: the same paragraphs
-(tests/test_justext_plus_fast.py). On the compiled walk's tree, decide() runs
+(tests/native/test_backend_parity.py). On the compiled walk's tree, decide() runs
 compiled too (``corpustool/native/justext_plus_decide.pyx``: C arrays over the
-tree's node ids; the same decisions, tests/test_justext_plus_decide.py). A
+tree's node ids; the same decisions, tests/native/test_backend_parity.py). A
 page nobody has parsed yet is parsed by lxml's own libxml2 through SAX
 callbacks straight into the tree the walk reads (``corpustool/native/sax_arena.pxi``:
 no lxml tree to build and free, about half the parse); a page it does not
 cover goes to ``parse_html``'s tree: the same paragraphs and title either way
-(tests/test_fast_parse.py).
+(tests/native/test_backend_parity.py).
 
 Site evidence (URL Tree, ``--template-evidence``) acts after the page
 level on the paragraphs this extractor returns, as for any extractor.
@@ -363,7 +363,7 @@ class XPathTree:
     of ``kinds`` or in ``hints``, outermost first (every loop of decide() over
     a paragraph's ancestors looks for evidence); :meth:`masses`: a weight
     summed over every ancestor-or-self. The compiled walk's ``PageTree`` gives
-    the same without the strings' prefixes (tests/test_justext_plus_fast.py).
+    the same without the strings' prefixes (tests/native/test_backend_parity.py).
     """
 
     def __init__(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],
@@ -458,7 +458,7 @@ class JustextPlusExtractor(Extractor):
 
     def extract(self, page: Page) -> list[Paragraph]:
         paras = self._extract_once(page)
-        if "buttons" in structure.RULES and page.html and not any(p.cls == GOOD for p in paras):
+        if "buttons" in structure.RULES and page.html and self._left_empty(paras):
             # a page left without text may be one whose buttons swallowed it (see
             # structure.without_buttons): parsed again without them, once
             repaired = structure.without_buttons(page.html)
@@ -467,11 +467,16 @@ class JustextPlusExtractor(Extractor):
                 if page.parsed:
                     retry.tree   # a page given as lxml's tree is repaired on the same path (same result)
                 again = self._extract_once(retry)
-                if any(p.cls == GOOD for p in again):
+                if not self._left_empty(again):
                     if "structure" in retry.meta:
                         page.meta["structure"] = retry.meta["structure"]
                     return again
         return paras
+
+    @staticmethod
+    def _left_empty(paras: list[Paragraph]) -> bool:
+        """Whether the decision kept nothing of the page (then it is parsed again without its buttons)."""
+        return not any(p.cls == GOOD for p in paras)
 
     def _extract_once(self, page: Page) -> list[Paragraph]:
         """The page walked once (paragraphs, structural evidence, title), then decided."""
@@ -875,7 +880,7 @@ def _title_of(root: Any) -> str | None:
 
 
 # decide() compiled (corpustool/native/justext_plus_decide.pyx) for the compiled walk's PageTree:
-# the same classes, reasons and features (tests/test_justext_plus_decide.py); decide() above
+# the same classes, reasons and features (tests/native/test_backend_parity.py); decide() above
 # is the reference and serves XPathTree (extract_py, namespaced trees) and the Python backend
 PageTree = backend.walk.get("PageTree")
 compiled_decide = backend.decide.get("decide")

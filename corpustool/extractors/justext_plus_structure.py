@@ -339,7 +339,7 @@ def record_families(paras: Sequence[Paragraph], eligible: Sequence[bool],
     the structure of a list whatever its site. Families of fewer than ``min_total`` words are
     left out (a caller that has no use for them spares their shape test). ``tree``: the compiled
     walk's PageTree of the paragraphs, which finds the families and tests their shapes over
-    its nodes (the same families, tests/test_structure_speed.py)."""
+    its nodes (the same families, tests/native/test_backend_parity.py)."""
     words = [p.features.get("words", 0) for p in paras]
     found = None
     if tree is not None and hasattr(tree, "record_families"):

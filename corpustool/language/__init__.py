@@ -11,5 +11,5 @@ def split_langs(value: str | None) -> list[str]:
         return ["auto"]
     langs = [v.strip() for v in value.split(",") if v.strip()]
     if not langs:     # --lang "" is a mistake (an unset shell variable), not "every language"
-        raise OptionError("--lang needs at least one language or 'auto'")
+        raise OptionError("languages needs at least one language or 'auto'", option="languages")
     return langs

@@ -92,8 +92,8 @@ class LanguageFilter(DocumentStage):
 
     def __init__(self, languages: Iterable[str] | str | None = None,
                  min_confidence: float = default("min_lang_confidence"),
-                 method: str = "fast", paragraph_level: bool = False, second_opinion: bool = True,
-                 second_opinion_below: float = 0.75, min_paragraph_words: int = 5,
+                 method: str = default("lang_method"), paragraph_level: bool = False, second_opinion: bool = True,
+                 second_opinion_below: float = default("second_opinion_below"), min_paragraph_words: int = 5,
                  paragraph_min_confidence: float = default("paragraph_min_confidence")) -> None:
         super().__init__()
         if isinstance(languages, str):

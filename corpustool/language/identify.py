@@ -172,7 +172,7 @@ class PageWords:
 
     With ``corpustool.native.text_scan`` built, the pass over the distinct chunks
     (their words, counts and letters), the stop-word count and the scores run
-    as C loops with the same answers (tests/test_identify_fast.py compares
+    as C loops with the same answers (tests/native/test_backend_parity.py compares
     them with this module's Python code).
     """
 

@@ -30,7 +30,7 @@
  *
  * Memory safety: every access to the input goes through explicit lengths (memchr/memcmp bounded by
  * the line's end), every array is grown before it is written (checked sizes, overflow-checked
- * growth), tables never fill (grown at 75 % load). Fuzzed by tests/fuzz_onion.py in fresh processes.
+ * growth), tables never fill (grown at 75 % load). Fuzzed by scripts/fuzz_onion.py in fresh processes.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -3,7 +3,7 @@
 
 :meth:`corpustool.extractors.justext_plus.JustextPlusExtractor.decide` is the
 reference: this module gives every paragraph the same class, reason and
-features (tests/test_justext_plus_decide.py). Python's decide() asks the same
+features (tests/native/test_backend_parity.py). Python's decide() asks the same
 questions of XPath strings (a region is an ancestor when its XPath is a prefix
 of the paragraph's, region names are dict keys); here each element is its node
 in the PageTree (``PageTree.structure()``: parent links, each paragraph's

@@ -3,7 +3,7 @@
 
 ``corpustool.extractors.justext_engine`` uses this module when it is built
 (``COMPILED``) and its pure-Python code otherwise; both give the same
-paragraphs, field for field (tests/test_justext_engine.py compares them):
+paragraphs, field for field (tests/native/test_backend_parity.py compares them):
 
 * :func:`segment` is ``justext_engine.segment_py``: ``(path_node, chunks,
   link_chars)`` per paragraph, ``chunks`` being one string (the Python walk's

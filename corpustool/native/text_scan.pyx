@@ -10,7 +10,7 @@
   2-3 characters) or a quad (for longer ones) that starts no string, most of
   them, costs one bit test; one that may start one compares the few strings
   filed under it. Strings of one character are tested against each character.
-  The answer is the automaton's (tests/test_template_gate.py compares them on
+  The answer is the automaton's (tests/native/test_backend_parity.py compares them on
   every line of the development pages).
 * :func:`first_control`: where a page has a C0 control character HTML
   forbids (:func:`corpustool.encoding.strip_controls`): ``re``'s search of a
@@ -32,20 +32,20 @@
   and the filters took ~0.15 ms a page, this loop a quarter of that), jusText's stop-word
   count without lower-casing the chunks that are lower case already, and the per-language
   sums of the stop words' weights in the same order of additions as the numpy path (half
-  its time). tests/test_identify_fast.py compares each with the Python code on random text
+  its time). tests/native/test_backend_parity.py compares each with the Python code on random text
   and on every character of Unicode.
 * :func:`word_measures`: the counts behind the quality marks' word measures
   (``corpustool.quality.measure``): the words of ``str.split`` numbered by an open-addressing
   table over their characters, the letter runs of each distinct word, the most frequent 2-4-grams
   and the words under repeated 5-grams by hashing (k-grams looked at only where the
   (k-1)-gram repeats). The Python twin (numpy: ``str.split``, a dict, ``numpy.unique``) took
-  1.15 s over the 2,399 documents of the quality sample, this pass 0.23 s; tests/test_quality_native.py
+  1.15 s over the 2,399 documents of the quality sample, this pass 0.23 s; tests/native/test_quality_native.py
   compares both on random texts, every character and the development pages.
 * :func:`find_ascii`: ``str.find`` of an ASCII needle, the page declarations' searches of a whole
   page (``text_types.page_metadata``: ``ld+json``, ``itemtype``, ``<time``): CPython's search of
   a page of 2-byte characters takes 0.2-0.45 ns a character for these needles, SSE2 compares of
   the needle's first, middle and last characters 4-6x less (page_metadata over the sample's
-  pages 0.94 -> 0.32 s); tests/test_find_ascii.py compares it with ``str.find``.
+  pages 0.94 -> 0.32 s); tests/native/test_find_ascii.py compares it with ``str.find``.
 """
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
@@ -600,7 +600,7 @@ def chunk_words(counts, const unsigned char[:] marks not None):
     The regex, ``L (L | M)* (['’] L (L | M)*)*`` with L a letter of ``[^\\W\\d_]`` and M a mark,
     matches greedily and never backtracks out of a run, so a match is the longest run of letters
     and marks from a letter, continued past an apostrophe only when a letter follows it: one
-    loop, the same words (tests/test_identify_fast.py compares them on random texts).
+    loop, the same words (tests/native/test_backend_parity.py compares them on random texts).
     """
     if not isinstance(counts, dict):
         raise TypeError("counts must be a dict (a Counter)")

@@ -30,7 +30,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import IO, Iterable, Iterator, Mapping, Sequence
 
-TARGETS = ("manatee", "cwb")
+from ..options import OPTIONS
+
+TARGETS = OPTIONS["target"].choices
+DEFAULT_TARGET = OPTIONS["target"].default
 
 #: structures and attributes corpustool writes (the declarations a corpus configuration /
 #: ``cwb-encode -S`` list should make)
@@ -623,7 +626,7 @@ class VertChecker:
     position).
     """
 
-    def __init__(self, target: str = "manatee", structures: Mapping[str, Sequence[str]] = STRUCTURES) -> None:
+    def __init__(self, target: str = DEFAULT_TARGET, structures: Mapping[str, Sequence[str]] = STRUCTURES) -> None:
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r} (choose from {', '.join(TARGETS)})")
         self.target = target
@@ -819,7 +822,7 @@ def open_vertical(path: str) -> IO[bytes]:
     return handle
 
 
-def check_lines(lines: Iterable[bytes], target: str = "manatee",
+def check_lines(lines: Iterable[bytes], target: str = DEFAULT_TARGET,
                 structures: Mapping[str, Sequence[str]] = STRUCTURES) -> Iterator[Problem]:
     """Every :class:`Problem` of a vertical file given as lines of bytes (newline included)."""
     checker = VertChecker(target, structures)
@@ -834,7 +837,7 @@ class CheckSummary:
     hints: list[str]
 
 
-def check_file(path: str, target: str = "manatee", report=None, limit: int | None = None,
+def check_file(path: str, target: str = DEFAULT_TARGET, report=None, limit: int | None = None,
                structures: Mapping[str, Sequence[str]] = STRUCTURES) -> CheckSummary:
     """Check a vertical file (``-`` = stdin, gzip recognised by its magic bytes); ``report(problem)``
     is called for the first ``limit`` problems (all when None). Raises ``OSError`` when the file

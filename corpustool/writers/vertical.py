@@ -28,6 +28,7 @@ from typing import MutableMapping
 
 from ..document import Document
 from ..errors import OptionError
+from ..options import default
 from ..text.normalize import bound_tokens, clean_value, needs_bounding
 from ..text.tokenizer import sentence_spans, tokenize
 from ..quality import ATTRIBUTES as QUALITY
@@ -37,7 +38,7 @@ from ..text_types import text_types
 from .base import Writer
 
 TARGETS = ("manatee", "cwb")
-DEFAULT_TARGET = "manatee"
+DEFAULT_TARGET = default("target")
 
 _CWB_TOKEN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _CWB_VALUE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
@@ -76,7 +77,7 @@ class VerticalWriter(Writer):
     """``counts`` (optional) receives ``values_cut``, ``tokens_split`` and ``tokens_dropped``; a
     build passes its tokenize stage's counters, so they are in the statistics."""
 
-    def __init__(self, path: str = "-", sentences: bool = True, append: bool = False,
+    def __init__(self, path: str = "-", sentences: bool = default("sentences"), append: bool = False,
                  target: str = DEFAULT_TARGET, counts: MutableMapping[str, int] | None = None) -> None:
         if target not in TARGETS:
             raise OptionError(f"unknown target {target!r}; choose from: {', '.join(TARGETS)}")

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""Compare justext-learned configurations offline, under domain-grouped CV and nested CV.
+
+``corpustool eval --cv`` gives the figures that are reported; this script is for choosing
+between configurations (feature sets, hyperparameters, thresholds) without looking at the
+outer folds' scores: it replays justext-learned's decision (``decide_classes``) on each
+page's captured input (``PageInput``: the engine's paragraphs, evidence regions, types,
+title) and scores the output as ``corpustool eval`` does (word F1 of the bag of words on
+wcxb-dev; ``with``/``without`` snippets found on the snippet set).
+
+    python scripts/learn_cv.py collect            # pages -> cache (once per change of the walk)
+    python scripts/learn_cv.py cv CONFIG...       # 5-fold CV figures of each configuration
+    python scripts/learn_cv.py nested CONFIG...   # nested CV: each outer fold's configuration
+                                                  # chosen on inner folds of the other four
+
+A CONFIG is ``name`` of :data:`CONFIGS` (a dict of overrides: LightGBM parameters,
+``rounds``, ``good``/``bad`` thresholds, ``drop``: feature names left out). Every run
+appends its configurations and scores to ``--log`` (default /tmp/learn_cv.log).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pickle
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+DATA = REPO.parent / "shared" / "data"
+K = 5
+
+NEW13 = ["price", "since_title", "log_records", "log_record_paras", "log_record_words", "record_pos",
+         "record_first", "record_dated", "record_good_share", "records_share", "before_records",
+         "record_nesting", "log_inner_records", "comment_posts", "template_kind", "rights", "ui_label", "in_related"]
+LINES = ["template_kind", "rights", "ui_label", "in_related"]
+RECORDS = ["log_records", "log_record_paras", "log_record_words", "record_pos", "record_first", "record_dated",
+           "record_good_share", "records_share", "before_records", "record_nesting", "log_inner_records"]
+# (session 13's log: docs/justext_learned_cv_log.txt. The record features were removed from
+# justext_learned after these runs: the configurations naming them now drop nothing of them.)
+CONFIGS: dict[str, dict] = {
+    "base": {},
+    "s12": {"drop": NEW13},                                  # session 12's features
+    "rec": {"drop": ["price", "since_title"]},               # + the records
+    "all11": {"drop": ["record_nesting", "log_inner_records", "comment_posts"] + LINES},   # session 13's first set
+    "all14": {"drop": LINES},                                  # + nesting, comment_posts
+    "all": {},                                               # + records, price, title distance
+    "jp": {"jp": True},                                      # + justext-plus's verdict
+    "r250": {"rounds": 250},
+    "l31": {"params": {"num_leaves": 31, "max_depth": 6}},
+    "mdl100": {"params": {"min_data_in_leaf": 100}},
+    "hi": {"good": 0.6, "bad": 0.5},
+    "snip2": {"snippet_weight": 2.0},
+    "soft": {"soft": True, "params": {"objective": "cross_entropy"}},
+    # the records cost 2.3 ms a page in Python: the new features without them
+    "cheap": {"drop": RECORDS},
+    "cheapsoft": {"drop": RECORDS, "soft": True, "params": {"objective": "cross_entropy"}},
+    "s12stage2": {"drop": NEW13, "stage2": True},
+    "cheapstage2": {"drop": RECORDS, "stage2": True},
+    "show": {"hide": False},                                 # comment regions shown on a posts page
+    "showjp": {"hide": False, "jp": True},
+}
+
+
+def collect(cache: Path) -> None:
+    from corpustool.document import Document
+    from corpustool.eval.breakdown import fold_of, page_domain
+    from corpustool.eval.gold import read_gold
+    from corpustool.extractors import justext_learned as jl
+    from corpustool.extractors.clean import Clean
+
+    stage = Clean(extractor="justext-learned", languages=["auto"], model="none")
+    ex = stage.extractor
+    got: list = []
+    orig = jl.JustextLearnedExtractor.page_input
+
+    import copy
+
+    from corpustool.extractors.justext_plus import JustextPlusExtractor
+
+    def page_input(self, *a, **k):
+        inp = orig(self, *a, **k)
+        # justext-plus's verdict on the same paragraphs (a candidate feature: see CONFIGS "jp")
+        inp.kinds, inp.hints = dict(inp.kinds), list(inp.hints)
+        paras = [copy.copy(p) for p in inp.paras]
+        for p in paras:
+            p.features = dict(p.features)
+        JustextPlusExtractor._decide(self, paras, *a[1:], **k)
+        got.append((inp, [p.text for p in inp.paras], [(p.cls, p.reason) for p in inp.paras],
+                    [p.cls == "good" for p in paras]))
+        return inp
+
+    jl.JustextLearnedExtractor.page_input = page_input
+    jl.POSTS_HIDE_COMMENTS = False     # kept in the cache; configurations with "hide" remove them
+    out = []
+    start = time.process_time()
+    for spec in (f"wcxb:{DATA / 'wcxb-dev'}", f"snippets:{DATA / 'snippets'}"):
+        for page in read_gold(spec):
+            if page.text is None and not (page.with_snippets or page.without_snippets):
+                continue
+            raw, html = page.load()
+            got.clear()
+            ex.capture = []
+            doc = Document(id=page.id, url=page.url, raw=raw, html=html, source=page.path)
+            try:
+                stage.process(doc)
+            except Exception as exc:
+                print(f"{page.id}: {exc}", file=sys.stderr)
+                continue
+            if not got:
+                if page.text is not None:      # scored as nothing kept (e.g. a truncated page)
+                    out.append({"id": page.id, "set": "wcxb", "domain": page_domain(page),
+                                "fold": fold_of(page_domain(page), K), "type": page.meta.get("page_type"),
+                                "inp": None, "gold": page.text})
+                continue
+            inp, texts, classes, jp = got[-1]
+            out_texts = [p.text for p in inp.paras]      # after the clean stage's clean_text
+            for p, t, (c, r) in zip(inp.paras, texts, classes):
+                p.text, p.cls, p.reason = t, c, r
+            out.append({"id": page.id, "set": spec.split(":")[0], "domain": page_domain(page),
+                        "fold": fold_of(page_domain(page), K), "type": page.meta.get("page_type"),
+                        "inp": inp, "out_texts": out_texts, "gold": page.text, "jp": np.array(jp, dtype=float),
+                        "with": page.with_snippets, "without": page.without_snippets,
+                        "bag": page.meta.get("word_metric") == "bag"})
+    with open(cache, "wb") as fh:
+        pickle.dump(out, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    print(f"collected {len(out)} pages in {time.process_time() - start:.0f} CPU s -> {cache}")
+
+
+class Pages:
+    """Features, labels and what scoring needs, per page."""
+
+    def __init__(self, records: list[dict], hide: bool = True) -> None:
+        from corpustool.eval.gold import GoldPage  # noqa: F401  (page_labels reads attributes only)
+        from corpustool.eval.learn import page_labels
+        from corpustool.eval.tokens import normalize_snippet, words
+
+        self.dropped = [r for r in records if r["inp"] is None]
+        records = [r for r in records if r["inp"] is not None]
+        self.records = records
+        self.X, self.y, self.w, self.keep, self.soft = [], [], [], [], []
+        for r in records:
+            X = features(r["inp"], hide)
+            X = np.hstack([X, r["jp"][:, None]])     # the last column: justext-plus's verdict
+            texts = [p.text for p in r["inp"].paras]
+            lab = page_labels(_Gold(r), texts)
+            self.X.append(X)
+            if r["gold"] is not None:
+                from corpustool.eval.learn import GoldIndex, tokens
+                gi = GoldIndex(r["gold"])
+                soft = []
+                for t in texts:
+                    tk = tokens(t)
+                    if len(tk) >= 3:
+                        grams = list(zip(tk, tk[1:], tk[2:]))
+                        soft.append(sum(1 for g in grams if g in gi.trigrams) / len(grams))
+                    else:
+                        soft.append(float(gi.label(t)))
+                self.soft.append(np.array(soft))
+            else:
+                self.soft.append(None)
+            if lab is None:
+                self.y.append(None), self.w.append(None), self.keep.append(None)
+            else:
+                y, w, keep = lab
+                self.y.append(y), self.w.append(w), self.keep.append(keep)
+            if r["gold"] is not None and "gold_bag" not in r:
+                r["gold_bag"] = Counter(words(r["gold"]))
+                r["out_words"] = [words(t) for t in r["out_texts"]]
+            if r["gold"] is None and "norm" not in r:
+                r["norm"] = [normalize_snippet(t) for t in r["out_texts"]]
+                r["with_n"] = [s for s in (normalize_snippet(x) for x in r["with"] or []) if s]
+                r["without_n"] = [s for s in (normalize_snippet(x) for x in r["without"] or []) if s]
+        self.fold = np.array([r["fold"] for r in records])
+        from corpustool.extractors.justext_learned import page_struct
+
+        self.struct = [page_struct(r["inp"].paras) for r in records]
+
+
+def features(inp, hide: bool) -> np.ndarray:
+    """The page's features; ``hide``: no comment regions on a page whose comment blocks are its posts."""
+    if hide and inp.posts:
+        kinds = inp.kinds
+        inp.kinds = {x: k for x, k in kinds.items() if k != "comment"}
+        try:
+            return inp.features()
+        finally:
+            inp.kinds = kinds
+    return inp.features()
+
+
+class _Gold:
+    def __init__(self, r: dict) -> None:
+        self.text, self.with_snippets, self.without_snippets = r["gold"], r["with"], r["without"]
+
+
+def context_features(prob: np.ndarray, struct: tuple) -> np.ndarray:
+    from corpustool.extractors.justext_learned import context_features as cf
+
+    return cf(prob, struct)
+
+
+def train(pages: Pages, idx: list[int], cfg: dict, cols: np.ndarray, getx=None):
+    import lightgbm
+
+    from corpustool.eval.learn import PARAMS, ROUNDS
+
+    Xs, ys, ws = [], [], []
+    for i in idx:
+        if pages.y[i] is None:
+            continue
+        full = pages.X[i][:, cols] if getx is None else getx(i)
+        X = full if pages.keep[i] is None else full[pages.keep[i]]
+        w = pages.w[i] * (cfg.get("snippet_weight", 1.0) if pages.records[i]["gold"] is None else 1.0)
+        y = pages.y[i]
+        if cfg.get("soft") and pages.soft[i] is not None:
+            y = pages.soft[i]
+        Xs.append(X), ys.append(y), ws.append(w)
+    params = dict(PARAMS)
+    params.update(cfg.get("params", {}))
+    ds = lightgbm.Dataset(np.vstack(Xs), label=np.concatenate(ys), weight=np.concatenate(ws),
+                          free_raw_data=True, params={"max_bin": params["max_bin"], "verbose": -1})
+    return lightgbm.train(params, ds, num_boost_round=cfg.get("rounds", ROUNDS))
+
+
+def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarray) -> dict[int, tuple]:
+    """page -> ('wcxb', f1) or ('snip', with found, with n, without found, without n)."""
+    from corpustool.extractors import justext_learned as jl
+
+    if not idx:
+        return {}
+    if callable(booster):
+        prob = np.concatenate([booster(i) for i in idx])
+    else:
+        prob = booster.predict(np.vstack([pages.X[i][:, cols] for i in idx]))
+    out = {}
+    at = 0
+    jl.GOOD_AT, jl.BAD_BELOW = cfg.get("good", 0.55), cfg.get("bad", 0.45)
+    for i in idx:
+        r = pages.records[i]
+        n = pages.X[i].shape[0]
+        p = prob[at:at + n]
+        at += n
+        _, cls = jl.decide_classes(p, r["inp"])
+        if r["gold"] is not None:
+            bag = Counter()
+            for c, ws in zip(cls, r["out_words"]):
+                if c == "good":
+                    bag.update(ws)
+            gold = r["gold_bag"]
+            tp = sum((bag & gold).values())
+            no, ng = sum(bag.values()), sum(gold.values())
+            if no == 0 and ng == 0:
+                f1 = math.nan
+            else:
+                pr = tp / no if no else 0.0
+                rc = tp / ng if ng else 0.0
+                f1 = 2 * pr * rc / (pr + rc) if pr + rc else 0.0
+            out[i] = ("wcxb", f1)
+        else:
+            text = " ".join(t for c, t in zip(cls, r["norm"]) if c == "good")
+            text = " " + text + " "
+            wf = sum(1 for s in r["with_n"] if s in text)
+            wo = sum(1 for s in r["without_n"] if s in text)
+            out[i] = ("snip", wf, len(r["with_n"]), wo, len(r["without_n"]))
+    jl.GOOD_AT, jl.BAD_BELOW = 0.55, 0.45
+    return out
+
+
+def summarise(pages: Pages, scores: dict[int, tuple]) -> dict:
+    by_type: dict[str, list[float]] = {}
+    allf = []
+    wf = wn = of = on = 0
+    snip_f1 = []
+    for i, s in scores.items():
+        if s[0] == "wcxb":
+            if not math.isnan(s[1]):
+                allf.append(s[1])
+                by_type.setdefault(pages.records[i]["type"] or "?", []).append(s[1])
+        else:
+            wf += s[1]; wn += s[2]; of += s[3]; on += s[4]
+            tp, fn, fp = s[1], s[2] - s[1], s[3]
+            if tp + fn + fp:
+                snip_f1.append(2 * tp / (2 * tp + fn + fp))
+    for r in pages.dropped:
+        if r["fold"] in folds_of(pages, scores):
+            allf.append(0.0)
+            by_type.setdefault(r["type"] or "?", []).append(0.0)
+    res = {"all": float(np.mean(allf)) if allf else math.nan, "n": len(allf)}
+    for t, v in sorted(by_type.items()):
+        res[t] = float(np.mean(v))
+    res["with"] = wf / wn if wn else math.nan
+    res["without"] = 1 - of / on if on else math.nan
+    tp, fn, fp = wf, wn - wf, of
+    res["snipF1"] = 2 * tp / (2 * tp + fn + fp) if tp + fn + fp else math.nan
+    res["objective"] = objective(res)
+    return res
+
+
+def folds_of(pages: Pages, scores: dict) -> set[int]:
+    return {int(pages.fold[i]) for i in scores}
+
+
+def objective(res: dict) -> float:
+    """What a nested selection maximises: wcxb-dev's mean word F1 and the snippet set's
+    snippet F1, equally."""
+    return (res["all"] + res["snipF1"]) / 2
+
+
+def columns(cfg: dict) -> np.ndarray:
+    from corpustool.extractors.justext_learned import FEATURES
+
+    drop = set(cfg.get("drop", ()))
+    cols = [i for i, f in enumerate(FEATURES) if f not in drop]
+    if cfg.get("jp"):
+        cols.append(len(FEATURES))
+    return np.array(cols)
+
+
+def cv(pages: Pages, cfg: dict, folds: list[int], exclude: int | None = None) -> dict[int, tuple]:
+    """Each page of ``folds`` scored by a model trained on the other folds (never ``exclude``)."""
+    cols = columns(cfg)
+    if cfg.get("stage2"):
+        return cv2(pages, cfg, folds, exclude, cols)
+    scores = {}
+    for f in folds:
+        train_idx = [i for i in range(len(pages.records)) if pages.fold[i] != f and pages.fold[i] != exclude]
+        test_idx = [i for i in range(len(pages.records)) if pages.fold[i] == f]
+        booster = train(pages, train_idx, cfg, cols)
+        scores.update(score_pages(pages, test_idx, booster, cfg, cols))
+    return scores
+
+
+def cv2(pages: Pages, cfg: dict, folds: list[int], exclude: int | None, cols: np.ndarray) -> dict[int, tuple]:
+    """Two stages: stage 2 sees stage 1's probabilities around each paragraph; its training rows
+    carry stage-1 probabilities from models that did not see their page (inner folds)."""
+    scores = {}
+    n = len(pages.records)
+    for f in folds:
+        train_idx = [i for i in range(n) if pages.fold[i] != f and pages.fold[i] != exclude]
+        test_idx = [i for i in range(n) if pages.fold[i] == f]
+        oof = {}
+        for g in sorted({int(pages.fold[i]) for i in train_idx}):
+            b = train(pages, [i for i in train_idx if pages.fold[i] != g], cfg, cols)
+            for i in train_idx:
+                if pages.fold[i] == g:
+                    oof[i] = b.predict(pages.X[i][:, cols])
+        b1 = train(pages, train_idx, cfg, cols)
+        x2 = lambda i, p: np.hstack([pages.X[i][:, cols], context_features(p, pages.struct[i])])
+        b2 = train(pages, train_idx, cfg, cols, getx=lambda i: x2(i, oof[i]))
+        predict = lambda i: b2.predict(x2(i, b1.predict(pages.X[i][:, cols])))
+        scores.update(score_pages(pages, test_idx, predict, cfg, cols))
+    return scores
+
+
+def fmt(name: str, res: dict) -> str:
+    keys = ["all", "article", "service", "collection", "product", "forum", "listing", "documentation"]
+    return (f"{name:24s} " + " ".join(f"{k[:4]} {res.get(k, math.nan):.4f}" for k in keys)
+            + f" with {res['with']:.4f} without {res['without']:.4f} snipF1 {res['snipF1']:.4f}"
+            + f" obj {res['objective']:.4f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("mode", choices=["collect", "cv", "nested"])
+    ap.add_argument("configs", nargs="*")
+    ap.add_argument("--cache", default="/tmp/learn_cv.pkl")
+    ap.add_argument("--log", default="/tmp/learn_cv.log")
+    args = ap.parse_args(argv)
+    cache = Path(args.cache)
+    if args.mode == "collect":
+        collect(cache)
+        return 0
+    with open(cache, "rb") as fh:
+        records = pickle.load(fh)
+    names = args.configs or ["base"]
+    hides = {CONFIGS[n].get("hide", True) for n in names}
+    if len(hides) > 1:
+        print("learn_cv: configurations with and without 'hide' go in separate runs", file=sys.stderr)
+        return 2
+    pages = Pages(records, hides.pop())
+    log = open(args.log, "a", encoding="utf-8")
+    if args.mode == "cv":
+        for name in names:
+            res = summarise(pages, cv(pages, CONFIGS[name], list(range(K))))
+            line = fmt(name, res)
+            print(line, flush=True)
+            log.write(f"cv {json.dumps(CONFIGS[name], sort_keys=True)} {line}\n")
+        return 0
+    # nested: for each outer fold, each configuration's inner score over the other four folds
+    chosen_scores = {}
+    for f in range(K):
+        inner = [g for g in range(K) if g != f]
+        best = None
+        for name in names:
+            res = summarise(pages, cv(pages, CONFIGS[name], inner, exclude=f))
+            log.write(f"nested outer {f} inner {fmt(name, res)}\n")
+            print(f"outer {f} inner {fmt(name, res)}", flush=True)
+            if best is None or res["objective"] > best[1]:
+                best = (name, res["objective"])
+        print(f"outer fold {f}: chosen {best[0]}", flush=True)
+        log.write(f"nested outer {f} chosen {best[0]}\n")
+        chosen_scores.update(cv(pages, CONFIGS[best[0]], [f]))
+    line = fmt("nested-selected", summarise(pages, chosen_scores))
+    print(line)
+    log.write(f"nested {names} {line}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+"""justext-learned: the features, the array model against LightGBM, the revision, the shipped
+model against a fresh training run, and ``corpustool eval --cv``."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from corpustool.document import Document
+from corpustool.eval.breakdown import fold_of
+from corpustool.eval.learn import GoldIndex
+from corpustool.extractors import justext_engine
+from corpustool.extractors import justext_learned as jl
+from corpustool.errors import OptionError
+from corpustool.extractors.clean import Clean
+from corpustool.extractors.justext_params import JustextParams
+
+from tests.support.paths import REPO
+WCXB = REPO.parent / "shared" / "data" / "wcxb-dev"
+
+TEXT = ("The council met on Tuesday evening to discuss the future of the old library building in the "
+        "centre of the town, which has been empty since the new one opened across the river last year.")
+PAGE = ("<html><head><title>Old library</title></head><body><nav><ul>"
+        + "".join(f"<li><a href='/{w}'>{w}</a></li>" for w in ("Home", "News", "Sport", "Contact"))
+        + "</ul></nav><article><h1>Old library</h1>" + f"<p>{TEXT}</p>" * 4
+        + "</article><footer><p>Copyright 2024 Town News. All rights reserved.</p></footer></body></html>")
+
+
+def run(html: str, **options) -> Document:
+    stage = Clean(extractor="justext-learned", languages=["en"], **options)
+    doc = Document(id="t", url="https://example.org/a", raw=html.encode("utf-8"))
+    stage.process(doc)
+    return doc
+
+
+def test_shipped_model_keeps_the_article_and_drops_the_menu():
+    doc = run(PAGE)
+    kept = [p.text for p in doc.paragraphs if p.is_good]
+    assert TEXT in kept
+    assert not any(t in ("Home", "News", "Sport", "Contact") for t in kept)
+
+
+def test_features_have_one_column_per_name():
+    stage = Clean(extractor="justext-learned", languages=["en"], model="none")
+    stage.extractor.capture = []
+    stage.process(Document(id="t", url="https://example.org/a", raw=PAGE.encode("utf-8")))
+    X, texts, _struct = stage.extractor.capture[0]
+    assert X.shape == (len(texts), len(jl.FEATURES))
+    assert np.isfinite(X).all()
+    nav = texts.index("Home")
+    assert X[nav, jl.FEATURES.index("in_nav")] == 1.0
+    body = texts.index(TEXT)
+    assert X[body, jl.FEATURES.index("in_nav")] == 0.0
+    assert X[body, jl.FEATURES.index("log_same_text")] > 0      # the paragraph is there four times
+
+
+def test_revise_is_the_engines_algorithm_2_3():
+    rng = np.random.default_rng(0)
+    params = JustextParams()
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        rows = []
+        for _ in range(n):
+            words = int(rng.integers(1, 40))
+            text = " ".join(["the"] * int(rng.integers(0, words + 1)) + ["x"] * words)
+            rows.append((text, "html.body.div.p", bool(rng.random() < 0.2), len(text),
+                         float(rng.random() * 0.6), float(rng.random() * 0.6), 0))
+        cf, cls = justext_engine.classify(rows, params)
+        assert jl.revise(cf, [r[2] for r in rows], [r[0] for r in rows], params.max_heading_distance) == cls
+
+
+def test_array_model_equals_lightgbm():
+    lightgbm = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(1)
+    X = rng.random((400, len(jl.FEATURES)))
+    y = (X[:, 0] + X[:, 3] * X[:, 7] > 0.8).astype(int)
+    booster = lightgbm.train({"objective": "binary", "num_leaves": 7, "verbose": -1, "num_threads": 1,
+                              "deterministic": True, "seed": 0}, lightgbm.Dataset(X, y, feature_name=list(jl.FEATURES)),
+                             num_boost_round=20)
+    model = jl.TreeModel(jl.model_from_booster(booster))
+    Z = rng.random((300, len(jl.FEATURES)))
+    assert np.allclose(model.predict(Z), booster.predict(Z), atol=1e-12)
+    assert np.allclose(model.raw_score(Z), booster.predict(Z, raw_score=True), atol=1e-12)
+    # the compiled trees (native/tree_scores.pyx) and numpy's give the same scores
+    assert np.allclose(model.raw_score_numpy(Z), booster.predict(Z, raw_score=True), atol=1e-12)
+    Z[:, 3] = model.threshold[model.feature == 3][0] if (model.feature == 3).any() else 0.5   # ties go left
+    assert np.allclose(model.raw_score(Z), model.raw_score_numpy(Z), atol=1e-12)
+
+
+def test_compiled_trees_check_their_arrays():
+    from corpustool.native import backend
+
+    scores = backend.trees.get("tree_scores")
+    if scores is None:
+        pytest.skip("the compiled trees are not built")
+    X = np.zeros((2, 3))
+    out = np.empty(2)
+    i32 = lambda a: np.asarray(a, dtype=np.int32)
+    f64 = lambda a: np.asarray(a, dtype=np.float64)
+    # one split on feature 1, two leaves
+    scores(X, i32([1]), f64([0.5]), i32([-1]), i32([-2]), f64([1.0, 2.0]), i32([0]), 0.25, out)
+    assert out.tolist() == [1.25, 1.25]
+    for feature, left, roots in (([3], [-1], [0]), ([-1], [-1], [0]), ([1], [-3], [0]), ([1], [1], [0]),
+                                 ([1], [-1], [2])):
+        with pytest.raises(ValueError):
+            scores(X, i32(feature), f64([0.5]), i32(left), i32([-2]), f64([1.0, 2.0]), i32(roots), 0.0, out)
+    # a cycle: node 0 leads to itself
+    with pytest.raises(ValueError):
+        scores(X, i32([1]), f64([0.5]), i32([0]), i32([-2]), f64([1.0, 2.0]), i32([0]), 0.0, out)
+
+
+def test_model_arrays_are_checked():
+    data = json.loads(jl.MODEL_PATH.read_text(encoding="utf-8"))
+    assert data["features"] == jl.FEATURES
+    bad = dict(data, left=[len(data["feature"]) + 5] + data["left"][1:])
+    with pytest.raises(OptionError):
+        jl.TreeModel(bad)
+    with pytest.raises(OptionError):
+        jl.TreeModel(dict(data, features=data["features"][:-1]))
+
+
+def test_gold_labels():
+    g = GoldIndex("A Title\n\nThe first paragraph of the text has words in it.\nPosted by Ann")
+    assert g.label("the first paragraph of the text") == 1
+    assert g.label("Subscribe to our newsletter today") == 0
+    assert g.label("A Title") == 1
+    assert g.label("Ann") == 1          # in a short gold line
+    assert g.label("Home") == 0
+    assert g.label("") == 0
+
+
+@pytest.mark.skipif(not (WCXB / "ground-truth").is_dir(), reason="../shared/data/wcxb-dev is not there")
+def test_shipped_model_equals_a_fresh_training_run(tmp_path):
+    pytest.importorskip("lightgbm")
+    import subprocess
+    import sys
+
+    out = tmp_path / "model.json"
+    subprocess.run([sys.executable, str(REPO / "scripts" / "train_model.py"), "--out", str(out)],
+                   check=True, capture_output=True)
+    assert out.read_bytes() == jl.MODEL_PATH.read_bytes()
+
+
+def test_cv_scores_each_page_with_a_model_blind_to_its_domain(tmp_path, monkeypatch):
+    """eval --cv: the fold models never see the scored page's domain."""
+    from corpustool.eval import cv, learn
+
+    seen = []
+
+    def fake_collect(pages, progress=None):
+        return [{"id": p.id, "domain": d, "X": np.zeros((1, len(jl.FEATURES))), "y": np.zeros(1, np.int8),
+                 "w": np.ones(1)} for p, d in zip(pages, [f"site{i}.org" for i in range(len(pages))])]
+
+    def fake_train_folds(data, k, rounds=0):
+        for f in range(k):
+            seen.append((f, {d["domain"] for d in data if fold_of(d["domain"], k) != f}))
+        return [f for f in range(k)]
+
+    monkeypatch.setattr(learn, "collect", fake_collect)
+    monkeypatch.setattr(learn, "train_folds", fake_train_folds)
+    gold = tmp_path / "g"
+    (gold / "html").mkdir(parents=True)
+    (gold / "ground-truth").mkdir()
+    import gzip
+    for i in range(12):
+        (gold / "html" / f"{i:04d}.html.gz").write_bytes(gzip.compress(PAGE.encode()))
+        (gold / "ground-truth" / f"{i:04d}.json").write_text(json.dumps({
+            "url": f"https://site{i}.org/a", "file_id": f"{i:04d}",
+            "ground_truth": {"main_content": TEXT}}))
+    models = cv.fold_models([f"wcxb:{gold}"], 3, quiet=True)
+    assert models == [0, 1, 2]
+    for f, domains in seen:
+        assert all(fold_of(d, 3) != f for d in domains)
+
+
+def test_cv_cli_and_collapses(tmp_path):
+    """--cv runs, trains per fold, reports folds and the collapse count."""
+    pytest.importorskip("lightgbm")
+    import gzip
+    import subprocess
+    import sys
+
+    gold = tmp_path / "g"
+    (gold / "html").mkdir(parents=True)
+    (gold / "ground-truth").mkdir()
+    for i in range(20):
+        (gold / "html" / f"{i:04d}.html.gz").write_bytes(gzip.compress(PAGE.encode()))
+        (gold / "ground-truth" / f"{i:04d}.json").write_text(json.dumps({
+            "url": f"https://site{i}.org/a", "file_id": f"{i:04d}",
+            "_internal": {"page_type": {"primary": "article"}},
+            "ground_truth": {"main_content": "Old library\n\n" + (TEXT + "\n") * 4}}))
+    r = subprocess.run([sys.executable, "-m", "corpustool", "eval", "--gold", f"wcxb:{gold}", "--cv", "3",
+                        "--extractor", "justext-learned", "--extractor", "justext", "--bootstrap", "0", "-q"],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    assert "cross-validation by domain, 3 folds: justext-learned" in r.stdout
+    assert "fold 2" in r.stdout
+    assert "collapses of justext-learned (F1 more than 0.5 below justext): 0 of 20 pages" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "corpustool", "eval", "--gold", f"wcxb:{gold}", "--cv", "1"],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode != 0 and "--cv" in r.stderr
