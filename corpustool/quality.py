@@ -91,12 +91,15 @@ def _ends_terminal(text: str) -> bool:
 
 
 class _Words:
-    """The lower-cased words of a text, counted once for every word measure.
+    """The lower-cased words of a text, counted once for every word measure (the Python twin's
+    words, :func:`_word_measures_python`; the compiled ``text_scan.word_measures`` does the same
+    in one pass over the characters).
 
     ``ids[i]`` is the word at position ``i`` as the number of the distinct word (in the order of
-    their first occurrences); ``counts[j]`` is how often the ``j``-th distinct word occurs. Letter runs are looked for in each distinct word once (a word of letters
-    only is its own run), not in every occurrence: the work of a regular expression over the whole
-    text, at a fraction of its cost."""
+    their first occurrences); ``counts[j]`` is how often the ``j``-th distinct word occurs. Letter
+    runs are looked for in each distinct word once (a word of letters only is its own run), not in
+    every occurrence: the work of a regular expression over the whole text, at a fraction of its
+    cost."""
 
     def __init__(self, lower: str) -> None:
         words = lower.split()
