@@ -309,7 +309,7 @@ def test_reclassify_option_runs_in_the_stage():
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / "bench" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod             # dataclasses look their module up
     spec.loader.exec_module(mod)
