@@ -820,7 +820,7 @@ OPTIONS = [{}, {"keep_meta": True}, {"outside": "drop"}, {"outside": "good"}, {"
            {"region_max_link_density": 0.3}]
 
 needs_compiled_decide = pytest.mark.skipif(jp.compiled_decide is None,
-                                           reason="corpustool/native/justext_plus_decide.pyx is not built")
+                                           reason=f"the compiled decide: {jp.COMPILED_DECIDE_ERROR}")
 
 
 def evidence(html: str, sl: frozenset[str] = EN):
