@@ -208,33 +208,41 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
     X[:, _INDEX["product"]] = product
     X[:, _INDEX["item_list"]] = item_list
     X[:, _INDEX["comment_posts"]] = posts      # the comment blocks are the page's posts (the guard)
-    # the evidence regions around each paragraph
-    base = _INDEX["inner_kind"]
-    in_kind = _INDEX["in_nav"] - 1
-    for i, chain in enumerate(chains):
+    # the evidence regions around each paragraph: one block of columns, in_nav .. hint_good_share,
+    # computed once per distinct chain (the paragraphs of a region share theirs)
+    start = _INDEX["in_nav"]
+    width = _INDEX["hint_good_share"] + 1 - start
+    n_kinds = len(KINDS)
+    empty = [0.0] * width
+    seen: dict[tuple, list[float]] = {}
+    block = []
+    for chain in chains:
         if not chain:
+            block.append(empty)
             continue
-        row = X[i]
-        inner = 0
-        in_hint = 0.0
-        region_share = 0.0
-        hint_share = 0.0
-        for x in chain:
-            k = kinds.get(x)
-            if k is not None:
-                code = _KIND_CODE.get(k)
-                if code is not None:
-                    row[in_kind + code] = 1.0
-                    inner = code
-                    region_share = region_good.get(x, 0) / total_good if total_good else 0.0
-            if x in hint_set:
-                in_hint = 1.0
-                hint_share = region_good.get(x, 0) / total_good if total_good else 0.0
-        row[base] = inner
-        row[base + 1] = in_hint
-        row[base + 2] = len(chain)
-        row[base + 3] = region_share
-        row[base + 4] = hint_share
+        key = tuple(chain)
+        row = seen.get(key)
+        if row is None:
+            row = [0.0] * width
+            inner = 0
+            in_hint = 0.0
+            region_share = 0.0
+            hint_share = 0.0
+            for x in chain:
+                k = kinds.get(x)
+                if k is not None:
+                    code = _KIND_CODE.get(k)
+                    if code is not None:
+                        row[code - 1] = 1.0
+                        inner = code
+                        region_share = region_good.get(x, 0) / total_good if total_good else 0.0
+                if x in hint_set:
+                    in_hint = 1.0
+                    hint_share = region_good.get(x, 0) / total_good if total_good else 0.0
+            row[n_kinds:] = [inner, in_hint, len(chain), region_share, hint_share]
+            seen[key] = row
+        block.append(row)
+    X[:, start:start + width] = block
     # the title, and the distance from the last heading
     if title_words:
         col = _INDEX["title_like"]

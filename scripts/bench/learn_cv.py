@@ -62,6 +62,7 @@ CONFIGS: dict[str, dict] = {
     "cheapsoft": {"drop": RECORDS, "soft": True, "params": {"objective": "cross_entropy"}},
     "s12stage2": {"drop": NEW13, "stage2": True},
     "cheapstage2": {"drop": RECORDS, "stage2": True},
+    "stage2plus": {"drop": RECORDS, "stage2": True, "ctx_plus": True},   # + 6 more context columns
     "show": {"hide": False},                                 # comment regions shown on a posts page
     "showjp": {"hide": False, "jp": True},
 }
@@ -180,6 +181,15 @@ class Pages:
         from corpustool.extractors.justext_learned import page_struct
 
         self.struct = [page_struct(r["inp"].paras) for r in records]
+        self.extra = []
+        for r in records:
+            paras = r["inp"].paras
+            ids: dict = {}
+            grand = np.array([ids.setdefault(p.xpath.rsplit("/", 2)[0], len(ids)) for p in paras])
+            ids = {}
+            text_id = np.array([ids.setdefault(p.text, len(ids)) for p in paras])
+            section = np.cumsum([bool(p.heading) for p in paras])
+            self.extra.append((grand, text_id, section))
 
 
 def features(inp, hide: bool) -> np.ndarray:
@@ -199,10 +209,39 @@ class _Gold:
         self.text, self.with_snippets, self.without_snippets = r["gold"], r["with"], r["without"]
 
 
-def context_features(prob: np.ndarray, struct: tuple) -> np.ndarray:
+def context_features(prob: np.ndarray, struct: tuple, extra: tuple | None = None) -> np.ndarray:
     from corpustool.extractors.justext_learned import context_features as cf
 
-    return cf(prob, struct)
+    out = cf(prob, struct)
+    if extra is None:
+        return out
+    # candidate extra context: grandparent mean, same-text mean, rank in page, max within 3,
+    # paragraphs to the nearest confident one, mean over the paragraph's heading section
+    grand, text_id, section = extra
+    _, _, chars = struct
+    n = len(prob)
+    more = np.zeros((n, 6))
+    wc = prob * chars
+    for col, ids in ((0, grand), (1, text_id)):
+        num = np.bincount(ids, weights=wc)
+        den = np.bincount(ids, weights=chars)
+        more[:, col] = (num / np.maximum(den, 1))[ids]
+    order = prob.argsort().argsort()
+    more[:, 2] = order / max(n - 1, 1)
+    pad = np.concatenate([np.full(3, -1.0), prob, np.full(3, -1.0)])
+    more[:, 3] = np.max(np.stack([pad[k:k + n] for k in range(7)]), axis=0)
+    conf = np.nonzero(prob >= 0.8)[0]
+    if conf.size:
+        pos = np.searchsorted(conf, np.arange(n))
+        left = np.abs(np.arange(n) - conf[np.clip(pos - 1, 0, conf.size - 1)])
+        right = np.abs(conf[np.clip(pos, 0, conf.size - 1)] - np.arange(n))
+        more[:, 4] = np.log1p(np.minimum(left, right))
+    else:
+        more[:, 4] = 10.0
+    num = np.bincount(section, weights=wc)
+    den = np.bincount(section, weights=chars)
+    more[:, 5] = (num / np.maximum(den, 1))[section]
+    return np.hstack([out, more])
 
 
 def train(pages: Pages, idx: list[int], cfg: dict, cols: np.ndarray, getx=None):
@@ -351,7 +390,8 @@ def cv2(pages: Pages, cfg: dict, folds: list[int], exclude: int | None, cols: np
                 if pages.fold[i] == g:
                     oof[i] = b.predict(pages.X[i][:, cols])
         b1 = train(pages, train_idx, cfg, cols)
-        x2 = lambda i, p: np.hstack([pages.X[i][:, cols], context_features(p, pages.struct[i])])
+        x2 = lambda i, p: np.hstack([pages.X[i][:, cols], context_features(
+            p, pages.struct[i], pages.extra[i] if cfg.get("ctx_plus") else None)])
         b2 = train(pages, train_idx, cfg, cols, getx=lambda i: x2(i, oof[i]))
         predict = lambda i: b2.predict(x2(i, b1.predict(pages.X[i][:, cols])))
         scores.update(score_pages(pages, test_idx, predict, cfg, cols))
