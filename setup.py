@@ -21,6 +21,8 @@ DECIDE_PYX, DECIDE_MODULE = "corpustool/native/justext_plus_decide.pyx", "corpus
 SCAN_PYX, SCAN_MODULE = "corpustool/native/text_scan.pyx", "corpustool.native.text_scan"
 # justext-learned's gradient-boosted trees from their arrays (same scores as numpy's and LightGBM's)
 TREES_PYX, TREES_MODULE = "corpustool/native/tree_scores.pyx", "corpustool.native.tree_scores"
+# justext-learned's feature matrix (the same values as its Python page_features_py)
+FEATURES_PYX, FEATURES_MODULE = "corpustool/native/learned_features.pyx", "corpustool.native.learned_features"
 ONION_C, ONION_MODULE = "corpustool/native/_onion.c", "corpustool.native._onion"
 
 
@@ -58,10 +60,11 @@ def extensions() -> list:
     decide = Extension(DECIDE_MODULE, [DECIDE_PYX], extra_compile_args=["-O2"])
     scan = Extension(SCAN_MODULE, [SCAN_PYX], extra_compile_args=["-O3"])   # -O3: the scans' loops vectorised
     trees = Extension(TREES_MODULE, [TREES_PYX], extra_compile_args=["-O2"])
+    features = Extension(FEATURES_MODULE, [FEATURES_PYX], extra_compile_args=["-O2"])
     # onion over vertical files at the C program's speed (plain C, no Cython): corpustool onion/dupngrams
     onion = Extension(ONION_MODULE, [ONION_C], extra_compile_args=["-O2"])
     try:
-        return cythonize([ext, decide, scan, trees], compiler_directives={"language_level": "3"}, quiet=True) + [onion]
+        return cythonize([ext, decide, scan, trees, features], compiler_directives={"language_level": "3"}, quiet=True) + [onion]
     except Exception as exc:   # noqa: BLE001 - e.g. lxml's .pxd files missing
         warn(f"cythonizing {PYX} failed ({exc})")
         return []

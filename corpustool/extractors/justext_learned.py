@@ -70,6 +70,7 @@ from .template_lines import line_verdict
 from ..native import backend
 
 _tree_scores = backend.trees.get("tree_scores")
+_PageColumns = backend.features.get("PageColumns")
 
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "justext_learned.json"
 GOOD_AT = 0.55
@@ -111,6 +112,38 @@ STAGE2_FEATURES = FEATURES + CONTEXT
 _INDEX = {f: i for i, f in enumerate(FEATURES)}
 _NEIGHBOUR_COLS = [_INDEX[k] for k in NEIGHBOUR_KEYS]
 _WORDS = re.compile(r"\w+")
+# the compiled page_features (native/learned_features.pyx), given this module's layout and tables
+_COLUMNS = (_PageColumns(FEATURES, NEIGHBOUR_KEYS, KINDS, _TAG_CODE, _CF_CODE, _REASON_CODE, "".join(_SENTENCE_END),
+                         line_verdict, _PRICE.search, _WORDS.findall) if _PageColumns is not None else None)
+
+
+Struct = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def page_columns(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequence[str],
+                 chains: Sequence[Sequence[str]], types: frozenset[str], title: str | None,
+                 posts: bool = False) -> tuple[np.ndarray, Struct]:
+    """(the feature matrix, the page's structure for stage 2): :func:`page_features` and
+    :func:`page_struct`, in one compiled pass when ``native/learned_features.pyx`` is built."""
+    if _COLUMNS is None or not paras:
+        return page_features_py(paras, kinds, hints, chains, types, title, posts), page_struct_py(paras)
+    n = len(paras)
+    X = np.zeros((n, len(FEATURES)), dtype=np.float64)
+    struct = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float64))
+    discussion, product, item_list = _page_types(types)
+    top = _COLUMNS.fill(paras if isinstance(paras, list) else list(paras), kinds, hints, chains,
+                        _title_words(title), discussion, product, item_list, float(posts), X, *struct)
+    _since_title(X, top)
+    return X, struct
+
+
+def _since_title(X: np.ndarray, top: int) -> None:
+    """Paragraphs since the title's heading (row ``top``; -1: none), negative before it."""
+    if top >= 0:
+        d = np.arange(X.shape[0]) - top
+        X[:, _INDEX["since_title"]] = np.sign(d) * np.log1p(np.abs(d))
+    else:
+        X[:, _INDEX["since_title"]] = -10.0
 
 
 def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequence[str],
@@ -118,6 +151,23 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
                   posts: bool = False) -> np.ndarray:
     """The feature matrix (paragraphs x FEATURES) of one page, from the engine's paragraphs
     (before any revision by justext-plus) and the evidence regions around them."""
+    return page_columns(paras, kinds, hints, chains, types, title, posts)[0]
+
+
+def _page_types(types: frozenset[str]) -> tuple[float, float, float]:
+    """The page's schema.org declarations: a discussion, a product, an item list."""
+    return (float(structure.is_discussion(types)), float(structure.is_product(types)),
+            float(bool(types & structure.LIST_TYPES)))
+
+
+def _title_words(title: str | None) -> set[str]:
+    return set(_WORDS.findall(title.lower())) if title else set()
+
+
+def page_features_py(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequence[str],
+                     chains: Sequence[Sequence[str]], types: frozenset[str], title: str | None,
+                     posts: bool = False) -> np.ndarray:
+    """:func:`page_features` in Python (the compiled PageColumns' twin)."""
     n = len(paras)
     X = np.zeros((n, len(FEATURES)), dtype=np.float64)
     if n == 0:
@@ -158,10 +208,8 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
         if g:
             for x in chain:
                 region_good[x] = region_good.get(x, 0) + g
-    title_words = set(_WORDS.findall(title.lower())) if title else set()
-    discussion = float(structure.is_discussion(types))
-    product = float(structure.is_product(types))
-    item_list = float(bool(types & structure.LIST_TYPES))
+    title_words = _title_words(title)
+    discussion, product, item_list = _page_types(types)
     page_good_share = total_good / total_chars
     log = math.log1p
     feats = [p.features for p in paras]
@@ -281,11 +329,7 @@ def page_features(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequ
             top = int(like.argmax())
     if top < 0:
         top = next((i for i, p in enumerate(paras) if p.tag == "h1"), -1)
-    if top >= 0:
-        d = np.arange(n) - top
-        X[:, _INDEX["since_title"]] = np.sign(d) * np.log1p(np.abs(d))
-    else:
-        X[:, _INDEX["since_title"]] = -10.0
+    _since_title(X, top)
     # the neighbours
     b = _INDEX["prev_log_words"]
     k = len(NEIGHBOUR_KEYS)
@@ -443,15 +487,23 @@ class LearnedModel:
         with open(path, encoding="utf-8") as fh:
             return cls(json.load(fh))
 
-    def predict(self, X: np.ndarray, paras: Sequence[Paragraph]) -> np.ndarray:
+    def predict(self, X: np.ndarray, paras: Sequence[Paragraph], struct: Struct | None = None) -> np.ndarray:
         prob = self.stage1.predict(X)
         if self.stage2 is not None and len(prob):
-            prob = self.stage2.predict(np.hstack([X, context_features(prob, page_struct(paras))]))
+            struct = page_struct(paras) if struct is None else struct
+            prob = self.stage2.predict(np.hstack([X, context_features(prob, struct)]))
         return prob
 
 
-def page_struct(paras: Sequence[Paragraph]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each paragraph's DOM path and parent element as small integers, and its characters."""
+def page_struct(paras: Sequence[Paragraph]) -> Struct:
+    """Each paragraph's DOM path and parent element as small integers (in order of first
+    appearance), and its characters."""
+    return page_columns(paras, {}, (), [()] * len(paras), frozenset(), None)[1] if _COLUMNS is not None \
+        else page_struct_py(paras)
+
+
+def page_struct_py(paras: Sequence[Paragraph]) -> Struct:
+    """:func:`page_struct` in Python."""
     ids: dict[str, int] = {}
     path = np.array([ids.setdefault(p.dom_path, len(ids)) for p in paras], dtype=np.int64)
     ids = {}
@@ -550,12 +602,12 @@ class JustextLearnedExtractor(JustextPlusExtractor):
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
                 data: bytes | None = None) -> None:
         inp = self.page_input(paras, tree, title, page, data)
-        X = inp.features()
+        X, struct = inp.columns()
         if self.capture is not None:
-            self.capture.append((X, [p.text for p in paras], page_struct(paras)))
+            self.capture.append((X, [p.text for p in paras], struct))
         if self.model is None:
             return
-        prob = self.model.predict(X, paras)
+        prob = self.model.predict(X, paras, struct)
         cf, cls = decide_classes(prob, inp)
         for p, c, f in zip(paras, cls, cf):
             p.features["jt_class"] = p.cls
@@ -584,7 +636,11 @@ class PageInput:
         self.posts = posts
 
     def features(self) -> np.ndarray:
-        return page_features(self.paras, self.kinds, self.hints, self.chains, self.types, self.title, self.posts)
+        return self.columns()[0]
+
+    def columns(self) -> tuple[np.ndarray, Struct]:
+        """(the feature matrix, the structure stage 2 reads): :func:`page_columns`."""
+        return page_columns(self.paras, self.kinds, self.hints, self.chains, self.types, self.title, self.posts)
 
 
 def decide_classes(prob: np.ndarray, inp: PageInput) -> tuple[list[str], list[str]]:

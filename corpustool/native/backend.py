@@ -9,7 +9,8 @@ forces the pure-Python code everywhere (the tests run the suite both ways);
 
 Engines: ``walk`` (``justext_walk.pyx`` with ``sax_arena.pxi``: the jusText walk and the SAX
 parse), ``decide`` (``justext_plus_decide.pyx``), ``text_scan`` (``text_scan.pyx``), ``trees``
-(``tree_scores.pyx``: justext-learned's trees) and ``onion`` (``_onion.c``).
+(``tree_scores.pyx``: justext-learned's trees), ``features`` (``learned_features.pyx``: its feature
+matrix) and ``onion`` (``_onion.c``).
 """
 from __future__ import annotations
 
@@ -71,11 +72,12 @@ else:
     sax = Engine("sax", walk.module, walk.reason)
 text_scan = _load("text_scan", "text_scan")
 trees = _load("trees", "tree_scores")
+features = _load("features", "learned_features")
 onion = _load("onion", "_onion")
 # (last: it imports the leaf justext_plus_rules, whose template_lines asks for text_scan above)
 decide = _load("decide", "justext_plus_decide") if walk.compiled else Engine("decide", None, walk.reason)
 
-ENGINES = (walk, sax, decide, text_scan, trees, onion)
+ENGINES = (walk, sax, decide, text_scan, trees, features, onion)
 
 
 def describe() -> str:

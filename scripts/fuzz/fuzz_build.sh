@@ -32,7 +32,7 @@ CC=clang LDSHARED="clang -shared" CFLAGS="$SAN" LDFLAGS="-fsanitize=address,unde
 # corpustool's dependencies (corpustool itself is installed: not rebuilt)
 "$VENV/bin/python" -m pip install --quiet --no-build-isolation "$WORK/src"
 ASAN_RT="$("$VENV/bin/python" -c 'import atheris, os; print(os.path.join(atheris.path(), "asan_with_fuzzer.so"))')"
-for m in justext_walk justext_plus_decide text_scan tree_scores; do
+for m in justext_walk justext_plus_decide text_scan tree_scores learned_features; do
     so=$(ls "$VENV"/lib/python3*/site-packages/corpustool/native/$m.*.so)
     nm -D "$so" | grep -q __asan_report || { echo "fuzz_build: $so is not instrumented" >&2; exit 1; }
 done

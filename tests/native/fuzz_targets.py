@@ -6,6 +6,8 @@ process; the harness imports it under atheris's coverage instrumentation. The en
 
 * ``extract_plus``: ``corpustool.extract_text`` with the default extractor (justext-plus: the SAX
   parse into the compiled walk's arena, the evidence walk, the compiled decide), one language;
+  then justext-learned's feature matrix of the page (``native/learned_features.pyx``), the same
+  bits as its Python twin's;
 * ``extract_auto``: the same with ``language="auto"`` (the parse kept for the language guess,
   ``SaxPage``; the compiled language-guess scans);
 * ``extract_engine``: the classic ``justext`` engine (``extract_html``: the engine's walk);
@@ -49,11 +51,34 @@ except ImportError:
 EN = stoplist("en")
 PLUS = get_extractor("justext-plus")
 ENGINE = get_extractor("justext")
+LEARNED = get_extractor("justext-learned", model="none")
 LANGUAGES = ("en", "de", "cs", "es")
 
 
 def extract_plus(data: bytes) -> None:
     corpustool.extract_text(data, language=LANGUAGES[len(data) % len(LANGUAGES)])
+    learned_columns(data)      # (inside this target: a new target would move the corpus's inputs)
+
+
+def learned_columns(data: bytes) -> None:
+    """justext-learned's feature matrix of the page: the compiled PageColumns (learned_features.pyx)
+    and the Python page_features_py give the same bits."""
+    from corpustool.extractors import justext_learned as jl
+
+    if jl._COLUMNS is None:
+        return
+    found: list = []
+    original = jl.PageInput.columns
+    jl.PageInput.columns = lambda inp: (found.append(inp), original(inp))[1]
+    try:
+        LEARNED.extract(Page(data.decode("utf-8", "replace"), stoplist=EN))
+    finally:
+        jl.PageInput.columns = original
+    for inp in found:
+        args = (inp.paras, inp.kinds, inp.hints, inp.chains, inp.types, inp.title, inp.posts)
+        X, struct = jl.page_columns(*args)
+        assert X.tobytes() == jl.page_features_py(*args).tobytes()
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(struct, jl.page_struct_py(inp.paras)))
 
 
 def extract_auto(data: bytes) -> None:

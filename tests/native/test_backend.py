@@ -78,7 +78,8 @@ def test_version_names_each_engine_and_its_backend():
     lines = forced.stdout.splitlines()
     assert re.fullmatch(r"corpustool \S+", lines[0])
     assert lines[1] == "backends (CORPUSTOOL_BACKEND=python):"
-    assert [line.split(":")[0].strip() for line in lines[2:]] == ["walk", "sax", "decide", "text_scan", "trees", "onion"]
+    assert [line.split(":")[0].strip() for line in lines[2:]] == ["walk", "sax", "decide", "text_scan", "trees", "features",
+                                                             "onion"]
     assert all(line.endswith("python (forced by CORPUSTOOL_BACKEND=python)") for line in lines[2:])
     chosen = run(code, None).stdout.splitlines()
     assert chosen[1] == "backends (CORPUSTOOL_BACKEND=auto):"

@@ -1300,6 +1300,62 @@ def test_keyword_gate_on_the_development_lines(snippets_dir):
     assert compiled == python
 
 
+# == 6b. justext-learned's feature matrix (learned_features.pyx vs page_features_py) ================
+
+def learned_inputs(htmls: list[str]) -> list:
+    """The PageInput of each page as justext-learned builds it (the model itself not run)."""
+    from corpustool.extractors import justext_learned as jl
+
+    extractor = get_extractor("justext-learned", model="none")
+    found: list = []
+    original = jl.PageInput.columns
+
+    def keep(inp):
+        found.append(inp)
+        return original(inp)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(jl.PageInput, "columns", keep)
+        for html in htmls:
+            extractor.extract(Page(html, stoplist=EN))
+    return found
+
+
+def columns_agree(inputs: list) -> int:
+    """The compiled matrix and structure equal the Python ones bit for bit on every page."""
+    from corpustool.extractors import justext_learned as jl
+
+    assert jl._COLUMNS is not None
+    for inp in inputs:
+        args = (inp.paras, inp.kinds, inp.hints, inp.chains, inp.types, inp.title, inp.posts)
+        X, struct = jl.page_columns(*args)
+        expected = jl.page_features_py(*args)
+        assert X.shape == expected.shape
+        bad = sorted({jl.FEATURES[j] for j in (X != expected).nonzero()[1]})
+        assert X.tobytes() == expected.tobytes(), f"columns differ: {bad}"
+        for got, want in zip(struct, jl.page_struct_py(inp.paras)):
+            assert got.tobytes() == want.tobytes()
+    return sum(len(inp.paras) for inp in inputs)
+
+
+def test_learned_columns_on_authored_and_random_pages():
+    rng = random.Random(27)
+    htmls = list(HAND_MADE.values()) + list(AWKWARD.values())
+    htmls += [random_evidence_page(rng) for _ in range(60)] + [random_decision_page(rng) for _ in range(60)]
+    # titles, headings like them, prices, digits in other scripts, spaces of every kind at the end
+    htmls.append("<html><head><title>Budget 2024 of the city</title></head><body><h1>City budget 2024</h1>"
+                 f"<p>{S}</p><p>Price: $8.03 \u3000</p><p>\u0663\u0664 items \u00a9 2024</p><h2>Other</h2>"
+                 f"<p>{S} ”\u2003</p><ul><li>1 €</li><li>EUR 12</li></ul></body></html>")
+    assert columns_agree(learned_inputs(htmls)) > 1000
+
+
+def test_learned_columns_on_the_development_pages(snippets_dir):
+    htmls = [dev_html(path) for path in dev_files(snippets_dir, step=6)]
+    wcxb = sorted((SHARED_DATA / "wcxb-dev" / "html").glob("*.html.gz"))[::12]
+    htmls += [decode(gzip.decompress(path.read_bytes())).text for path in wcxb]
+    assert columns_agree(learned_inputs(htmls)) > 20000
+
+
 # == 6. onion's engine (_onion.c) and its Python twin =============================================
 
 @pytest.mark.skipif(not backend.onion.compiled, reason=f"onion's engine: {backend.onion.reason}")
@@ -1360,7 +1416,7 @@ def clean_agrees(raws: list[bytes], languages: list[str], extractor: str, python
     return fast
 
 
-@pytest.mark.parametrize("extractor", ["justext-plus", "justext"])
+@pytest.mark.parametrize("extractor", ["justext-plus", "justext", "justext-learned"])
 @pytest.mark.parametrize("languages", [["en"], ["auto"], ["en", "de", "cs"]])
 def test_clean_stage_on_authored_pages(extractor, languages):
     sax_on()

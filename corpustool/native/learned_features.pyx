@@ -1,0 +1,341 @@
+# cython: language_level=3
+"""justext-learned's feature matrix, compiled (backend.features).
+
+:class:`PageColumns` fills the same matrix as ``justext_learned.page_features_py``, value for
+value (tests/native/test_backend_parity.py compares them bit for bit on the development pages),
+and the page's structure for stage 2 (``justext_learned.page_struct_py``): the same loops
+without the interpreter between them. What is not a loop over characters stays a Python call:
+the dictionaries that count DOM paths, parents and texts, ``line_verdict`` (cached), the price
+pattern, the title's words. The column layout and the code tables come from
+``justext_learned`` once (no column name is written here), so the two cannot drift apart.
+Every write goes to a row below ``len(paras)`` of a matrix checked for that shape.
+"""
+cimport cython
+from libc.math cimport log1p
+from cpython.unicode cimport Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISUPPER
+
+import numpy as np
+
+
+cdef inline Py_ssize_t count_slashes(str s):
+    cdef Py_ssize_t k = 0
+    cdef Py_UCS4 c
+    for c in s:
+        if c == u'/':
+            k += 1
+    return k
+
+
+cdef inline Py_ssize_t count_decimals(str s):
+    """Characters ``re``'s ``\\d`` matches in a str pattern (Unicode category Nd)."""
+    cdef Py_ssize_t k = 0
+    cdef Py_UCS4 c
+    for c in s:
+        if c < 128:
+            if u"0" <= c <= u"9":
+                k += 1
+        elif Py_UNICODE_ISDECIMAL(c):
+            k += 1
+    return k
+
+
+cdef inline str up_one(str x):
+    """``x.rsplit("/", 1)[0]``: the path of the parent element."""
+    cdef Py_ssize_t i = x.rfind(u"/")
+    return x if i < 0 else x[:i]
+
+
+cdef inline double log_count(object counts, object key):
+    return log1p(<double><Py_ssize_t>counts[key])
+
+
+@cython.final
+cdef class PageColumns:
+    """The layout of justext_learned.FEATURES (column positions) and its code tables, read once."""
+
+    cdef dict index, tag_code, cf_code, reason_code, kind_code
+    cdef object line_verdict, price_search, words_findall
+    cdef str sentence_end
+    cdef Py_ssize_t n_features, n_kinds, in_first, width
+    cdef Py_ssize_t c_log_chars, c_log_words, c_link_density, c_stopword_density, c_log_stopwords
+    cdef Py_ssize_t c_heading, c_tag, c_depth, c_cf_class, c_jt_good, c_sentence_end, c_digit_share
+    cdef Py_ssize_t c_copyright, c_upper_start, c_template_line, c_dated, c_price, c_template_kind
+    cdef Py_ssize_t c_rights, c_ui_label, c_in_related, c_pos, c_char_pos, c_log_same_path
+    cdef Py_ssize_t c_log_same_text, c_log_siblings, c_log_cousins, c_same_path_good_share
+    cdef Py_ssize_t c_parent_good_share, c_log_paras, c_page_good_share, c_discussion, c_product
+    cdef Py_ssize_t c_item_list, c_title_like, c_comment_posts, c_since_heading, c_chars_since_heading
+    cdef Py_ssize_t c_since_title, c_prev, c_next, c_window_good_share
+    cdef Py_ssize_t neighbour[16]
+    cdef Py_ssize_t n_neighbour
+
+    def __init__(self, features, neighbour_keys, kinds, dict tag_code, dict cf_code, dict reason_code,
+                 str sentence_end, line_verdict, price_search, words_findall):
+        index = {name: i for i, name in enumerate(features)}
+        self.index = index
+        self.n_features = len(features)
+        self.tag_code, self.cf_code, self.reason_code = tag_code, cf_code, reason_code
+        self.kind_code = {k: i + 1 for i, k in enumerate(kinds)}
+        self.n_kinds = len(kinds)
+        self.sentence_end = sentence_end
+        self.line_verdict, self.price_search, self.words_findall = line_verdict, price_search, words_findall
+        c = index.__getitem__
+        self.c_log_chars, self.c_log_words = c("log_chars"), c("log_words")
+        self.c_link_density, self.c_stopword_density = c("link_density"), c("stopword_density")
+        self.c_log_stopwords, self.c_heading, self.c_tag = c("log_stopwords"), c("heading"), c("tag")
+        self.c_depth, self.c_cf_class, self.c_jt_good = c("depth"), c("cf_class"), c("jt_good")
+        self.c_sentence_end, self.c_digit_share = c("sentence_end"), c("digit_share")
+        self.c_copyright, self.c_upper_start = c("copyright"), c("upper_start")
+        self.c_template_line, self.c_dated, self.c_price = c("template_line"), c("dated"), c("price")
+        self.c_template_kind, self.c_rights, self.c_ui_label = c("template_kind"), c("rights"), c("ui_label")
+        self.c_in_related, self.c_pos, self.c_char_pos = c("in_related"), c("pos"), c("char_pos")
+        self.c_log_same_path, self.c_log_same_text = c("log_same_path"), c("log_same_text")
+        self.c_log_siblings, self.c_log_cousins = c("log_siblings"), c("log_cousins")
+        self.c_same_path_good_share, self.c_parent_good_share = c("same_path_good_share"), c("parent_good_share")
+        self.c_log_paras, self.c_page_good_share = c("log_paras"), c("page_good_share")
+        self.c_discussion, self.c_product, self.c_item_list = c("discussion"), c("product"), c("item_list")
+        self.c_title_like, self.c_comment_posts = c("title_like"), c("comment_posts")
+        self.c_since_heading, self.c_chars_since_heading = c("log_since_heading"), c("log_chars_since_heading")
+        self.c_since_title, self.c_window_good_share = c("since_title"), c("window_good_share")
+        # the evidence block: in_<kind> for each kind, then inner_kind, in_hint, evidence_depth,
+        # region_good_share, hint_good_share, in this order (as justext_learned.WHERE lists them)
+        self.in_first = c("in_" + kinds[0])
+        self.width = c("hint_good_share") + 1 - self.in_first
+        if self.width != self.n_kinds + 5 or any(c("in_" + k) != self.in_first + i for i, k in enumerate(kinds)):
+            raise ValueError("PageColumns: the evidence columns are not one block in WHERE's order")
+        self.n_neighbour = len(neighbour_keys)
+        if self.n_neighbour > 16:
+            raise ValueError("PageColumns: at most 16 neighbour columns")
+        for i, k in enumerate(neighbour_keys):
+            self.neighbour[i] = c(k)
+        self.c_prev = c("prev_" + neighbour_keys[0])
+        self.c_next = c("next_" + neighbour_keys[0])
+        if any(c(f"prev_{k}") != self.c_prev + i or c(f"next_{k}") != self.c_next + i
+               for i, k in enumerate(neighbour_keys)):
+            raise ValueError("PageColumns: the neighbour columns are not two blocks in NEIGHBOUR_KEYS' order")
+
+    @cython.wraparound(False)
+    def fill(self, list paras, kinds, hints, chains, title_words, double discussion, double product,
+             double item_list, double posts, double[:, ::1] X, long long[::1] path_ids,
+             long long[::1] parent_ids, double[::1] chars_out):
+        """Fill X (zeros, len(paras) x FEATURES) as page_features_py does but for since_title, and
+        the page's structure as page_struct_py gives it (DOM path and parent ids, characters).
+        Returns the title heading's row for since_title (-1: none)."""
+        cdef Py_ssize_t n = len(paras), i, j, k, lo, hi, top, d, since, since_chars, first_h1
+        cdef Py_ssize_t total_chars, total_good, c, g, code, inner, digits
+        cdef double x, region_share, hint_share, in_hint, related, best
+        cdef str t, xp, parent, grand, dom, reason
+        cdef Py_UCS4 last
+        cdef bint heading, is_good
+        if X.shape[0] != n or X.shape[1] != self.n_features:
+            raise ValueError("PageColumns.fill: X must be len(paras) x FEATURES")
+        if path_ids.shape[0] != n or parent_ids.shape[0] != n or chars_out.shape[0] != n:
+            raise ValueError("PageColumns.fill: one id and one length per paragraph")
+        if n == 0:
+            return -1
+        if len(chains) != n:
+            raise ValueError("PageColumns.fill: one evidence chain per paragraph")
+        texts = [None] * n
+        grands = [None] * n
+        cdef long long[::1] chars = np.empty(n, dtype=np.int64)
+        cdef long long[::1] good = np.empty(n, dtype=np.int64)
+        cdef unsigned char[::1] is_heading = np.empty(n, dtype=np.uint8)
+        # per DOM path and per parent element (by their ids): paragraphs, jusText-good and all characters
+        cdef long long[::1] count_path = np.zeros(n, dtype=np.int64)
+        cdef long long[::1] good_path = np.zeros(n, dtype=np.int64)
+        cdef long long[::1] chars_path = np.zeros(n, dtype=np.int64)
+        cdef long long[::1] count_parent = np.zeros(n, dtype=np.int64)
+        cdef long long[::1] good_parent = np.zeros(n, dtype=np.int64)
+        cdef long long[::1] chars_parent = np.zeros(n, dtype=np.int64)
+        cdef Py_ssize_t pid, qid
+        count_text, count_grand = {}, {}
+        path_id, parent_id = {}, {}
+        total_chars = total_good = 0
+        first_h1 = -1
+        related = 0.0
+        # pass 1: the paragraph's own columns, and the counts the page's columns need
+        for i in range(n):
+            p = paras[i]
+            t = p.text
+            texts[i] = t
+            c = len(t)
+            chars[i] = c
+            chars_out[i] = <double>c
+            total_chars += c
+            is_good = p.cls == "good"
+            g = c if is_good else 0
+            good[i] = g
+            total_good += g
+            heading = p.heading
+            is_heading[i] = heading
+            xp = p.xpath
+            parent = up_one(xp)
+            grand = up_one(parent)
+            grands[i] = grand
+            dom = p.dom_path
+            pid = path_id.setdefault(dom, len(path_id))
+            qid = parent_id.setdefault(parent, len(parent_id))
+            path_ids[i] = pid
+            parent_ids[i] = qid
+            count_path[pid] += 1
+            good_path[pid] += g
+            chars_path[pid] += c
+            count_parent[qid] += 1
+            good_parent[qid] += g
+            chars_parent[qid] += c
+            count_grand[grand] = count_grand.get(grand, 0) + 1
+            count_text[t] = count_text.get(t, 0) + 1
+            tag = p.tag
+            if first_h1 < 0 and tag == "h1":
+                first_h1 = i
+            f = p.features
+            X[i, self.c_log_chars] = log1p(<double>c)
+            X[i, self.c_log_words] = log1p(<double>f.get("words", 0))
+            x = f.get("link_density", 0.0)
+            X[i, self.c_link_density] = 2.0 if 2.0 < x else x
+            X[i, self.c_stopword_density] = f.get("stopword_density", 0.0)
+            X[i, self.c_log_stopwords] = log1p(<double>f.get("stopwords", 0))
+            X[i, self.c_heading] = heading
+            X[i, self.c_tag] = self.tag_code.get(tag, 0)
+            X[i, self.c_depth] = count_slashes(xp)
+            X[i, self.c_cf_class] = self.cf_code.get(p.cf_class, 0)
+            X[i, self.c_jt_good] = is_good
+            # t.rstrip().endswith(SENTENCE_END)
+            j = c - 1
+            while j >= 0 and Py_UNICODE_ISSPACE(t[j]):
+                j -= 1
+            if j >= 0:
+                last = t[j]
+                X[i, self.c_sentence_end] = last in self.sentence_end
+            X[i, self.c_copyright] = ("\xa9" in t) or ("&copy" in t)
+            if c:
+                X[i, self.c_upper_start] = Py_UNICODE_ISUPPER(t[0])
+            verdict = self.line_verdict(t, heading, False)
+            reason = verdict[2]
+            X[i, self.c_template_line] = reason is not None
+            X[i, self.c_dated] = verdict[1]
+            digits = count_decimals(t)
+            X[i, self.c_digit_share] = <double>digits / <double>(c if c else 1)
+            # (every price has a digit: the pattern runs only on short lines with one)
+            X[i, self.c_price] = c < 200 and digits > 0 and self.price_search(t) is not None
+            X[i, self.c_template_kind] = 0 if reason is None else self.reason_code.get(reason, 7)
+            X[i, self.c_rights] = verdict[0]
+            X[i, self.c_ui_label] = verdict[3]
+            if heading:    # under a heading announcing links to other pages
+                related = reason == "boilerplate:related"
+            X[i, self.c_in_related] = related
+            X[i, self.c_pos] = <double>i / <double>n
+        # pass 2: what the counts say of each paragraph
+        cdef double total_c = <double>(total_chars if total_chars else 1)
+        cdef long long cum = 0
+        for i in range(n):
+            t = texts[i]
+            X[i, self.c_char_pos] = <double>cum / total_c
+            cum += chars[i]
+            pid = path_ids[i]
+            qid = parent_ids[i]
+            X[i, self.c_log_same_path] = log1p(<double>count_path[pid])
+            X[i, self.c_log_same_text] = log1p(<double>(<Py_ssize_t>count_text[t] - 1))
+            X[i, self.c_log_siblings] = log1p(<double>count_parent[qid])
+            X[i, self.c_log_cousins] = log_count(count_grand, grands[i])
+            c = chars_path[pid]
+            X[i, self.c_same_path_good_share] = <double>good_path[pid] / <double>(c if c else 1)
+            c = chars_parent[qid]
+            X[i, self.c_parent_good_share] = <double>good_parent[qid] / <double>(c if c else 1)
+            X[i, self.c_log_paras] = log1p(<double>n)
+            X[i, self.c_page_good_share] = <double>total_good / total_c
+            X[i, self.c_discussion] = discussion
+            X[i, self.c_product] = product
+            X[i, self.c_item_list] = item_list
+            X[i, self.c_comment_posts] = posts
+        # the evidence regions around each paragraph, once per distinct chain
+        region_good = {}
+        for i in range(n):
+            g = good[i]
+            if g:
+                for xr in chains[i]:
+                    region_good[xr] = region_good.get(xr, 0) + g
+        hint_set = set(hints)
+        seen = {}
+        cdef double[::1] row
+        for i in range(n):
+            chain = chains[i]
+            if not chain:
+                continue
+            key = tuple(chain)
+            cached = seen.get(key)
+            if cached is None:
+                row = np.zeros(self.width)
+                inner = 0
+                in_hint = 0.0
+                region_share = 0.0
+                hint_share = 0.0
+                for xr in chain:
+                    kind = kinds.get(xr)
+                    if kind is not None:
+                        got = self.kind_code.get(kind)
+                        if got is not None:
+                            code = got
+                            row[code - 1] = 1.0
+                            inner = code
+                            region_share = (<double><Py_ssize_t>region_good.get(xr, 0) / <double>total_good
+                                            if total_good else 0.0)
+                    if xr in hint_set:
+                        in_hint = 1.0
+                        hint_share = (<double><Py_ssize_t>region_good.get(xr, 0) / <double>total_good
+                                      if total_good else 0.0)
+                row[self.n_kinds] = inner
+                row[self.n_kinds + 1] = in_hint
+                row[self.n_kinds + 2] = len(chain)
+                row[self.n_kinds + 3] = region_share
+                row[self.n_kinds + 4] = hint_share
+                seen[key] = cached = row
+            else:
+                row = cached
+            for j in range(self.width):
+                X[i, self.in_first + j] = row[j]
+        # the title's words in each heading; the distance from the last heading
+        if title_words:
+            for i in range(n):
+                if is_heading[i]:
+                    w = set(self.words_findall(texts[i].lower()))
+                    X[i, self.c_title_like] = <double>len(w & title_words) / <double>(len(w | title_words) or 1)
+        since = 1000
+        since_chars = 100000
+        for i in range(n):
+            if is_heading[i]:
+                since = 0
+                since_chars = 0
+            X[i, self.c_since_heading] = log1p(<double>since)
+            X[i, self.c_chars_since_heading] = log1p(<double>since_chars)
+            since += 1
+            since_chars += chars[i]
+        # the title's heading (the heading most like the title, else the first h1): the caller
+        # fills since_title from it with numpy (numpy's log1p, not libm's: the same bits as Python's)
+        top = -1
+        if title_words:
+            best = X[0, self.c_title_like]
+            top = 0
+            for i in range(1, n):
+                if X[i, self.c_title_like] > best:
+                    best = X[i, self.c_title_like]
+                    top = i
+            if not best >= 0.5:
+                top = -1
+        if top < 0:
+            top = first_h1
+        # the neighbours' own columns, and the jusText-good share within three paragraphs either side
+        for i in range(n):
+            for j in range(self.n_neighbour):
+                X[i, self.c_prev + j] = X[i - 1, self.neighbour[j]] if i > 0 else -1.0
+                X[i, self.c_next + j] = X[i + 1, self.neighbour[j]] if i + 1 < n else -1.0
+        cdef long long[::1] gc = np.zeros(n + 1, dtype=np.int64)
+        cdef long long[::1] cc = np.zeros(n + 1, dtype=np.int64)
+        for i in range(n):
+            gc[i + 1] = gc[i] + good[i]
+            cc[i + 1] = cc[i] + chars[i]
+        for i in range(n):
+            lo = i - 3 if i >= 3 else 0
+            hi = i + 4 if i + 4 < n else n
+            k = cc[hi] - cc[lo]
+            X[i, self.c_window_good_share] = <double>(gc[hi] - gc[lo]) / <double>(k if k > 1 else 1)
+        return top

@@ -1,0 +1,55 @@
+"""What only the compiled feature matrix has (native/learned_features.pyx): its checks.
+
+That it gives the Python twin's values is tests/native/test_backend_parity.py's part."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from corpustool.document import Paragraph
+from corpustool.extractors import justext_learned as jl
+from corpustool.native import backend
+
+pytestmark = pytest.mark.skipif(not backend.features.compiled, reason=backend.features.reason)
+
+PARAS = [Paragraph("A first line of text.", tag="p", dom_path="html.body.p", xpath="/html[1]/body[1]/p[1]",
+                   cf_class="good", features={"words": 5}),
+         Paragraph("Home", tag="a", dom_path="html.body.a", xpath="/html[1]/body[1]/a[1]", cls="bad")]
+
+
+def fill(X, ids=2, chains=2):
+    return jl._COLUMNS.fill(PARAS, {}, [], [()] * chains, set(), 0.0, 0.0, 0.0, 0.0, X,
+                            np.zeros(ids, dtype=np.int64), np.zeros(ids, dtype=np.int64), np.zeros(ids))
+
+
+def test_a_matrix_of_another_shape_is_refused():
+    for shape in ((1, len(jl.FEATURES)), (3, len(jl.FEATURES)), (2, len(jl.FEATURES) - 1)):
+        with pytest.raises(ValueError, match="len\\(paras\\) x FEATURES"):
+            fill(np.zeros(shape))
+
+
+def test_structure_arrays_and_chains_of_another_length_are_refused():
+    X = np.zeros((2, len(jl.FEATURES)))
+    with pytest.raises(ValueError, match="one id and one length per paragraph"):
+        fill(X, ids=1)
+    with pytest.raises(ValueError, match="one evidence chain per paragraph"):
+        fill(X, chains=1)
+    assert fill(X) == -1 and X[0, jl._INDEX["log_chars"]] > 0
+
+
+def test_a_layout_whose_blocks_are_split_is_refused():
+    PageColumns = backend.features.get("PageColumns")
+    args = (jl.NEIGHBOUR_KEYS, jl.KINDS, jl._TAG_CODE, jl._CF_CODE, jl._REASON_CODE, ".", jl.line_verdict,
+            jl._PRICE.search, jl._WORDS.findall)
+    swapped = list(jl.FEATURES)
+    a, b = swapped.index("in_nav"), swapped.index("in_footer")
+    swapped[a], swapped[b] = swapped[b], swapped[a]
+    with pytest.raises(ValueError, match="evidence columns"):
+        PageColumns(swapped, *args)
+    swapped = list(jl.FEATURES)
+    a, b = swapped.index("prev_log_words"), swapped.index("prev_link_density")
+    swapped[a], swapped[b] = swapped[b], swapped[a]
+    with pytest.raises(ValueError, match="neighbour columns"):
+        PageColumns(swapped, *args)
+    with pytest.raises(KeyError):
+        PageColumns(jl.FEATURES[:-1], *args)
