@@ -73,7 +73,8 @@ FUZZ_WORK ?= .fuzz
 FUZZ_LOG ?= $(FUZZ_WORK)/fuzz.log
 FUZZ_STAMP := .venv-fuzz/.built
 $(FUZZ_STAMP): setup.py pyproject.toml scripts/fuzz/fuzz_build.sh corpustool/native/justext_walk.pyx \
-		corpustool/native/sax_arena.pxi corpustool/native/justext_plus_decide.pyx corpustool/native/text_scan.pyx
+		corpustool/native/sax_arena.pxi corpustool/native/justext_plus_decide.pyx corpustool/native/text_scan.pyx \
+		corpustool/native/tree_scores.pyx corpustool/native/learned_features.pyx
 	FUZZ_WORK=$(FUZZ_WORK) PYTHON=$(PYTHON) sh scripts/fuzz/fuzz_build.sh
 	touch $(FUZZ_STAMP)
 

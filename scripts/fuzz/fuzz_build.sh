@@ -41,4 +41,6 @@ from corpustool.extractors import justext_engine as je, justext_plus as jp
 from corpustool.native import text_scan
 assert je.WALK.compiled and je.WALK.has_parse, (je.backend.walk.reason, je.backend.sax.reason)
 assert jp.compiled_decide is not None
-print("fuzz_build: instrumented extensions load (walk, SAX parse, decide, scans)")'
+from corpustool.extractors import justext_learned as jl
+assert jl._COLUMNS is not None and jl._tree_scores is not None
+print("fuzz_build: instrumented extensions load (walk, SAX parse, decide, scans, trees, features)")'
