@@ -63,7 +63,18 @@ CONFIGS: dict[str, dict] = {
     "s12stage2": {"drop": NEW13, "stage2": True},
     "cheapstage2": {"drop": RECORDS, "stage2": True},
     "stage2plus": {"drop": RECORDS, "stage2": True, "ctx_plus": True},   # + 6 more context columns
-    "show": {"hide": False},                                 # comment regions shown on a posts page
+    "show": {"hide": False},
+    # session 14 (grid mode; the record columns are gone from FEATURES)
+    "s2": {"stage2": True},                                  # session 13's shipped configuration
+    "s2neg2": {"stage2": True, "neg_weight": 2.0},          # snippet pages' 'without' paragraphs x2
+    "s2neg4": {"stage2": True, "neg_weight": 4.0},
+    "s2lab35": {"stage2": True, "label_at": 0.35},          # main text from 35% of trigrams in the gold
+    "s2lab65": {"stage2": True, "label_at": 0.65},
+    "s2para": {"stage2": True, "weighting": "para"},        # paragraphs equal within a page
+    "s2sqrt": {"stage2": True, "weighting": "sqrt"},
+    "s2rel": {"stage2": True, "ctx": ["rel"]},              # + p / page max, p - page mean
+    "s2relk": {"stage2": True, "ctx": ["rel", "kept_chars"]},
+    "s2main": {"stage2": True, "ctx": ["main"]},            # inside the main container (stage 1's)                                 # comment regions shown on a posts page
     "showjp": {"hide": False, "jp": True},
 }
 
@@ -398,6 +409,278 @@ def cv2(pages: Pages, cfg: dict, folds: list[int], exclude: int | None, cols: np
     return scores
 
 
+# --- session 14: every model trained once per set of training folds, shared by CV and nested CV ---
+#
+# A two-stage model trained on the pages of a set S of folds needs stage-1 models on S and on S minus
+# each of its folds (stage 2's held-out probabilities). The outer CV (S = all but f) and the inner CV of
+# nested selection (S = all but f and g) thus need stage-1 models on every set of 2, 3 and 4 folds
+# (25) and stage-2 models on every set of 3 and 4 folds (15): the same models as cv2's, trained once.
+# Decision settings (thresholds, the revision) need no training: they are chosen over the same
+# probabilities. A page's probability "outer" is from the model on all folds but its own; "inner f"
+# from the model on all folds but its own and f.
+
+TRAIN_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
+              "ctx", "stage2", "jp", "page_cap")
+STAGE1_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
+               "jp", "page_cap")
+DECIDE: dict[str, dict] = {
+    "d55": {},                                     # shipped: good >= 0.55, bad < 0.45, revision on
+    "d50": {"good": 0.5, "bad": 0.4},
+    "d60": {"good": 0.6, "bad": 0.5},
+    "d65": {"good": 0.65, "bad": 0.55},
+    "norev50": {"norevise": True, "at": 0.5},
+    "norev55": {"norevise": True, "at": 0.55},
+    "norev60": {"norevise": True, "at": 0.6},
+}
+
+
+def _key(cfg: dict, keys) -> str:
+    return json.dumps({k: cfg[k] for k in keys if k in cfg}, sort_keys=True)
+
+
+def labels_of(pages: Pages, i: int, cfg: dict):
+    """(rows kept or None, labels, weights) of page i under a training configuration."""
+    y, w, keep = pages.y[i], pages.w[i], pages.keep[i]
+    r = pages.records[i]
+    snippet = r["gold"] is None
+    if "label_at" in cfg and not snippet:
+        y = (pages.soft[i] >= cfg["label_at"]).astype(np.int8)
+    if cfg.get("soft") and not snippet:
+        y = pages.soft[i]
+    w = w.copy()
+    wt = cfg.get("weighting")
+    if wt == "para":          # every labelled paragraph of a page the same weight, pages equal
+        w = np.full(len(w), 100.0 / len(w))
+    elif wt == "sqrt":        # tokens' square root, pages equal
+        s = np.sqrt(w)
+        w = s * (100.0 / s.sum())
+    if snippet:
+        w *= cfg.get("snippet_weight", 1.0)
+        if cfg.get("neg_weight"):
+            w = np.where(np.asarray(y) == 0, w * cfg["neg_weight"], w)
+    return keep, y, w
+
+
+def train_rows(pages: Pages, idx, cfg: dict, getx):
+    import lightgbm
+
+    from corpustool.eval.learn import PARAMS, ROUNDS
+
+    Xs, ys, ws = [], [], []
+    for i in idx:
+        if pages.y[i] is None:
+            continue
+        keep, y, w = labels_of(pages, i, cfg)
+        full = getx(i)
+        Xs.append(full if keep is None else full[keep]), ys.append(y), ws.append(w)
+    params = dict(PARAMS)
+    params.update(cfg.get("params", {}))
+    ds = lightgbm.Dataset(np.vstack(Xs), label=np.concatenate(ys), weight=np.concatenate(ws),
+                          free_raw_data=True, params={"max_bin": params["max_bin"], "verbose": -1})
+    return lightgbm.train(params, ds, num_boost_round=cfg.get("rounds", ROUNDS))
+
+
+def ctx_columns(pages: Pages, i: int, p: np.ndarray, cfg: dict) -> np.ndarray:
+    from corpustool.extractors.justext_learned import context_features as cf
+
+    out = cf(p, pages.struct[i])
+    extra = cfg.get("ctx")
+    if not extra:
+        return out
+    cols = []
+    n = len(p)
+    if "rel" in extra:            # relative to the page's best and mean
+        mx = float(p.max()) if n else 1.0
+        cols.append(p / max(mx, 1e-6))
+        cols.append(p - out[:, 8])
+    if "rank" in extra:
+        cols.append(p.argsort().argsort() / max(n - 1, 1))
+    if "kept_chars" in extra:     # the page's characters in paragraphs at least as likely
+        chars = pages.struct[i][2]
+        order = np.argsort(-p, kind="stable")
+        cum = np.cumsum(chars[order])
+        share = np.empty(n)
+        share[order] = cum / max(float(chars.sum()), 1.0)
+        cols.append(share)
+    if "main" in extra:           # the main container: the deepest element holding half the page's
+        A = ancestors(pages, i)   # stage-1-weighted characters; inside it, or how far outside
+        m = p * pages.struct[i][2]
+        total = float(m.sum())
+        chain = [int(A[0, 0])]
+        k = 0
+        while k + 1 < A.shape[1] and total > 0:
+            rows = A[:, k] == chain[-1]
+            ids = A[rows, k + 1]
+            ok = ids >= 0
+            if not ok.any():
+                break
+            mass = np.bincount(ids[ok], weights=m[rows][ok])
+            best = int(mass.argmax())
+            if mass[best] < 0.5 * total:
+                break
+            chain.append(best)
+            k += 1
+        c = np.array(chain)
+        match = A[:, :len(c)] == c[None, :]
+        lca = np.cumprod(match, axis=1).sum(axis=1)
+        cols.append((lca == len(c)).astype(float))
+        cols.append(np.log1p(len(c) - lca))
+        cols.append(np.full(n, float(len(c))))
+    return np.hstack([out] + [c[:, None] for c in cols])
+
+
+_ANC: dict = {}
+
+
+def ancestors(pages: Pages, i: int) -> np.ndarray:
+    """Each paragraph's ancestor elements as ids per depth (-1 beyond its depth)."""
+    A = _ANC.get(i)
+    if A is None:
+        paras = pages.records[i]["inp"].paras
+        ids: dict = {}
+        rows = []
+        for q in paras:
+            pre, row = "", []
+            for part in q.xpath.split("/")[1:]:
+                pre += "/" + part
+                row.append(ids.setdefault(pre, len(ids)))
+            rows.append(row)
+        D = max((len(r) for r in rows), default=1)
+        A = np.full((len(rows), D), -1, dtype=np.int64)
+        for j, r in enumerate(rows):
+            A[j, :len(r)] = r
+        _ANC[i] = A
+    return A
+
+
+class Probs:
+    """Stage-1 and stage-2 probabilities per set of training folds, cached on disk."""
+
+    def __init__(self, pages: Pages, cache_dir: Path) -> None:
+        self.pages, self.dir = pages, cache_dir
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        self.mem: dict = {}
+        self.n = len(pages.records)
+
+    def _load(self, kind: str, key: str, S: frozenset, make):
+        import hashlib
+
+        name = hashlib.sha1(f"{kind}|{key}|{sorted(S)}".encode()).hexdigest()[:16]
+        if name in self.mem:
+            return self.mem[name]
+        path = self.dir / f"{kind}_{name}.pkl"
+        if path.exists():
+            with open(path, "rb") as fh:
+                val = pickle.load(fh)
+        else:
+            t = time.process_time()
+            val = make()
+            with open(path, "wb") as fh:
+                pickle.dump(val, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            print(f"  trained {kind} on folds {sorted(S)} ({time.process_time() - t:.0f} s)", flush=True)
+        self.mem[name] = val
+        return val
+
+    def stage1(self, cfg: dict, S: frozenset) -> list:
+        """Every page's stage-1 probabilities from the model trained on folds S."""
+        pages = self.pages
+        cols = columns(cfg)
+
+        def make():
+            b = train_rows(pages, [i for i in range(self.n) if pages.fold[i] in S], cfg,
+                           lambda i: pages.X[i][:, cols])
+            return [b.predict(pages.X[i][:, cols]) for i in range(self.n)]
+        return self._load("s1", _key(cfg, STAGE1_KEYS), S, make)
+
+    def stage2(self, cfg: dict, S: frozenset) -> list:
+        """Every page's final probabilities from the model trained on folds S (pages outside S:
+        stage 1 on S then stage 2 on S; pages in S are not meant to be read)."""
+        pages = self.pages
+        cols = columns(cfg)
+        if not cfg.get("stage2"):
+            return self.stage1(cfg, S)
+
+        def make():
+            p1 = self.stage1(cfg, S)
+            oof = {}
+            for h in S:
+                ph = self.stage1(cfg, S - {h})
+                for i in range(self.n):
+                    if pages.fold[i] == h:
+                        oof[i] = ph[i]
+            idx = [i for i in range(self.n) if pages.fold[i] in S]
+            x2 = lambda i, p: np.hstack([pages.X[i][:, cols], ctx_columns(pages, i, p, cfg)])
+            b2 = train_rows(pages, idx, cfg, lambda i: x2(i, oof[i]))
+            return [None if pages.fold[i] in S else b2.predict(x2(i, p1[i])) for i in range(self.n)]
+        return self._load("s2", _key(cfg, TRAIN_KEYS), S, make)
+
+    def outer(self, cfg: dict) -> dict[int, np.ndarray]:
+        out = {}
+        for f in range(K):
+            p = self.stage2(cfg, frozenset(range(K)) - {f})
+            out.update({i: p[i] for i in range(self.n) if self.pages.fold[i] == f})
+        return out
+
+    def inner(self, cfg: dict, f: int) -> dict[int, np.ndarray]:
+        out = {}
+        for g in range(K):
+            if g != f:
+                p = self.stage2(cfg, frozenset(range(K)) - {f, g})
+                out.update({i: p[i] for i in range(self.n) if self.pages.fold[i] == g})
+        return out
+
+
+def decide_scores(pages: Pages, probs: dict[int, np.ndarray], dec: dict) -> dict[int, tuple]:
+    """score_pages over given probabilities with a decision setting."""
+    from corpustool.extractors import justext_learned as jl
+
+    idx = sorted(probs)
+    saved = jl.GOOD_AT, jl.BAD_BELOW, jl.revise
+    try:
+        if dec.get("norevise"):
+            at = dec.get("at", 0.5)
+            jl.GOOD_AT, jl.BAD_BELOW = at, at
+            jl.revise = lambda cf, *a: ["good" if c == "good" else "bad" for c in cf]
+            dec = {"good": at, "bad": at}
+        return score_pages(pages, idx, lambda i: probs[i], dec, None)
+    finally:
+        jl.GOOD_AT, jl.BAD_BELOW, jl.revise = saved
+
+
+def grid(pages: Pages, probs: Probs, train_names: list[str], dec_names: list[str], log) -> None:
+    pairs = [(t, d) for t in train_names for d in dec_names]
+    outer = {}
+    for t in train_names:
+        po = probs.outer(CONFIGS[t])
+        for d in dec_names:
+            dec = DECIDE[d]
+            sc = decide_scores(pages, po, dec if not dec.get("norevise") else dec)
+            outer[(t, d)] = sc
+            line = fmt(f"{t}+{d}", summarise(pages, sc))
+            print("cv " + line, flush=True)
+            log.write(f"cv {json.dumps(CONFIGS[t], sort_keys=True)} {json.dumps(DECIDE[d], sort_keys=True)} {line}\n")
+            log.flush()
+    if len(pairs) < 2:
+        return
+    chosen = {}
+    for f in range(K):
+        best = None
+        for t in train_names:
+            pin = probs.inner(CONFIGS[t], f)
+            for d in dec_names:
+                res = summarise(pages, decide_scores(pages, pin, DECIDE[d]))
+                log.write(f"nested outer {f} inner {fmt(f'{t}+{d}', res)}\n")
+                if best is None or res["objective"] > best[1]:
+                    best = ((t, d), res["objective"])
+        print(f"outer fold {f}: chosen {best[0]} (inner obj {best[1]:.4f})", flush=True)
+        log.write(f"nested outer {f} chosen {best[0]}\n")
+        chosen.update({i: s for i, s in outer[best[0]].items() if pages.fold[i] == f})
+    line = fmt("nested-selected", summarise(pages, chosen))
+    print("nested " + line, flush=True)
+    log.write(f"nested {pairs} {line}\n")
+    log.flush()
+
+
 def fmt(name: str, res: dict) -> str:
     keys = ["all", "article", "service", "collection", "product", "forum", "listing", "documentation"]
     return (f"{name:24s} " + " ".join(f"{k[:4]} {res.get(k, math.nan):.4f}" for k in keys)
@@ -407,7 +690,9 @@ def fmt(name: str, res: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=["collect", "cv", "nested"])
+    ap.add_argument("mode", choices=["collect", "cv", "nested", "grid"])
+    ap.add_argument("--decide", default="d55", help="grid: decision settings, comma-separated")
+    ap.add_argument("--probs", default="/tmp/s14_probs", help="grid: the models' probabilities, cached")
     ap.add_argument("configs", nargs="*")
     ap.add_argument("--cache", default="/tmp/learn_cv.pkl")
     ap.add_argument("--log", default="/tmp/learn_cv.log")
@@ -425,6 +710,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     pages = Pages(records, hides.pop())
     log = open(args.log, "a", encoding="utf-8")
+    if args.mode == "grid":
+        grid(pages, Probs(pages, Path(args.probs)), names, args.decide.split(","), log)
+        return 0
     if args.mode == "cv":
         for name in names:
             res = summarise(pages, cv(pages, CONFIGS[name], list(range(K))))
