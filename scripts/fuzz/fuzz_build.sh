@@ -20,7 +20,7 @@ fi
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip
 # the build's own tools (no build isolation: the extension is compiled against this lxml)
-"$VENV/bin/python" -m pip install --quiet atheris "setuptools>=61" "Cython>=3" wheel "lxml>=5"
+"$VENV/bin/python" -m pip install --quiet atheris "setuptools>=77" "Cython>=3" wheel "lxml>=5"
 rm -rf "$WORK/src"
 mkdir -p "$WORK/src"
 git ls-files -co --exclude-standard -z setup.py pyproject.toml README.md corpustool stoplists \
