@@ -255,44 +255,54 @@ cdef class PageColumns:
                 for xr in chains[i]:
                     region_good[xr] = region_good.get(xr, 0) + g
         hint_set = set(hints)
+        # the block of a chain is computed at its first paragraph and copied to the others (a
+        # region's paragraphs share their chain: often the one of the paragraph before)
         seen = {}
-        cdef double[::1] row
+        cdef Py_ssize_t src, at = self.in_first, prev_src = -1
+        previous = None
         for i in range(n):
             chain = chains[i]
             if not chain:
+                previous = None
                 continue
-            key = tuple(chain)
-            cached = seen.get(key)
-            if cached is None:
-                row = np.zeros(self.width)
-                inner = 0
-                in_hint = 0.0
-                region_share = 0.0
-                hint_share = 0.0
-                for xr in chain:
-                    kind = kinds.get(xr)
-                    if kind is not None:
-                        got = self.kind_code.get(kind)
-                        if got is not None:
-                            code = got
-                            row[code - 1] = 1.0
-                            inner = code
-                            region_share = (<double><Py_ssize_t>region_good.get(xr, 0) / <double>total_good
-                                            if total_good else 0.0)
-                    if xr in hint_set:
-                        in_hint = 1.0
-                        hint_share = (<double><Py_ssize_t>region_good.get(xr, 0) / <double>total_good
-                                      if total_good else 0.0)
-                row[self.n_kinds] = inner
-                row[self.n_kinds + 1] = in_hint
-                row[self.n_kinds + 2] = len(chain)
-                row[self.n_kinds + 3] = region_share
-                row[self.n_kinds + 4] = hint_share
-                seen[key] = cached = row
+            if previous is not None and (chain is previous or chain == previous):
+                src = prev_src
             else:
-                row = cached
-            for j in range(self.width):
-                X[i, self.in_first + j] = row[j]
+                key = tuple(chain)
+                found = seen.get(key)
+                if found is not None:
+                    src = found
+                else:
+                    src = i
+                    seen[key] = i
+                    inner = 0
+                    in_hint = 0.0
+                    region_share = 0.0
+                    hint_share = 0.0
+                    for xr in chain:
+                        kind = kinds.get(xr)
+                        if kind is not None:
+                            got = self.kind_code.get(kind)
+                            if got is not None:
+                                code = got
+                                X[i, at + code - 1] = 1.0
+                                inner = code
+                                region_share = (<double><Py_ssize_t>region_good.get(xr, 0) / <double>total_good
+                                                if total_good else 0.0)
+                        if xr in hint_set:
+                            in_hint = 1.0
+                            hint_share = (<double><Py_ssize_t>region_good.get(xr, 0) / <double>total_good
+                                          if total_good else 0.0)
+                    X[i, at + self.n_kinds] = inner
+                    X[i, at + self.n_kinds + 1] = in_hint
+                    X[i, at + self.n_kinds + 2] = len(chain)
+                    X[i, at + self.n_kinds + 3] = region_share
+                    X[i, at + self.n_kinds + 4] = hint_share
+            if src != i:
+                for j in range(self.width):
+                    X[i, at + j] = X[src, at + j]
+            previous = chain
+            prev_src = src
         # the title's words in each heading; the distance from the last heading
         if title_words:
             for i in range(n):
