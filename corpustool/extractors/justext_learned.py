@@ -126,7 +126,7 @@ def page_columns(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Seque
     """(the feature matrix, the page's structure for stage 2): :func:`page_features` and
     :func:`page_struct`, in one compiled pass when ``native/learned_features.pyx`` is built."""
     if _COLUMNS is None or not paras:
-        return page_features_py(paras, kinds, hints, chains, types, title, posts), page_struct_py(paras)
+        return page_features_py(paras, kinds, hints, chains, types, title, posts), page_struct(paras)
     n = len(paras)
     X = np.zeros((n, len(FEATURES)), dtype=np.float64)
     struct = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float64))
@@ -497,13 +497,7 @@ class LearnedModel:
 
 def page_struct(paras: Sequence[Paragraph]) -> Struct:
     """Each paragraph's DOM path and parent element as small integers (in order of first
-    appearance), and its characters."""
-    return page_columns(paras, {}, (), [()] * len(paras), frozenset(), None)[1] if _COLUMNS is not None \
-        else page_struct_py(paras)
-
-
-def page_struct_py(paras: Sequence[Paragraph]) -> Struct:
-    """:func:`page_struct` in Python."""
+    appearance), and its characters (what :func:`page_columns` gives with the matrix)."""
     ids: dict[str, int] = {}
     path = np.array([ids.setdefault(p.dom_path, len(ids)) for p in paras], dtype=np.int64)
     ids = {}

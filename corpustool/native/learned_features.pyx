@@ -3,7 +3,7 @@
 
 :class:`PageColumns` fills the same matrix as ``justext_learned.page_features_py``, value for
 value (tests/native/test_backend_parity.py compares them bit for bit on the development pages),
-and the page's structure for stage 2 (``justext_learned.page_struct_py``): the same loops
+and the page's structure for stage 2 (``justext_learned.page_struct``): the same loops
 without the interpreter between them. What is not a loop over characters stays a Python call:
 the dictionaries that count DOM paths, parents and texts, ``line_verdict`` (cached), the price
 pattern, the title's words. The column layout and the code tables come from
@@ -118,7 +118,7 @@ cdef class PageColumns:
              double item_list, double posts, double[:, ::1] X, long long[::1] path_ids,
              long long[::1] parent_ids, double[::1] chars_out):
         """Fill X (zeros, len(paras) x FEATURES) as page_features_py does but for since_title, and
-        the page's structure as page_struct_py gives it (DOM path and parent ids, characters).
+        the page's structure as page_struct gives it (DOM path and parent ids, characters).
         Returns the title heading's row for since_title (-1: none)."""
         cdef Py_ssize_t n = len(paras), i, j, k, lo, hi, top, d, since, since_chars, first_h1
         cdef Py_ssize_t total_chars, total_good, c, g, code, inner, digits

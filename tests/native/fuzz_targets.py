@@ -78,7 +78,7 @@ def learned_columns(data: bytes) -> None:
         args = (inp.paras, inp.kinds, inp.hints, inp.chains, inp.types, inp.title, inp.posts)
         X, struct = jl.page_columns(*args)
         assert X.tobytes() == jl.page_features_py(*args).tobytes()
-        assert all(a.tobytes() == b.tobytes() for a, b in zip(struct, jl.page_struct_py(inp.paras)))
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(struct, jl.page_struct(inp.paras)))
 
 
 def extract_auto(data: bytes) -> None:

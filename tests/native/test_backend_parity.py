@@ -1333,7 +1333,7 @@ def columns_agree(inputs: list) -> int:
         assert X.shape == expected.shape
         bad = sorted({jl.FEATURES[j] for j in (X != expected).nonzero()[1]})
         assert X.tobytes() == expected.tobytes(), f"columns differ: {bad}"
-        for got, want in zip(struct, jl.page_struct_py(inp.paras)):
+        for got, want in zip(struct, jl.page_struct(inp.paras)):
             assert got.tobytes() == want.tobytes()
     return sum(len(inp.paras) for inp in inputs)
 
