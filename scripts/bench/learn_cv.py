@@ -12,6 +12,13 @@ wcxb-dev; ``with``/``without`` snippets found on the snippet set).
     python scripts/bench/learn_cv.py cv CONFIG...       # 5-fold CV figures of each configuration
     python scripts/bench/learn_cv.py nested CONFIG...   # nested CV: each outer fold's configuration
                                                   # chosen on inner folds of the other four
+    python scripts/bench/learn_cv.py grid TRAIN... [--decide D,...] [--rule]
+                                                  # every model once per set of training folds: CV
+                                                  # and nested CV of (training, decision) pairs;
+                                                  # --rule: nested selection of the cheapest pair within
+                                                  # --margin of the first one's objective and wcxb-dev mean
+    python scripts/bench/learn_cv.py cost TRAIN...  # each one's model on all pages: trees, nodes
+                                                  # visited a paragraph, TreeModel.raw_score per page
 
 A CONFIG is ``name`` of :data:`CONFIGS` (a dict of overrides: LightGBM parameters,
 ``rounds``, ``good``/``bad`` thresholds, ``drop``: feature names left out). Every run
@@ -65,7 +72,9 @@ CONFIGS: dict[str, dict] = {
     "stage2plus": {"drop": RECORDS, "stage2": True, "ctx_plus": True},   # + 6 more context columns
     "show": {"hide": False},
     # session 14 (grid mode; the record columns are gone from FEATURES)
-    "s2": {"stage2": True},                                  # session 13's shipped configuration
+    "s2": {"stage2": True},                                  # the shipped configuration (learn.PARAMS/ROUNDS:
+                                                             # session 13's 120 rounds at 0.1 until session 14's
+                                                             # 100 at 0.12; "s13" is the former)
     "s2neg2": {"stage2": True, "neg_weight": 2.0},          # snippet pages' 'without' paragraphs x2
     "s2neg4": {"stage2": True, "neg_weight": 4.0},
     "s2lab35": {"stage2": True, "label_at": 0.35},          # main text from 35% of trigrams in the gold
@@ -77,18 +86,22 @@ CONFIGS: dict[str, dict] = {
     "s2main": {"stage2": True, "ctx": ["main"]},            # inside the main container (stage 1's)                                 # comment regions shown on a posts page
     "showjp": {"hide": False, "jp": True},
     # session 14, issue 27: cheaper models (fewer rounds at a higher rate, fewer leaves, a smaller
-    # stage 2: "rounds2"/"params2" override stage 2's rounds/parameters)
+    # stage 2: "rounds2"/"params2" override stage 2's rounds/parameters). Run with session 13's
+    # PARAMS/ROUNDS (120 rounds, learning rate 0.1) as "s2"; r100 was shipped after them.
     "r80": {"stage2": True, "rounds": 80, "params": {"learning_rate": 0.15}},
     "r60": {"stage2": True, "rounds": 60, "params": {"learning_rate": 0.2}},
     "r40": {"stage2": True, "rounds": 40, "params": {"learning_rate": 0.25}},
     "l7r60": {"stage2": True, "rounds": 60, "params": {"learning_rate": 0.2, "num_leaves": 7, "max_depth": 4}},
-    "st2r40": {"stage2": True, "rounds2": 40, "params2": {"learning_rate": 0.25}},
+    "s13": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1}},
+    "st2r40": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1},
+               "rounds2": 40, "params2": {"learning_rate": 0.25}},
     "r60s40": {"stage2": True, "rounds": 60, "params": {"learning_rate": 0.2},
                "rounds2": 40, "params2": {"learning_rate": 0.25}},
     # (a second round, after the first one's CV: see docs/justext_learned_cv_log.txt)
     "r100": {"stage2": True, "rounds": 100, "params": {"learning_rate": 0.12}},
-    "st2r60": {"stage2": True, "rounds2": 60, "params2": {"learning_rate": 0.2}},
-    "l7r120": {"stage2": True, "params": {"num_leaves": 7, "max_depth": 4}},
+    "st2r60": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1},
+               "rounds2": 60, "params2": {"learning_rate": 0.2}},
+    "l7r120": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1, "num_leaves": 7, "max_depth": 4}},
 }
 
 
