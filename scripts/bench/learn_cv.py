@@ -12,6 +12,13 @@ wcxb-dev; ``with``/``without`` snippets found on the snippet set).
     python scripts/bench/learn_cv.py cv CONFIG...       # 5-fold CV figures of each configuration
     python scripts/bench/learn_cv.py nested CONFIG...   # nested CV: each outer fold's configuration
                                                   # chosen on inner folds of the other four
+    python scripts/bench/learn_cv.py grid TRAIN... [--decide D,...] [--rule]
+                                                  # every model once per set of training folds: CV
+                                                  # and nested CV of (training, decision) pairs;
+                                                  # --rule: nested selection of the cheapest pair within
+                                                  # --margin of the first one's objective and wcxb-dev mean
+    python scripts/bench/learn_cv.py cost TRAIN...  # each one's model on all pages: trees, nodes
+                                                  # visited a paragraph, TreeModel.raw_score per page
 
 A CONFIG is ``name`` of :data:`CONFIGS` (a dict of overrides: LightGBM parameters,
 ``rounds``, ``good``/``bad`` thresholds, ``drop``: feature names left out). Every run
@@ -65,7 +72,9 @@ CONFIGS: dict[str, dict] = {
     "stage2plus": {"drop": RECORDS, "stage2": True, "ctx_plus": True},   # + 6 more context columns
     "show": {"hide": False},
     # session 14 (grid mode; the record columns are gone from FEATURES)
-    "s2": {"stage2": True},                                  # session 13's shipped configuration
+    "s2": {"stage2": True},                                  # the shipped configuration (learn.PARAMS/ROUNDS:
+                                                             # session 13's 120 rounds at 0.1 until session 14's
+                                                             # 100 at 0.12; "s13" is the former)
     "s2neg2": {"stage2": True, "neg_weight": 2.0},          # snippet pages' 'without' paragraphs x2
     "s2neg4": {"stage2": True, "neg_weight": 4.0},
     "s2lab35": {"stage2": True, "label_at": 0.35},          # main text from 35% of trigrams in the gold
@@ -76,6 +85,23 @@ CONFIGS: dict[str, dict] = {
     "s2relk": {"stage2": True, "ctx": ["rel", "kept_chars"]},
     "s2main": {"stage2": True, "ctx": ["main"]},            # inside the main container (stage 1's)                                 # comment regions shown on a posts page
     "showjp": {"hide": False, "jp": True},
+    # session 14, issue 27: cheaper models (fewer rounds at a higher rate, fewer leaves, a smaller
+    # stage 2: "rounds2"/"params2" override stage 2's rounds/parameters). Run with session 13's
+    # PARAMS/ROUNDS (120 rounds, learning rate 0.1) as "s2"; r100 was shipped after them.
+    "r80": {"stage2": True, "rounds": 80, "params": {"learning_rate": 0.15}},
+    "r60": {"stage2": True, "rounds": 60, "params": {"learning_rate": 0.2}},
+    "r40": {"stage2": True, "rounds": 40, "params": {"learning_rate": 0.25}},
+    "l7r60": {"stage2": True, "rounds": 60, "params": {"learning_rate": 0.2, "num_leaves": 7, "max_depth": 4}},
+    "s13": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1}},
+    "st2r40": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1},
+               "rounds2": 40, "params2": {"learning_rate": 0.25}},
+    "r60s40": {"stage2": True, "rounds": 60, "params": {"learning_rate": 0.2},
+               "rounds2": 40, "params2": {"learning_rate": 0.25}},
+    # (a second round, after the first one's CV: see docs/justext_learned_cv_log.txt)
+    "r100": {"stage2": True, "rounds": 100, "params": {"learning_rate": 0.12}},
+    "st2r60": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1},
+               "rounds2": 60, "params2": {"learning_rate": 0.2}},
+    "l7r120": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1, "num_leaves": 7, "max_depth": 4}},
 }
 
 
@@ -420,7 +446,7 @@ def cv2(pages: Pages, cfg: dict, folds: list[int], exclude: int | None, cols: np
 # from the model on all folds but its own and f.
 
 TRAIN_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
-              "ctx", "stage2", "jp", "page_cap")
+              "ctx", "stage2", "jp", "page_cap", "rounds2", "params2")
 STAGE1_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
                "jp", "page_cap")
 DECIDE: dict[str, dict] = {
@@ -478,6 +504,16 @@ def train_rows(pages: Pages, idx, cfg: dict, getx):
     ds = lightgbm.Dataset(np.vstack(Xs), label=np.concatenate(ys), weight=np.concatenate(ws),
                           free_raw_data=True, params={"max_bin": params["max_bin"], "verbose": -1})
     return lightgbm.train(params, ds, num_boost_round=cfg.get("rounds", ROUNDS))
+
+
+def stage2_cfg(cfg: dict) -> dict:
+    """The training configuration of stage 2: ``rounds2``/``params2`` over ``rounds``/``params``."""
+    out = dict(cfg)
+    if "rounds2" in cfg:
+        out["rounds"] = cfg["rounds2"]
+    if "params2" in cfg:
+        out["params"] = {**cfg.get("params", {}), **cfg["params2"]}
+    return out
 
 
 def ctx_columns(pages: Pages, i: int, p: np.ndarray, cfg: dict) -> np.ndarray:
@@ -553,6 +589,14 @@ def ancestors(pages: Pages, i: int) -> np.ndarray:
     return A
 
 
+def predict_split(booster, Xs: list) -> list:
+    """booster.predict of each matrix, in one call (the same values: rows are independent)."""
+    if not Xs:
+        return []
+    p = booster.predict(np.vstack(Xs))
+    return np.split(p, np.cumsum([len(x) for x in Xs])[:-1])
+
+
 class Probs:
     """Stage-1 and stage-2 probabilities per set of training folds, cached on disk."""
 
@@ -589,7 +633,7 @@ class Probs:
         def make():
             b = train_rows(pages, [i for i in range(self.n) if pages.fold[i] in S], cfg,
                            lambda i: pages.X[i][:, cols])
-            return [b.predict(pages.X[i][:, cols]) for i in range(self.n)]
+            return predict_split(b, [pages.X[i][:, cols] for i in range(self.n)])
         return self._load("s1", _key(cfg, STAGE1_KEYS), S, make)
 
     def stage2(self, cfg: dict, S: frozenset) -> list:
@@ -610,8 +654,12 @@ class Probs:
                         oof[i] = ph[i]
             idx = [i for i in range(self.n) if pages.fold[i] in S]
             x2 = lambda i, p: np.hstack([pages.X[i][:, cols], ctx_columns(pages, i, p, cfg)])
-            b2 = train_rows(pages, idx, cfg, lambda i: x2(i, oof[i]))
-            return [None if pages.fold[i] in S else b2.predict(x2(i, p1[i])) for i in range(self.n)]
+            b2 = train_rows(pages, idx, stage2_cfg(cfg), lambda i: x2(i, oof[i]))
+            out = [None] * self.n
+            rest = [i for i in range(self.n) if pages.fold[i] not in S]
+            for i, p in zip(rest, predict_split(b2, [x2(i, p1[i]) for i in rest])):
+                out[i] = p
+            return out
         return self._load("s2", _key(cfg, TRAIN_KEYS), S, make)
 
     def outer(self, cfg: dict) -> dict[int, np.ndarray]:
@@ -647,7 +695,11 @@ def decide_scores(pages: Pages, probs: dict[int, np.ndarray], dec: dict) -> dict
         jl.GOOD_AT, jl.BAD_BELOW, jl.revise = saved
 
 
-def grid(pages: Pages, probs: Probs, train_names: list[str], dec_names: list[str], log) -> None:
+def grid(pages: Pages, probs: Probs, train_names: list[str], dec_names: list[str], log,
+         costs: dict[str, float] | None = None, margin: float = 0.001) -> None:
+    """``costs``: nested selection by the rule "the cheapest configuration whose objective and
+    wcxb-dev mean are each within ``margin`` of the first configuration's (the shipped one)"
+    instead of the best objective."""
     pairs = [(t, d) for t in train_names for d in dec_names]
     outer = {}
     for t in train_names:
@@ -665,20 +717,91 @@ def grid(pages: Pages, probs: Probs, train_names: list[str], dec_names: list[str
     chosen = {}
     for f in range(K):
         best = None
+        inner = {}
         for t in train_names:
             pin = probs.inner(CONFIGS[t], f)
             for d in dec_names:
                 res = summarise(pages, decide_scores(pages, pin, DECIDE[d]))
+                inner[(t, d)] = res
                 log.write(f"nested outer {f} inner {fmt(f'{t}+{d}', res)}\n")
                 if best is None or res["objective"] > best[1]:
                     best = ((t, d), res["objective"])
+        if costs is not None:
+            ref = inner[pairs[0]]
+            ok = [(costs[t], k, (t, d)) for k, (t, d) in enumerate(pairs)
+                  if inner[(t, d)]["objective"] >= ref["objective"] - margin and inner[(t, d)]["all"] >= ref["all"] - margin]
+            pick = min(ok)[2]
+            best = (pick, inner[pick]["objective"])
         print(f"outer fold {f}: chosen {best[0]} (inner obj {best[1]:.4f})", flush=True)
         log.write(f"nested outer {f} chosen {best[0]}\n")
         chosen.update({i: s for i, s in outer[best[0]].items() if pages.fold[i] == f})
     line = fmt("nested-selected", summarise(pages, chosen))
     print("nested " + line, flush=True)
-    log.write(f"nested {pairs} {line}\n")
+    log.write(f"nested {pairs}{' rule: cheapest within %.3f of %s' % (margin, pairs[0]) if costs else ''} {line}\n")
     log.flush()
+
+
+def cost(pages: Pages, probs: Probs, names: list[str], log) -> dict[str, float]:
+    """Each configuration's model trained on all pages (stage 2 on held-out stage-1 probabilities,
+    as ``make model``): trees, nodes visited per paragraph (the leaf depths reached, summed over
+    trees, averaged over every paragraph of every page) and TreeModel.raw_score's time per page."""
+    from corpustool.extractors.justext_learned import FEATURES, STAGE2_FEATURES, TreeModel, model_from_booster
+
+    out = {}
+    n = len(pages.records)
+    ALL = frozenset(range(K))
+    for name in names:
+        cfg = CONFIGS[name]
+        cols = columns(cfg)
+        assert len(cols) == len(FEATURES), "cost: configurations with the shipped feature set only"
+        idx = list(range(n))
+        b1 = train_rows(pages, idx, cfg, lambda i: pages.X[i][:, cols])
+        oof = {}
+        for h in range(K):
+            ph = probs.stage1(cfg, ALL - {h})
+            oof.update({i: ph[i] for i in range(n) if pages.fold[i] == h})
+        x2 = lambda i, p: np.hstack([pages.X[i][:, cols], ctx_columns(pages, i, p, cfg)])
+        b2 = train_rows(pages, idx, stage2_cfg(cfg), lambda i: x2(i, oof[i]))
+        d1, d2 = model_from_booster(b1), model_from_booster(b2)
+        d1["features"], d2["features"] = list(FEATURES), list(STAGE2_FEATURES)   # (unnamed columns here)
+        m1, m2 = TreeModel(d1, FEATURES), TreeModel(d2, STAGE2_FEATURES)
+        X1 = [np.ascontiguousarray(pages.X[i][:, cols], dtype=np.float64) for i in idx]
+        X2 = [np.ascontiguousarray(x2(i, m1.predict(X1[i])), dtype=np.float64) for i in idx]
+        visited = []
+        for b, Xs in ((b1, X1), (b2, X2)):
+            depth = []
+            for tree in b.dump_model()["tree_info"]:
+                d: dict[int, int] = {}
+
+                def walk(node, k):
+                    if "leaf_index" in node:
+                        d[node["leaf_index"]] = k
+                    elif "leaf_value" in node:      # a tree of one leaf
+                        d[0] = k
+                    else:
+                        walk(node["left_child"], k + 1), walk(node["right_child"], k + 1)
+                walk(tree["tree_structure"], 0)
+                depth.append(d)
+            leaves = b.predict(np.vstack(Xs), pred_leaf=True).reshape(-1, len(depth))
+            visited.append(float(np.mean(sum(np.vectorize(depth[t].get)(leaves[:, t]) for t in range(len(depth))))))
+        rows = sum(len(x) for x in X1)
+        times = []
+        for m, Xs in ((m1, X1), (m2, X2)):
+            best = math.inf
+            for _ in range(5):
+                t = time.perf_counter()
+                for x in Xs:
+                    m.raw_score(x)
+                best = min(best, time.perf_counter() - t)
+            times.append(best / len(Xs) * 1e3)
+        out[name] = visited[0] + visited[1]
+        line = (f"cost {name:8s} trees {b1.num_trees()}+{b2.num_trees()} nodes/para {visited[0]:.1f}+{visited[1]:.1f}"
+                f" = {out[name]:.1f}  raw_score ms/page {times[0]:.4f}+{times[1]:.4f} = {times[0] + times[1]:.4f}"
+                f" ({n} pages, {rows / n:.0f} paragraphs/page)")
+        print(line, flush=True)
+        log.write(line + "\n")
+        log.flush()
+    return out
 
 
 def fmt(name: str, res: dict) -> str:
@@ -690,7 +813,11 @@ def fmt(name: str, res: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=["collect", "cv", "nested", "grid"])
+    ap.add_argument("mode", choices=["collect", "cv", "nested", "grid", "cost"])
+    ap.add_argument("--rule", action="store_true",
+                    help="grid: nested selection by the rule (the cheapest configuration within --margin "
+                         "of the first one's objective and wcxb-dev mean; cost: nodes visited, mode cost)")
+    ap.add_argument("--margin", type=float, default=0.001)
     ap.add_argument("--decide", default="d55", help="grid: decision settings, comma-separated")
     ap.add_argument("--probs", default="/tmp/s14_probs", help="grid: the models' probabilities, cached")
     ap.add_argument("configs", nargs="*")
@@ -710,8 +837,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     pages = Pages(records, hides.pop())
     log = open(args.log, "a", encoding="utf-8")
+    if args.mode == "cost":
+        cost(pages, Probs(pages, Path(args.probs)), names, log)
+        return 0
     if args.mode == "grid":
-        grid(pages, Probs(pages, Path(args.probs)), names, args.decide.split(","), log)
+        probs = Probs(pages, Path(args.probs))
+        costs = None
+        if args.rule:
+            for t in names:       # the outer models first: their CV lines before the cost models
+                probs.outer(CONFIGS[t])
+            costs = cost(pages, probs, names, log)
+        grid(pages, probs, names, args.decide.split(","), log, costs, args.margin)
         return 0
     if args.mode == "cv":
         for name in names:
