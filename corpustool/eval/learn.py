@@ -40,11 +40,11 @@ MIN_SHINGLE_TOKENS = 3
 SHORT_LINE_TOKENS = 6
 SEED = 0
 PARAMS = {
-    "objective": "binary", "num_leaves": 15, "max_depth": 5, "learning_rate": 0.12, "min_data_in_leaf": 20,
+    "objective": "binary", "num_leaves": 15, "max_depth": 5, "learning_rate": 0.1, "min_data_in_leaf": 20,
     "max_bin": 63, "feature_fraction": 1.0, "bagging_fraction": 1.0, "lambda_l2": 1.0,
     "num_threads": 1, "deterministic": True, "force_row_wise": True, "seed": SEED, "verbose": -1,
 }
-ROUNDS = 100
+ROUNDS = 120
 
 
 def tokens(text: str) -> list[str]:

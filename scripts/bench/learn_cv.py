@@ -73,8 +73,7 @@ CONFIGS: dict[str, dict] = {
     "show": {"hide": False},
     # session 14 (grid mode; the record columns are gone from FEATURES)
     "s2": {"stage2": True},                                  # the shipped configuration (learn.PARAMS/ROUNDS:
-                                                             # session 13's 120 rounds at 0.1 until session 14's
-                                                             # 100 at 0.12; "s13" is the former)
+                                                             # session 13's 120 rounds at 0.1, as "s13")
     "s2neg2": {"stage2": True, "neg_weight": 2.0},          # snippet pages' 'without' paragraphs x2
     "s2neg4": {"stage2": True, "neg_weight": 4.0},
     "s2lab35": {"stage2": True, "label_at": 0.35},          # main text from 35% of trigrams in the gold
@@ -83,11 +82,12 @@ CONFIGS: dict[str, dict] = {
     "s2sqrt": {"stage2": True, "weighting": "sqrt"},
     "s2rel": {"stage2": True, "ctx": ["rel"]},              # + p / page max, p - page mean
     "s2relk": {"stage2": True, "ctx": ["rel", "kept_chars"]},
-    "s2main": {"stage2": True, "ctx": ["main"]},            # inside the main container (stage 1's)                                 # comment regions shown on a posts page
+    "s2main": {"stage2": True, "ctx": ["main"]},            # inside the main container (stage 1's)
     "showjp": {"hide": False, "jp": True},
     # session 14, issue 27: cheaper models (fewer rounds at a higher rate, fewer leaves, a smaller
     # stage 2: "rounds2"/"params2" override stage 2's rounds/parameters). Run with session 13's
-    # PARAMS/ROUNDS (120 rounds, learning rate 0.1) as "s2"; r100 was shipped after them.
+    # PARAMS/ROUNDS (120 rounds, learning rate 0.1) as "s2"; r100 passed the rule but was not shipped
+    # (docs/best_extractor.md, "Session 14: a smaller model").
     "r80": {"stage2": True, "rounds": 80, "params": {"learning_rate": 0.15}},
     "r60": {"stage2": True, "rounds": 60, "params": {"learning_rate": 0.2}},
     "r40": {"stage2": True, "rounds": 40, "params": {"learning_rate": 0.25}},
