@@ -120,7 +120,7 @@ cdef class PageColumns:
         """Fill X (zeros, len(paras) x FEATURES) as page_features_py does but for since_title, and
         the page's structure as page_struct gives it (DOM path and parent ids, characters).
         Returns the title heading's row for since_title (-1: none)."""
-        cdef Py_ssize_t n = len(paras), i, j, k, lo, hi, top, d, since, since_chars, first_h1
+        cdef Py_ssize_t n = len(paras), i, j, k, lo, hi, top, since, since_chars, first_h1
         cdef Py_ssize_t total_chars, total_good, c, g, code, inner, digits
         cdef double x, region_share, hint_share, in_hint, related, best
         cdef str t, xp, parent, grand, dom, reason

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import re
 import sys
 import time
 from pathlib import Path
@@ -45,15 +44,14 @@ sys.path.insert(0, str(REPO))
 
 from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors import justext_engine  # noqa: E402
-from corpustool.errors import OptionError  # noqa: E402
 from corpustool.extractors.base import Page  # noqa: E402
 from corpustool.extractors.registry import get_extractor  # noqa: E402
 from corpustool.extractors.template_lines import line_verdict  # noqa: E402
-from corpustool.language.stoplists import resolve_language, stoplist  # noqa: E402
+from corpustool.eval.runner import html_lang  # noqa: E402
+from corpustool.language.stoplists import stoplist  # noqa: E402
 
 SNIPPETS = REPO.parent / "shared" / "data" / "snippets" / "pages"
 DEMO_WARC = REPO / "data" / "demo" / "crawl.warc.gz"
-_HTML_LANG = re.compile(r"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z_-]+)", re.IGNORECASE)
 
 
 def load_snippets(limit: int | None) -> list[bytes]:
@@ -131,14 +129,8 @@ def page_limit(args: argparse.Namespace) -> int | None:
 
 
 def page_stoplist(html: str) -> frozenset[str]:
-    m = _HTML_LANG.search(html[:5000])
-    code = "en"
-    if m:
-        try:
-            code = resolve_language(m.group(1))
-        except OptionError:
-            pass
-    return stoplist(code)
+    """The stoplist of the page's ``<html lang>`` (eval's reading of it), else English's."""
+    return stoplist(html_lang(html) or "en")
 
 
 class PackageCall:
