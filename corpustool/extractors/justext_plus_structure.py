@@ -440,7 +440,10 @@ def _sized_families(paras: Sequence[Paragraph], eligible: Sequence[bool], words:
 def _under(kinds: dict[str, str], chains: Sequence[Sequence[str]], wanted: frozenset[str]) -> list[bool]:
     """Whether each paragraph lies in a region of one of the ``wanted`` kinds, named so by
     the page (whatever the decision overruled: a long comment section holds most of the text)."""
-    return [any(kinds.get(x) in wanted for x in chain) for chain in chains]
+    named = {x for x, k in kinds.items() if k in wanted}
+    if not named:
+        return [False] * len(chains)
+    return [not named.isdisjoint(chain) for chain in chains]
 
 
 def in_comment_blocks(kinds: dict[str, str], chains: Sequence[Sequence[str]]) -> list[bool]:

@@ -80,6 +80,10 @@ CONFIGS: dict[str, dict] = {
     "s2lab65": {"stage2": True, "label_at": 0.65},
     "s2para": {"stage2": True, "weighting": "para"},        # paragraphs equal within a page
     "s2sqrt": {"stage2": True, "weighting": "sqrt"},
+    # session 15: tokens weighed as the page's word F1 weighs them (by 1 / its main text), capped
+    "s2f1": {"stage2": True, "weighting": "f1"},
+    "s2f1half": {"stage2": True, "weighting": "f1", "f1_power": 0.5},
+    "s2f1c4": {"stage2": True, "weighting": "f1", "f1_cap": 4.0},
     "s2rel": {"stage2": True, "ctx": ["rel"]},              # + p / page max, p - page mean
     "s2relk": {"stage2": True, "ctx": ["rel", "kept_chars"]},
     "s2main": {"stage2": True, "ctx": ["main"]},            # inside the main container (stage 1's)
@@ -227,6 +231,17 @@ class Pages:
             text_id = np.array([ids.setdefault(p.text, len(ids)) for p in paras])
             section = np.cumsum([bool(p.heading) for p in paras])
             self.extra.append((grand, text_id, section))
+
+
+    def f1_scale(self, cfg: dict) -> float:
+        """The mean f1_ratio over the full-gold pages (config "f1" keeps their total weight)."""
+        key = (cfg.get("f1_cap", 10.0), cfg.get("f1_power", 1.0))
+        cache = self.__dict__.setdefault("_f1_scale", {})
+        if key not in cache:
+            r = [f1_ratio(self, i, cfg) for i in range(len(self.records))
+                 if self.records[i]["gold"] is not None and self.y[i] is not None]
+            cache[key] = float(np.mean(r))
+        return cache[key]
 
 
 def features(inp, hide: bool) -> np.ndarray:
@@ -446,12 +461,14 @@ def cv2(pages: Pages, cfg: dict, folds: list[int], exclude: int | None, cols: np
 # from the model on all folds but its own and f.
 
 TRAIN_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
-              "ctx", "stage2", "jp", "page_cap", "rounds2", "params2")
+              "f1_cap", "f1_power", "ctx", "stage2", "jp", "page_cap", "rounds2", "params2")
 STAGE1_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
-               "jp", "page_cap")
+               "f1_cap", "f1_power", "jp", "page_cap")
 DECIDE: dict[str, dict] = {
     "d55": {},                                     # shipped: good >= 0.55, bad < 0.45, revision on
     "d50": {"good": 0.5, "bad": 0.4},
+    "d45": {"good": 0.45, "bad": 0.35},
+    "d40": {"good": 0.4, "bad": 0.3},
     "d60": {"good": 0.6, "bad": 0.5},
     "d65": {"good": 0.65, "bad": 0.55},
     "norev50": {"norevise": True, "at": 0.5},
@@ -480,11 +497,24 @@ def labels_of(pages: Pages, i: int, cfg: dict):
     elif wt == "sqrt":        # tokens' square root, pages equal
         s = np.sqrt(w)
         w = s * (100.0 / s.sum())
+    elif wt == "f1" and not snippet:
+        # a page's word F1 moves by about 1/(2 |gold|) per token wrongly kept or dropped: weigh its
+        # tokens by (page tokens / main-text tokens) ** power, at most cap, scaled so that the
+        # full-gold pages weigh as much in all as before (pages.f1_scale)
+        w = w * f1_ratio(pages, i, cfg) / pages.f1_scale(cfg)
     if snippet:
         w *= cfg.get("snippet_weight", 1.0)
         if cfg.get("neg_weight"):
             w = np.where(np.asarray(y) == 0, w * cfg["neg_weight"], w)
     return keep, y, w
+
+
+def f1_ratio(pages: Pages, i: int, cfg: dict) -> float:
+    """(page tokens / tokens labelled main text) ** f1_power, at most f1_cap (config "f1")."""
+    w, y = pages.w[i], np.asarray(pages.y[i])
+    main = float(w[y == 1].sum())     # w: the page's token shares, summing to 100
+    ratio = min(100.0 / main if main > 0 else math.inf, cfg.get("f1_cap", 10.0))
+    return ratio ** cfg.get("f1_power", 1.0)
 
 
 def train_rows(pages: Pages, idx, cfg: dict, getx):
