@@ -21,7 +21,8 @@ wcxb-dev; ``with``/``without`` snippets found on the snippet set).
                                                   # visited a paragraph, TreeModel.raw_score per page
 
 A CONFIG is ``name`` of :data:`CONFIGS` (a dict of overrides: LightGBM parameters,
-``rounds``, ``good``/``bad`` thresholds, ``drop``: feature names left out). Every run
+``rounds``, ``good``/``bad`` thresholds, ``drop``: feature names left out; ``stage2``,
+``stage3``: a second, third stage; ``ctx``: more context columns for them). Every run
 appends its configurations and scores to ``--log`` (default /tmp/learn_cv.log).
 """
 from __future__ import annotations
@@ -106,6 +107,16 @@ CONFIGS: dict[str, dict] = {
     "st2r60": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1},
                "rounds2": 60, "params2": {"learning_rate": 0.2}},
     "l7r120": {"stage2": True, "rounds": 120, "params": {"learning_rate": 0.1, "num_leaves": 7, "max_depth": 4}},
+    # session 15, issue 27 (grid mode, against "s2"):
+    # a third stage: stage 2 again over stage 2's probabilities (the features and the CONTEXT
+    # columns of them), trained on held-out stage-2 probabilities as stage 2 is on stage 1's
+    "s3": {"stage2": True, "stage3": True},
+    # two more context columns: stage 1's character-weighted mean probability over the
+    # paragraph's grandparent element and over its innermost evidence region (-1: none)
+    "s2gr": {"stage2": True, "ctx": ["grand", "region"]},
+    # both: stage 2 and stage 3 each read the features, CONTEXT and the two columns (of the
+    # previous stage's probabilities)
+    "s3gr": {"stage2": True, "stage3": True, "ctx": ["grand", "region"]},
 }
 
 
@@ -459,9 +470,15 @@ def cv2(pages: Pages, cfg: dict, folds: list[int], exclude: int | None, cols: np
 # Decision settings (thresholds, the revision) need no training: they are chosen over the same
 # probabilities. A page's probability "outer" is from the model on all folds but its own; "inner f"
 # from the model on all folds but its own and f.
+# A third stage (session 15) goes one level further: stage 3 on S needs stage-2 models on S and on S
+# minus each of its folds, so the nested CV adds stage-2 models on sets of 2 folds and stage-1 models
+# on single folds.
 
 TRAIN_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
               "f1_cap", "f1_power", "ctx", "stage2", "jp", "page_cap", "rounds2", "params2")
+# stage 3's models: stage 2's keys and "stage3" (stage 2's keys leave it out: the stage-2 models of
+# a configuration with a third stage are those of the same configuration without it)
+STAGE3_KEYS = TRAIN_KEYS + ("stage3",)
 STAGE1_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
                "f1_cap", "f1_power", "jp", "page_cap")
 DECIDE: dict[str, dict] = {
@@ -546,6 +563,17 @@ def stage2_cfg(cfg: dict) -> dict:
     return out
 
 
+def context_names(cfg: dict) -> list[str]:
+    """The names of ctx_columns' columns (CONTEXT, then the extra ones in their order there)."""
+    from corpustool.extractors.justext_learned import CONTEXT
+
+    extra = cfg.get("ctx") or ()
+    more = {"rel": ["p_rel_max", "p_rel_mean"], "rank": ["p_rank"], "kept_chars": ["p_kept_chars"],
+            "grand": ["p_grand"], "region": ["p_region"], "main": ["in_main", "log_main_out", "main_depth"]}
+    return list(CONTEXT) + [c for k in ("rel", "rank", "kept_chars", "grand", "region", "main")
+                            if k in extra for c in more[k]]
+
+
 def ctx_columns(pages: Pages, i: int, p: np.ndarray, cfg: dict) -> np.ndarray:
     from corpustool.extractors.justext_learned import context_features as cf
 
@@ -568,6 +596,17 @@ def ctx_columns(pages: Pages, i: int, p: np.ndarray, cfg: dict) -> np.ndarray:
         share = np.empty(n)
         share[order] = cum / max(float(chars.sum()), 1.0)
         cols.append(share)
+    if "grand" in extra or "region" in extra:     # session 15: two more groups of paragraphs
+        grand, region = groups(pages, i)
+        chars = pages.struct[i][2]
+        if "grand" in extra:      # the grandparent element (the parent's is CONTEXT's p_parent)
+            cols.append(group_mean(p, chars, grand))
+        if "region" in extra:     # the innermost evidence region; -1 outside any
+            inside = region >= 0
+            col = np.full(n, -1.0)
+            if inside.any():
+                col[inside] = group_mean(p[inside], chars[inside], region[inside])
+            cols.append(col)
     if "main" in extra:           # the main container: the deepest element holding half the page's
         A = ancestors(pages, i)   # stage-1-weighted characters; inside it, or how far outside
         m = p * pages.struct[i][2]
@@ -593,6 +632,31 @@ def ctx_columns(pages: Pages, i: int, p: np.ndarray, cfg: dict) -> np.ndarray:
         cols.append(np.log1p(len(c) - lca))
         cols.append(np.full(n, float(len(c))))
     return np.hstack([out] + [c[:, None] for c in cols])
+
+
+def group_mean(p: np.ndarray, chars: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Each paragraph's group's character-weighted mean of p (as CONTEXT's p_same_path, p_parent)."""
+    num = np.bincount(ids, weights=p * chars)
+    den = np.bincount(ids, weights=chars)
+    return (num / np.maximum(den, 1))[ids]
+
+
+_GROUPS: dict = {}
+
+
+def groups(pages: Pages, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """Page i's paragraphs' grandparent element (xpath up two levels, as the features' cousins)
+    and innermost evidence region (the last element of the paragraph's evidence chain; -1: no
+    chain) as small integers."""
+    got = _GROUPS.get(i)
+    if got is None:
+        inp = pages.records[i]["inp"]
+        ids: dict = {}
+        grand = np.array([ids.setdefault(q.xpath.rsplit("/", 2)[0], len(ids)) for q in inp.paras], dtype=np.int64)
+        ids = {}
+        region = np.array([ids.setdefault(c[-1], len(ids)) if c else -1 for c in inp.chains], dtype=np.int64)
+        got = _GROUPS[i] = (grand, region)
+    return got
 
 
 _ANC: dict = {}
@@ -628,7 +692,7 @@ def predict_split(booster, Xs: list) -> list:
 
 
 class Probs:
-    """Stage-1 and stage-2 probabilities per set of training folds, cached on disk."""
+    """Stage-1, stage-2 and stage-3 probabilities per set of training folds, cached on disk."""
 
     def __init__(self, pages: Pages, cache_dir: Path) -> None:
         self.pages, self.dir = pages, cache_dir
@@ -667,35 +731,56 @@ class Probs:
         return self._load("s1", _key(cfg, STAGE1_KEYS), S, make)
 
     def stage2(self, cfg: dict, S: frozenset) -> list:
-        """Every page's final probabilities from the model trained on folds S (pages outside S:
-        stage 1 on S then stage 2 on S; pages in S are not meant to be read)."""
-        pages = self.pages
-        cols = columns(cfg)
+        """Every page's stage-2 probabilities from the model trained on folds S (pages outside S:
+        stage 1 on S then stage 2 on S; pages in S are not meant to be read); stage 1's without
+        "stage2"."""
         if not cfg.get("stage2"):
             return self.stage1(cfg, S)
+        return self._stacked(cfg, S, self.stage1, "s2", _key(cfg, TRAIN_KEYS))
+
+    def stage3(self, cfg: dict, S: frozenset) -> list:
+        """Stage 3 (session 15): stage 2 one level up. The same features and context columns, from
+        stage 2's probabilities; trained on stage-2 probabilities held out by fold as stage 2 is
+        on stage 1's. Stage 2's models are those of the configuration without "stage3" (its key
+        leaves "stage3" out), shared with it."""
+        return self._stacked(cfg, S, self.stage2, "s3", _key(cfg, STAGE3_KEYS))
+
+    def final(self, cfg: dict, S: frozenset) -> list:
+        """The configuration's last stage's probabilities (model trained on folds S)."""
+        return self.stage3(cfg, S) if cfg.get("stage3") else self.stage2(cfg, S)
+
+    def held_out(self, prev, cfg: dict, S: frozenset) -> dict[int, np.ndarray]:
+        """The pages of S with ``prev``'s probabilities from a model that did not see their fold
+        (for h in S: the model on S - {h}): what the next stage trains on."""
+        oof = {}
+        for h in S:
+            ph = prev(cfg, S - {h})
+            oof.update({i: ph[i] for i in range(self.n) if self.pages.fold[i] == h})
+        return oof
+
+    def _stacked(self, cfg: dict, S: frozenset, prev, kind: str, key: str) -> list:
+        """A stage over ``prev``'s probabilities: trained on S's pages with held-out ``prev``
+        probabilities, applied to the other pages with ``prev``'s model on S."""
+        pages = self.pages
+        cols = columns(cfg)
 
         def make():
-            p1 = self.stage1(cfg, S)
-            oof = {}
-            for h in S:
-                ph = self.stage1(cfg, S - {h})
-                for i in range(self.n):
-                    if pages.fold[i] == h:
-                        oof[i] = ph[i]
+            p_prev = prev(cfg, S)
+            oof = self.held_out(prev, cfg, S)
             idx = [i for i in range(self.n) if pages.fold[i] in S]
-            x2 = lambda i, p: np.hstack([pages.X[i][:, cols], ctx_columns(pages, i, p, cfg)])
-            b2 = train_rows(pages, idx, stage2_cfg(cfg), lambda i: x2(i, oof[i]))
+            x = lambda i, p: np.hstack([pages.X[i][:, cols], ctx_columns(pages, i, p, cfg)])
+            b = train_rows(pages, idx, stage2_cfg(cfg), lambda i: x(i, oof[i]))
             out = [None] * self.n
             rest = [i for i in range(self.n) if pages.fold[i] not in S]
-            for i, p in zip(rest, predict_split(b2, [x2(i, p1[i]) for i in rest])):
+            for i, p in zip(rest, predict_split(b, [x(i, p_prev[i]) for i in rest])):
                 out[i] = p
             return out
-        return self._load("s2", _key(cfg, TRAIN_KEYS), S, make)
+        return self._load(kind, key, S, make)
 
     def outer(self, cfg: dict) -> dict[int, np.ndarray]:
         out = {}
         for f in range(K):
-            p = self.stage2(cfg, frozenset(range(K)) - {f})
+            p = self.final(cfg, frozenset(range(K)) - {f})
             out.update({i: p[i] for i in range(self.n) if self.pages.fold[i] == f})
         return out
 
@@ -703,7 +788,7 @@ class Probs:
         out = {}
         for g in range(K):
             if g != f:
-                p = self.stage2(cfg, frozenset(range(K)) - {f, g})
+                p = self.final(cfg, frozenset(range(K)) - {f, g})
                 out.update({i: p[i] for i in range(self.n) if self.pages.fold[i] == g})
         return out
 
@@ -773,9 +858,10 @@ def grid(pages: Pages, probs: Probs, train_names: list[str], dec_names: list[str
 
 def cost(pages: Pages, probs: Probs, names: list[str], log) -> dict[str, float]:
     """Each configuration's model trained on all pages (stage 2 on held-out stage-1 probabilities,
-    as ``make model``): trees, nodes visited per paragraph (the leaf depths reached, summed over
-    trees, averaged over every paragraph of every page) and TreeModel.raw_score's time per page."""
-    from corpustool.extractors.justext_learned import FEATURES, STAGE2_FEATURES, TreeModel, model_from_booster
+    as ``make model``; stage 3, if any, on held-out stage-2 probabilities): trees, nodes visited
+    per paragraph (the leaf depths reached, summed over trees, averaged over every paragraph of
+    every page) and TreeModel.raw_score's time per page, per stage and in all."""
+    from corpustool.extractors.justext_learned import FEATURES, TreeModel, model_from_booster
 
     out = {}
     n = len(pages.records)
@@ -785,20 +871,29 @@ def cost(pages: Pages, probs: Probs, names: list[str], log) -> dict[str, float]:
         cols = columns(cfg)
         assert len(cols) == len(FEATURES), "cost: configurations with the shipped feature set only"
         idx = list(range(n))
-        b1 = train_rows(pages, idx, cfg, lambda i: pages.X[i][:, cols])
-        oof = {}
-        for h in range(K):
-            ph = probs.stage1(cfg, ALL - {h})
-            oof.update({i: ph[i] for i in range(n) if pages.fold[i] == h})
-        x2 = lambda i, p: np.hstack([pages.X[i][:, cols], ctx_columns(pages, i, p, cfg)])
-        b2 = train_rows(pages, idx, stage2_cfg(cfg), lambda i: x2(i, oof[i]))
-        d1, d2 = model_from_booster(b1), model_from_booster(b2)
-        d1["features"], d2["features"] = list(FEATURES), list(STAGE2_FEATURES)   # (unnamed columns here)
-        m1, m2 = TreeModel(d1, FEATURES), TreeModel(d2, STAGE2_FEATURES)
-        X1 = [np.ascontiguousarray(pages.X[i][:, cols], dtype=np.float64) for i in idx]
-        X2 = [np.ascontiguousarray(x2(i, m1.predict(X1[i])), dtype=np.float64) for i in idx]
+        # each stage trained on all pages, the later ones on held-out probabilities of the one
+        # before (the outer CV's models, as make model's), applied to its predictions
+        ctx_names = context_names(cfg)
+        names_of = [list(FEATURES)] + [list(FEATURES) + ctx_names] * (2 if cfg.get("stage3") else 1)
+        prev_of = [None, probs.stage1, probs.stage2][:len(names_of)]
+        x_ctx = lambda i, p: np.hstack([pages.X[i][:, cols], ctx_columns(pages, i, p, cfg)])
+        boosters, models, Xss = [], [], []
+        for names_s, prev in zip(names_of, prev_of):
+            if prev is None:
+                b = train_rows(pages, idx, cfg, lambda i: pages.X[i][:, cols])
+                Xs = [np.ascontiguousarray(pages.X[i][:, cols], dtype=np.float64) for i in idx]
+            else:
+                oof = {}
+                for h in range(K):
+                    ph = prev(cfg, ALL - {h})
+                    oof.update({i: ph[i] for i in range(n) if pages.fold[i] == h})
+                b = train_rows(pages, idx, stage2_cfg(cfg), lambda i: x_ctx(i, oof[i]))
+                Xs = [np.ascontiguousarray(x_ctx(i, models[-1].predict(Xss[-1][i])), dtype=np.float64) for i in idx]
+            d = model_from_booster(b)
+            d["features"] = names_s        # (unnamed columns here)
+            boosters.append(b), models.append(TreeModel(d, names_s)), Xss.append(Xs)
         visited = []
-        for b, Xs in ((b1, X1), (b2, X2)):
+        for b, Xs in zip(boosters, Xss):
             depth = []
             for tree in b.dump_model()["tree_info"]:
                 d: dict[int, int] = {}
@@ -814,9 +909,9 @@ def cost(pages: Pages, probs: Probs, names: list[str], log) -> dict[str, float]:
                 depth.append(d)
             leaves = b.predict(np.vstack(Xs), pred_leaf=True).reshape(-1, len(depth))
             visited.append(float(np.mean(sum(np.vectorize(depth[t].get)(leaves[:, t]) for t in range(len(depth))))))
-        rows = sum(len(x) for x in X1)
+        rows = sum(len(x) for x in Xss[0])
         times = []
-        for m, Xs in ((m1, X1), (m2, X2)):
+        for m, Xs in zip(models, Xss):
             best = math.inf
             for _ in range(5):
                 t = time.perf_counter()
@@ -824,9 +919,11 @@ def cost(pages: Pages, probs: Probs, names: list[str], log) -> dict[str, float]:
                     m.raw_score(x)
                 best = min(best, time.perf_counter() - t)
             times.append(best / len(Xs) * 1e3)
-        out[name] = visited[0] + visited[1]
-        line = (f"cost {name:8s} trees {b1.num_trees()}+{b2.num_trees()} nodes/para {visited[0]:.1f}+{visited[1]:.1f}"
-                f" = {out[name]:.1f}  raw_score ms/page {times[0]:.4f}+{times[1]:.4f} = {times[0] + times[1]:.4f}"
+        out[name] = sum(visited)
+        plus = lambda xs, f: "+".join(f.format(x) for x in xs)
+        line = (f"cost {name:8s} trees {plus([b.num_trees() for b in boosters], '{}')}"
+                f" nodes/para {plus(visited, '{:.1f}')} = {out[name]:.1f}"
+                f"  raw_score ms/page {plus(times, '{:.4f}')} = {sum(times):.4f}"
                 f" ({n} pages, {rows / n:.0f} paragraphs/page)")
         print(line, flush=True)
         log.write(line + "\n")
