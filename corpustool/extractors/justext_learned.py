@@ -44,8 +44,9 @@ a software.
 
 The model ships as ``corpustool/models/justext_learned.json``: the trees as
 arrays (feature, threshold, children, leaf values; stage 2 under
-``"stage2"``), evaluated by the compiled ``native/tree_scores.pyx`` (indices
-checked before the walk) or, without it, for all paragraphs and trees at once
+``"stage2"``), evaluated by the compiled ``native/tree_scores.pyx`` (the trees
+made complete, indices checked once, eight paragraphs down each tree at a
+time, no branches) or, without it, for all paragraphs and trees at once
 with numpy (:class:`TreeModel`); both equal LightGBM's own predictions
 (tests/extractors/test_justext_learned.py). LightGBM is needed only to train.
 """
@@ -69,7 +70,7 @@ from .justext_plus import JustextPlusExtractor
 from .template_lines import line_verdict
 from ..native import backend
 
-_tree_scores = backend.trees.get("tree_scores")
+_CompleteTrees = backend.trees.get("CompleteTrees")
 _PageColumns = backend.features.get("PageColumns")
 
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "justext_learned.json"
@@ -364,6 +365,7 @@ class TreeModel:
         self.leaf = np.asarray(data["leaf"], dtype=np.float64)
         self.roots = np.asarray(data["roots"], dtype=np.int64)
         n_nodes, n_leaves, n_feat = len(self.feature), len(self.leaf), len(features)
+        self.n_features = n_feat
         for a in (self.left, self.right, self.roots):
             if a.size and (a.max() >= n_nodes or a.min() < -n_leaves):
                 raise OptionError("model: a node index out of range")
@@ -395,16 +397,29 @@ class TreeModel:
         n = X.shape[0]
         if n == 0 or self.roots.size == 0:
             return np.full(n, self.init)
-        if _tree_scores is not None and self.feature.size < 2 ** 31 and self.leaf.size < 2 ** 31:
-            # the compiled walk of the trees (native/tree_scores.pyx): one pass per row, no temporaries
-            if not hasattr(self, "_c"):
-                i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)
-                self._c = (i32(self.feature), np.ascontiguousarray(self.threshold), i32(self.left),
-                           i32(self.right), np.ascontiguousarray(self.leaf), i32(self.roots))
+        complete = self._complete()
+        if complete is not None:
             out = np.empty(n, dtype=np.float64)
-            _tree_scores(np.ascontiguousarray(X, dtype=np.float64), *self._c, self.init, out)
+            complete.scores(np.ascontiguousarray(X, dtype=np.float64), self.init, out)
             return out
         return self.raw_score_numpy(X)
+
+    def _complete(self) -> Any:
+        """The trees made complete for the compiled walk (native/tree_scores.pyx), made once;
+        None without it, or for a model deeper than it takes (then numpy walks them)."""
+        if _CompleteTrees is None:     # (not built, or CORPUSTOOL_BACKEND=python: looked up each time)
+            return None
+        if not hasattr(self, "_compiled"):
+            self._compiled = None
+            if self.feature.size < 2 ** 31 and self.leaf.size < 2 ** 31:
+                i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)
+                try:
+                    self._compiled = _CompleteTrees(i32(self.feature), np.ascontiguousarray(self.threshold),
+                                                    i32(self.left), i32(self.right),
+                                                    np.ascontiguousarray(self.leaf), i32(self.roots), self.n_features)
+                except ValueError:     # deeper than the compiled walk takes
+                    pass
+        return self._compiled
 
     def raw_score_numpy(self, X: np.ndarray) -> np.ndarray:
         """The trees evaluated with numpy (the pure-Python backend)."""

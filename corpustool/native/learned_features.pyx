@@ -49,11 +49,18 @@ cdef inline double log_count(object counts, object key):
     return log1p(<double><Py_ssize_t>counts[key])
 
 
+cdef enum:
+    CACHE_SIZE = 65536    # entries in each cache
+
+
 @cython.final
 cdef class PageColumns:
     """The layout of justext_learned.FEATURES (column positions) and its code tables, read once."""
 
     cdef dict index, tag_code, cf_code, reason_code, kind_code
+    # line_verdict's answers and the title words of headings, by text (the same lines recur on a
+    # site's pages; a dictionary lookup costs a fifth of lru_cache's call), emptied when full
+    cdef dict verdicts, heading_verdicts, heading_words
     cdef object line_verdict, price_search, words_findall
     cdef str sentence_end
     cdef Py_ssize_t n_features, n_kinds, in_first, width
@@ -78,6 +85,7 @@ cdef class PageColumns:
         self.n_kinds = len(kinds)
         self.sentence_end = sentence_end
         self.line_verdict, self.price_search, self.words_findall = line_verdict, price_search, words_findall
+        self.verdicts, self.heading_verdicts, self.heading_words = {}, {}, {}
         c = index.__getitem__
         self.c_log_chars, self.c_log_words = c("log_chars"), c("log_words")
         self.c_link_density, self.c_stopword_density = c("link_density"), c("stopword_density")
@@ -112,6 +120,25 @@ cdef class PageColumns:
         if any(c(f"prev_{k}") != self.c_prev + i or c(f"next_{k}") != self.c_next + i
                for i, k in enumerate(neighbour_keys)):
             raise ValueError("PageColumns: the neighbour columns are not two blocks in NEIGHBOUR_KEYS' order")
+
+    cdef tuple verdict(self, str t, bint heading):
+        """line_verdict(t, heading, False), remembered."""
+        cdef dict cache = self.heading_verdicts if heading else self.verdicts
+        got = cache.get(t)
+        if got is None:
+            if len(cache) >= CACHE_SIZE:
+                cache.clear()
+            got = cache[t] = tuple(self.line_verdict(t, heading, False))
+        return <tuple>got
+
+    cdef frozenset words_of(self, str t):
+        """The words of a heading, lower-cased (as the title's), remembered."""
+        got = self.heading_words.get(t)
+        if got is None:
+            if len(self.heading_words) >= CACHE_SIZE:
+                self.heading_words.clear()
+            got = self.heading_words[t] = frozenset(self.words_findall(t.lower()))
+        return <frozenset>got
 
     @cython.wraparound(False)
     def fill(self, list paras, kinds, hints, chains, title_words, double discussion, double product,
@@ -209,7 +236,7 @@ cdef class PageColumns:
             X[i, self.c_copyright] = ("\xa9" in t) or ("&copy" in t)
             if c:
                 X[i, self.c_upper_start] = Py_UNICODE_ISUPPER(t[0])
-            verdict = self.line_verdict(t, heading, False)
+            verdict = self.verdict(t, heading)
             reason = verdict[2]
             X[i, self.c_template_line] = reason is not None
             X[i, self.c_dated] = verdict[1]
@@ -307,7 +334,7 @@ cdef class PageColumns:
         if title_words:
             for i in range(n):
                 if is_heading[i]:
-                    w = set(self.words_findall(texts[i].lower()))
+                    w = self.words_of(texts[i])
                     X[i, self.c_title_like] = <double>len(w & title_words) / <double>(len(w | title_words) or 1)
         since = 1000
         since_chars = 100000

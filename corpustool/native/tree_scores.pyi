@@ -2,5 +2,10 @@
 from typing import Any
 
 
-def tree_scores(X: Any, feature: Any, threshold: Any, left: Any, right: Any, leaf: Any, roots: Any,
-                init: float, out: Any) -> None: ...
+class CompleteTrees:
+    depth: int
+
+    def __init__(self, feature: Any, threshold: Any, left: Any, right: Any, leaf: Any, roots: Any,
+                 n_features: int) -> None: ...
+
+    def scores(self, X: Any, init: float, out: Any) -> None: ...

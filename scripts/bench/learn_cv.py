@@ -348,6 +348,11 @@ def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarr
         n = pages.X[i].shape[0]
         p = prob[at:at + n]
         at += n
+        if cfg.get("ef1") is not None:
+            t = expected_f1_threshold(p, [q.features.get("words", 0) for q in r["inp"].paras])
+            lo, hi = cfg.get("clamp", (0.0, 1.0))
+            t = min(max(t, lo), hi)
+            jl.GOOD_AT, jl.BAD_BELOW = t + cfg["ef1"], t - cfg["ef1"]
         _, cls = jl.decide_classes(p, r["inp"])
         if r["gold"] is not None:
             bag = Counter()
@@ -372,6 +377,23 @@ def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarr
             out[i] = ("snip", wf, len(r["with_n"]), wo, len(r["without_n"]))
     jl.GOOD_AT, jl.BAD_BELOW = 0.55, 0.45
     return out
+
+
+def expected_f1_threshold(p: np.ndarray, words) -> float:
+    """The page's threshold that maximises its expected word F1 when the probabilities are
+    calibrated: keep the paragraphs of highest probability while 2 E[TP] / (kept words + E[gold
+    words]) grows (the plug-in rule of F-measure optimisation); the threshold is half-way between
+    the last kept probability and the next."""
+    w = np.asarray(words, dtype=np.float64) + 1.0
+    order = np.argsort(-p, kind="stable")
+    ps, ws = p[order], w[order]
+    gold = float((p * w).sum())
+    tp = np.cumsum(ps * ws)
+    kept = np.cumsum(ws)
+    f1 = 2 * tp / (kept + gold)
+    k = int(np.argmax(f1))
+    nxt = float(ps[k + 1]) if k + 1 < len(ps) else 0.0
+    return (float(ps[k]) + nxt) / 2
 
 
 def summarise(pages: Pages, scores: dict[int, tuple]) -> dict:
@@ -485,6 +507,13 @@ DECIDE: dict[str, dict] = {
     "d55": {},                                     # shipped: good >= 0.55, bad < 0.45, revision on
     "d50": {"good": 0.5, "bad": 0.4},
     "d45": {"good": 0.45, "bad": 0.35},
+    # session 15: each page's own threshold t, the one that maximises its expected word F1 under the
+    # probabilities (expected_f1_threshold), clamped; good >= t + ef1, bad < t - ef1
+    "ef05": {"ef1": 0.05},
+    "ef05c": {"ef1": 0.05, "clamp": (0.35, 0.65)},
+    "ef05w": {"ef1": 0.05, "clamp": (0.25, 0.75)},
+    "ef10c": {"ef1": 0.10, "clamp": (0.35, 0.65)},
+    "ef0c": {"ef1": 0.0, "clamp": (0.35, 0.65)},
     "d40": {"good": 0.4, "bad": 0.3},
     "d60": {"good": 0.6, "bad": 0.5},
     "d65": {"good": 0.65, "bad": 0.55},

@@ -45,7 +45,7 @@ from corpustool.native import text_scan
 assert je.WALK.compiled and je.WALK.has_parse, (je.backend.walk.reason, je.backend.sax.reason)
 assert jp.compiled_decide is not None
 from corpustool.extractors import justext_learned as jl
-assert jl._COLUMNS is not None and jl._tree_scores is not None
+assert jl._COLUMNS is not None and jl._CompleteTrees is not None
 # one page through every compiled engine: a build whose generated code trips the sanitizers on
 # every call stops here, not in each run of the campaign
 import corpustool

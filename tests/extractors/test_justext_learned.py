@@ -91,23 +91,74 @@ def test_array_model_equals_lightgbm():
 def test_compiled_trees_check_their_arrays():
     from corpustool.native import backend
 
-    scores = backend.trees.get("tree_scores")
-    if scores is None:
+    Trees = backend.trees.get("CompleteTrees")
+    if Trees is None:
         pytest.skip("the compiled trees are not built")
     X = np.zeros((2, 3))
     out = np.empty(2)
     i32 = lambda a: np.asarray(a, dtype=np.int32)
     f64 = lambda a: np.asarray(a, dtype=np.float64)
     # one split on feature 1, two leaves
-    scores(X, i32([1]), f64([0.5]), i32([-1]), i32([-2]), f64([1.0, 2.0]), i32([0]), 0.25, out)
+    Trees(i32([1]), f64([0.5]), i32([-1]), i32([-2]), f64([1.0, 2.0]), i32([0]), 3).scores(X, 0.25, out)
     assert out.tolist() == [1.25, 1.25]
     for feature, left, roots in (([3], [-1], [0]), ([-1], [-1], [0]), ([1], [-3], [0]), ([1], [1], [0]),
                                  ([1], [-1], [2])):
         with pytest.raises(ValueError):
-            scores(X, i32(feature), f64([0.5]), i32(left), i32([-2]), f64([1.0, 2.0]), i32(roots), 0.0, out)
+            Trees(i32(feature), f64([0.5]), i32(left), i32([-2]), f64([1.0, 2.0]), i32(roots), 3)
     # a cycle: node 0 leads to itself
     with pytest.raises(ValueError):
-        scores(X, i32([1]), f64([0.5]), i32([0]), i32([-2]), f64([1.0, 2.0]), i32([0]), 0.0, out)
+        Trees(i32([1]), f64([0.5]), i32([0]), i32([-2]), f64([1.0, 2.0]), i32([0]), 3)
+    # X narrower or wider than the model's features, out of another length
+    trees = Trees(i32([1]), f64([0.5]), i32([-1]), i32([-2]), f64([1.0, 2.0]), i32([0]), 3)
+    for bad_x, bad_out in ((np.zeros((2, 2)), out), (np.zeros((2, 4)), out), (X, np.empty(3))):
+        with pytest.raises(ValueError):
+            trees.scores(bad_x, 0.0, bad_out)
+
+
+def test_complete_trees_equal_the_walk_node_by_node():
+    """Trees of uneven depths (leaves padded to the deepest), 1 to 21 rows (blocks of eight and
+    the rest), rows on the thresholds: the sums equal walking each tree node by node, bit for bit."""
+    from corpustool.native import backend
+
+    Trees = backend.trees.get("CompleteTrees")
+    if Trees is None:
+        pytest.skip("the compiled trees are not built")
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        n_feat = int(rng.integers(1, 6))
+        feature, threshold, left, right, leaf, roots = [], [], [], [], [], []
+
+        def grow(depth: int) -> int:
+            if depth >= 6 or rng.random() < 0.3:
+                leaf.append(float(rng.normal()))
+                return ~(len(leaf) - 1)
+            k = len(feature)
+            feature.append(int(rng.integers(n_feat)))
+            threshold.append(float(rng.integers(-3, 4)) / 2)
+            left.append(0)
+            right.append(0)
+            left[k] = grow(depth + 1)
+            right[k] = grow(depth + 1)
+            return k
+
+        for _ in range(int(rng.integers(1, 12))):
+            roots.append(grow(0))
+        i32 = lambda a: np.asarray(a, dtype=np.int32)
+        trees = Trees(i32(feature), np.asarray(threshold, dtype=np.float64), i32(left), i32(right),
+                      np.asarray(leaf, dtype=np.float64), i32(roots), n_feat)
+        n = 1 + trial % 21
+        X = rng.integers(-3, 4, size=(n, n_feat)) / 2      # values on the thresholds: ties go left
+        out = np.empty(n)
+        trees.scores(X, 0.125, out)
+        for i in range(n):
+            s = 0.125
+            for root in roots:
+                node = root
+                while node >= 0:
+                    node = left[node] if X[i, feature[node]] <= threshold[node] else right[node]
+                s += leaf[~node]
+            assert out[i] == s
+
 
 
 def test_model_arrays_are_checked():

@@ -22,9 +22,11 @@ process; the harness imports it under atheris's coverage instrumentation. The en
   marks' ``word_measures``, the page declarations' ``find_ascii``; each against its Python twin);
 * ``text_scans`` also runs ``tree_arrays``: ``native/tree_scores.pyx`` (justext-learned's trees) on arrays made from the
   input, valid or not (indices out of range, cycles, mismatched lengths): either a ValueError or the
-  scores of the numpy evaluation.
+  sums of walking the trees node by node in Python.
 """
 from __future__ import annotations
+
+import itertools
 
 import corpustool
 from corpustool import quality
@@ -162,9 +164,10 @@ def tree_arrays(data: bytes) -> None:
 
     if tree_scores is None or len(data) < 4:
         return
-    n_rows, n_feat, n_nodes, n_leaves = (1 + data[0] % 5, 1 + data[1] % 4, data[2] % 9, 1 + data[3] % 9)
+    # up to 20 rows: full blocks of eight rows and a shorter last one
+    n_rows, n_feat, n_nodes, n_leaves = (1 + data[0] % 20, 1 + data[1] % 4, data[2] % 9, 1 + data[3] % 9)
     body = np.frombuffer(data[4:] + bytes(64), dtype=np.int8).astype(np.int32)
-    take = iter(range(0, len(body)))
+    take = itertools.count()     # (indices wrap around the body)
 
     def ints(n: int) -> np.ndarray:
         return np.array([body[next(take) % len(body)] for _ in range(n)], dtype=np.int32)
@@ -185,8 +188,10 @@ def tree_arrays(data: bytes) -> None:
         roots = np.array([int(v) % n_nodes if n_nodes and v & 1 else -1 - int(v) % n_leaves
                           for v in ints(1 + data[0] % 3)], dtype=np.int32)
     out = np.zeros(n_rows if data[1] % 11 else n_rows + 1)
+    width = n_feat if data[3] % 13 else n_feat + 1        # sometimes X is wider than the model's features
     try:
-        tree_scores.tree_scores(np.ascontiguousarray(X), feature, threshold, left, right, leaf, roots, 0.5, out)
+        trees = tree_scores.CompleteTrees(feature, threshold, left, right, leaf, roots, n_feat)
+        trees.scores(np.ascontiguousarray(np.hstack([X, np.zeros((n_rows, width - n_feat))])), 0.5, out)
     except ValueError:
         return
     # a model the checks let through: the same scores as walking the trees in Python
