@@ -343,6 +343,7 @@ def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarr
     out = {}
     at = 0
     jl.GOOD_AT, jl.BAD_BELOW = cfg.get("good", 0.55), cfg.get("bad", 0.45)
+    jl.DROP_REPEATS, jl.REPEAT_MIN_CHARS = cfg.get("repeats", True), cfg.get("repeat_min", 0)
     for i in idx:
         r = pages.records[i]
         n = pages.X[i].shape[0]
@@ -376,6 +377,7 @@ def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarr
             wo = sum(1 for s in r["without_n"] if s in text)
             out[i] = ("snip", wf, len(r["with_n"]), wo, len(r["without_n"]))
     jl.GOOD_AT, jl.BAD_BELOW = 0.55, 0.45
+    jl.DROP_REPEATS, jl.REPEAT_MIN_CHARS = True, 0
     return out
 
 
@@ -507,6 +509,9 @@ DECIDE: dict[str, dict] = {
     "d55": {},                                     # shipped: good >= 0.55, bad < 0.45, revision on
     "d50": {"good": 0.5, "bad": 0.4},
     "d45": {"good": 0.45, "bad": 0.35},
+    # session 15: the page's repeats (decide_classes' last phase) kept, or dropped from 30 characters
+    "d55rep": {"repeats": False},
+    "d55r30": {"repeat_min": 30},
     # session 15: each page's own threshold t, the one that maximises its expected word F1 under the
     # probabilities (expected_f1_threshold), clamped; good >= t + ef1, bad < t - ef1
     "ef05": {"ef1": 0.05},

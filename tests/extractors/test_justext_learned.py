@@ -41,6 +41,46 @@ def test_shipped_model_keeps_the_article_and_drops_the_menu():
     assert not any(t in ("Home", "News", "Sport", "Contact") for t in kept)
 
 
+QUESTION = ("We bought an old farmhouse last spring and the kitchen floor has started to sag near the back "
+            "door, so I would like to know whether anyone here has replaced the joists themselves.")
+ANSWER = ("I did exactly that two years ago in a house of the same age, and the hardest part was getting the "
+          "old boards up without splitting them, so take your time and label every board as you go.")
+
+
+def test_a_repeat_of_kept_text_is_left_out():
+    """A reply that quotes the question: the question is kept once (its first place), the
+    reply's own words are kept; the page's text is never lost, only its second copy."""
+    page = ("<html><head><title>Sagging kitchen floor</title></head><body><main>"
+            "<h1>Sagging kitchen floor</h1>"
+            f"<div class='post'><p class='author'>maria_k</p><p>{QUESTION}</p></div>"
+            f"<div class='post'><p class='author'>tom_b</p><blockquote><p>{QUESTION}</p></blockquote>"
+            f"<p>{ANSWER}</p></div></main></body></html>")
+    doc = run(page)
+    kept = [p.text for p in doc.paragraphs if p.is_good]
+    assert kept.count(QUESTION) == 1
+    assert ANSWER in kept
+    assert [p.text for p in doc.paragraphs].count(QUESTION) == 2     # both are still paragraphs
+    jl.DROP_REPEATS = False
+    try:
+        assert [p.text for p in run(page).paragraphs if p.is_good].count(QUESTION) == 2
+    finally:
+        jl.DROP_REPEATS = True
+
+
+def test_without_repeats_keeps_first_copies_and_short_lines():
+    from corpustool.document import Paragraph
+
+    long_text = "A paragraph long enough to count as a repeat of itself."
+    texts = [long_text, "Reply", "  " + long_text.replace(" ", "  ") + " ", "Reply", "Other text that is new here.",
+             long_text]
+    paras = [Paragraph(text=t) for t in texts]
+    cls = ["bad", "good", "good", "good", "good", "good"]
+    # the first copy was not kept: the second is the first kept one; a line under 30 characters
+    # stays every time; spaces do not make a text new
+    assert jl.without_repeats(cls, paras) == ["bad", "good", "good", "good", "good", "bad"]
+    assert jl.without_repeats(["bad"] * 6, paras) == ["bad"] * 6
+
+
 def test_features_have_one_column_per_name():
     stage = Clean(extractor="justext-learned", languages=["en"], model="none")
     stage.extractor.capture = []
