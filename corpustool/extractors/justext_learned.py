@@ -85,6 +85,7 @@ POSTS_HIDE_COMMENTS = True   # comment regions hidden from the model on a page w
 # block a page shows twice for two screen sizes): decide_classes' last phase
 DROP_REPEATS = True
 REPEAT_MIN_CHARS = 30        # shorter texts (a label, a price, a heading such as "Parameters") are kept every time
+REPEATED, REPEAT_REASON = "repeat", "boilerplate:repeat"    # its class in decide_classes, its reason (justext-plus's)
 
 KINDS = ("nav", "footer", "header", "aside", "share", "cookie", "comment", "review", "form", "ad", "meta")
 _KIND_CODE = {k: i + 1 for i, k in enumerate(KINDS)}
@@ -633,7 +634,7 @@ class JustextLearnedExtractor(JustextPlusExtractor):
                 p.reason = None
             else:
                 p.cls = BAD
-                p.reason = p.reason or "boilerplate"
+                p.reason = REPEAT_REASON if c == REPEATED else (p.reason or "boilerplate")
 
 
 class PageInput:
@@ -663,7 +664,7 @@ def decide_classes(prob: np.ndarray, inp: PageInput) -> tuple[list[str], list[st
     """The decision's named phases: the model's context-free classes, jusText's revision
     (Algorithm 2.3), an article's comment section out, the guard against an empty page, the
     page's repeats out.
-    Returns (context-free classes, final classes good/bad)."""
+    Returns (context-free classes, final classes: good, bad, or repeat: not kept, a repeat)."""
     paras = inp.paras
     cf = model_classes(prob, [p.cf_class for p in paras])
     cls = revise(cf, [p.heading for p in paras], [p.text for p in paras], inp.max_heading_distance)
@@ -680,7 +681,8 @@ def decide_classes(prob: np.ndarray, inp: PageInput) -> tuple[list[str], list[st
 
 def without_repeats(cls: list[str], paras: Sequence[Paragraph]) -> list[str]:
     """The classes with every kept paragraph whose text (spaces normalised) an earlier kept
-    paragraph has "bad": the first occurrence stays, so no page is emptied."""
+    paragraph has as :data:`REPEATED` (not kept; its reason says why): the first occurrence
+    stays, so no page is emptied."""
     seen: set[str] = set()
     out = []
     for c, p in zip(cls, paras):
@@ -688,7 +690,7 @@ def without_repeats(cls: list[str], paras: Sequence[Paragraph]) -> list[str]:
             text = " ".join(p.text.split())
             if len(text) >= REPEAT_MIN_CHARS:
                 if text in seen:
-                    c = "bad"
+                    c = REPEATED
                 seen.add(text)
         out.append(c)
     return out
