@@ -680,17 +680,18 @@ def decide_classes(prob: np.ndarray, inp: PageInput) -> tuple[list[str], list[st
 
 
 def without_repeats(cls: list[str], paras: Sequence[Paragraph]) -> list[str]:
-    """The classes with every kept paragraph whose text (spaces normalised) an earlier kept
-    paragraph has as :data:`REPEATED` (not kept; its reason says why): the first occurrence
-    stays, so no page is emptied."""
+    """The classes with every kept paragraph whose text an earlier kept paragraph has as
+    :data:`REPEATED` (not kept; its reason says why): the first occurrence stays, so no page is
+    emptied. (The engine's texts, their whitespace normalised, as justext-plus's repeat rule
+    compares them.)"""
     seen: set[str] = set()
-    out = []
-    for c, p in zip(cls, paras):
+    out = list(cls)
+    for i, (c, p) in enumerate(zip(cls, paras)):
         if c == "good":
-            text = " ".join(p.text.split())
+            text = p.text
             if len(text) >= REPEAT_MIN_CHARS:
                 if text in seen:
-                    c = REPEATED
-                seen.add(text)
-        out.append(c)
+                    out[i] = REPEATED
+                else:
+                    seen.add(text)
     return out
