@@ -80,6 +80,7 @@ MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "justext_learne
 GOOD_AT = 0.55
 BAD_BELOW = 0.45
 FALLBACK_SHARE = 0.5   # a page the model would empty keeps what is at least this share of its best
+MAX_TREE_DEPTH = 64    # a model file's trees deeper than this (or with a cycle) are refused
 POSTS_HIDE_COMMENTS = True   # comment regions hidden from the model on a page whose comment blocks are its posts
 # a kept paragraph whose text the page has already kept is left out (a reply's quote of a post, a
 # block a page shows twice for two screen sizes): decide_classes' last phase
@@ -379,7 +380,25 @@ class TreeModel:
                 raise OptionError("model: a node index out of range")
         if self.feature.size and (self.feature.min() < 0 or self.feature.max() >= n_feat):
             raise OptionError("model: a feature index out of range")
+        if len(self.left) != n_nodes or len(self.right) != n_nodes or len(self.threshold) != n_nodes:
+            raise OptionError("model: the node arrays differ in length")
+        self.depth = self._tree_depth()
 
+    def _tree_depth(self) -> int:
+        """The depth of the deepest leaf; a tree deeper than MAX_TREE_DEPTH (or a cycle, which
+        never reaches a leaf) is refused, so that no walk of the trees can loop."""
+        deepest = 0
+        stack = [(int(r), 0) for r in self.roots]
+        while stack:
+            node, d = stack.pop()
+            if node < 0:
+                deepest = max(deepest, d)
+            elif d >= MAX_TREE_DEPTH:
+                raise OptionError(f"model: a tree deeper than {MAX_TREE_DEPTH} levels (or a cycle)")
+            else:
+                stack.append((int(self.left[node]), d + 1))
+                stack.append((int(self.right[node]), d + 1))
+        return deepest
 
     def _flat(self) -> None:
         """Leaves as nodes that lead to themselves (threshold +inf), so that every row and tree
@@ -425,8 +444,8 @@ class TreeModel:
                     self._compiled = _CompleteTrees(i32(self.feature), np.ascontiguousarray(self.threshold),
                                                     i32(self.left), i32(self.right),
                                                     np.ascontiguousarray(self.leaf), i32(self.roots), self.n_features)
-                except ValueError:     # deeper than the compiled walk takes
-                    pass
+                except ValueError:     # deeper than the compiled walk takes (the depth and the
+                    pass               # indices were checked in __init__: numpy walks them)
         return self._compiled
 
     def raw_score_numpy(self, X: np.ndarray) -> np.ndarray:

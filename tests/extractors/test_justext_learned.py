@@ -209,6 +209,19 @@ def test_model_arrays_are_checked():
         jl.TreeModel(bad)
     with pytest.raises(OptionError):
         jl.TreeModel(dict(data, features=data["features"][:-1]))
+    # a cycle (node 0's left child is node 0): refused, never walked
+    with pytest.raises(OptionError):
+        jl.TreeModel(dict(data, left=[0] + data["left"][1:]))
+    # deeper than the compiled walk takes (a chain of 12 splits): numpy walks it, the same scores
+    n = 12
+    chain = dict(data, feature=[0] * n, threshold=[0.5 + k for k in range(n)], left=[~k for k in range(n)],
+                 right=list(range(1, n)) + [~n], leaf=[float(k) for k in range(n + 1)], roots=[0], init=0.25)
+    model = jl.TreeModel(chain)
+    assert model.depth == n
+    X = np.zeros((3, len(jl.FEATURES)))
+    X[:, 0] = [0.0, 5.0, 100.0]
+    assert model.raw_score(X).tolist() == [0.25, 5.25, 12.25]
+    assert model.raw_score(X).tolist() == model.raw_score_numpy(X).tolist()
 
 
 def test_gold_labels():
