@@ -412,13 +412,6 @@ class TreeModel:
         self._right = np.concatenate([to(self.right), leaves])
         self._value = np.concatenate([np.zeros(n_nodes), self.leaf])
         self._start = to(self.roots)
-        depth = 0
-        frontier = self._start[self._start < n_nodes]
-        while frontier.size:
-            depth += 1
-            nxt = np.concatenate([self._left[frontier], self._right[frontier]])
-            frontier = nxt[nxt < n_nodes]
-        self._depth = depth
 
     def raw_score(self, X: np.ndarray) -> np.ndarray:
         n = X.shape[0]
@@ -453,12 +446,12 @@ class TreeModel:
         n = X.shape[0]
         if n == 0 or self.roots.size == 0:
             return np.full(n, self.init)
-        if not hasattr(self, "_depth"):
+        if not hasattr(self, "_start"):
             self._flat()
         flat = np.ascontiguousarray(X, dtype=np.float64).ravel()
         base = (np.arange(n, dtype=np.int64) * X.shape[1])[:, None]
         node = np.broadcast_to(self._start, (n, self._start.size))
-        for _ in range(self._depth):
+        for _ in range(self.depth):
             go_left = flat[base + self._feat[node]] <= self._thr[node]
             node = np.where(go_left, self._left[node], self._right[node])
         return self.init + self._value[node].sum(axis=1)
@@ -565,14 +558,19 @@ def context_features(prob: np.ndarray, struct: tuple[np.ndarray, np.ndarray, np.
     lo = np.maximum(np.arange(n) - 3, 0)
     hi = np.minimum(np.arange(n) + 4, n)
     out[:, 5] = (cw[hi] - cw[lo]) / np.maximum(cc[hi] - cc[lo], 1)
-    for col, ids in ((6, path), (7, parent)):
-        num = np.bincount(ids, weights=wc)
-        den = np.bincount(ids, weights=chars)
-        out[:, col] = (num / np.maximum(den, 1))[ids]
+    out[:, 6] = group_mean(prob, chars, path)
+    out[:, 7] = group_mean(prob, chars, parent)
     total = max(float(chars.sum()), 1.0)
     out[:, 8] = wc.sum() / total
     out[:, 9] = chars[prob >= 0.5].sum() / total
     return out
+
+
+def group_mean(prob: np.ndarray, chars: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Each paragraph's group's (``ids``: small integers) character-weighted mean of ``prob``."""
+    num = np.bincount(ids, weights=prob * chars)
+    den = np.bincount(ids, weights=chars)
+    return (num / np.maximum(den, 1))[ids]
 
 
 _MODELS: dict[str, LearnedModel] = {}

@@ -9,7 +9,7 @@ arrays, no tree deeper than MAX_DEPTH, so no cycle), and X's width when it is sc
 model file can read outside its arrays or loop.
 
 Why complete trees: the paragraphs of a page take different ways down a tree, so a walk that
-branches at every node mispredicts about once a tree. Made complete to the model's greatest
+branches at every node takes branches the predictor cannot foresee. Made complete to the model's greatest
 depth D, every tree takes every row exactly D steps, each step an index computed from a
 compare (no branch); eight rows go down each tree side by side, so their loads overlap.
 Both stages of the shipped model (depth 5) over a page of 205 paragraphs: 0.36 ms a page

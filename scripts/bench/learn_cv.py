@@ -342,8 +342,10 @@ def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarr
         prob = booster.predict(np.vstack([pages.X[i][:, cols] for i in idx]))
     out = {}
     at = 0
-    jl.GOOD_AT, jl.BAD_BELOW = cfg.get("good", 0.55), cfg.get("bad", 0.45)
-    jl.DROP_REPEATS, jl.REPEAT_MIN_CHARS = cfg.get("repeats", True), cfg.get("repeat_min", 30)
+    # the decision's settings: the shipped ones (justext_learned's), but for what cfg overrides
+    shipped = jl.GOOD_AT, jl.BAD_BELOW, jl.DROP_REPEATS, jl.REPEAT_MIN_CHARS
+    jl.GOOD_AT, jl.BAD_BELOW = cfg.get("good", shipped[0]), cfg.get("bad", shipped[1])
+    jl.DROP_REPEATS, jl.REPEAT_MIN_CHARS = cfg.get("repeats", shipped[2]), cfg.get("repeat_min", shipped[3])
     for i in idx:
         r = pages.records[i]
         n = pages.X[i].shape[0]
@@ -376,8 +378,7 @@ def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarr
             wf = sum(1 for s in r["with_n"] if s in text)
             wo = sum(1 for s in r["without_n"] if s in text)
             out[i] = ("snip", wf, len(r["with_n"]), wo, len(r["without_n"]))
-    jl.GOOD_AT, jl.BAD_BELOW = 0.55, 0.45
-    jl.DROP_REPEATS, jl.REPEAT_MIN_CHARS = True, 30
+    jl.GOOD_AT, jl.BAD_BELOW, jl.DROP_REPEATS, jl.REPEAT_MIN_CHARS = shipped
     return out
 
 
@@ -633,6 +634,8 @@ def ctx_columns(pages: Pages, i: int, p: np.ndarray, cfg: dict) -> np.ndarray:
         share[order] = cum / max(float(chars.sum()), 1.0)
         cols.append(share)
     if "grand" in extra or "region" in extra:     # session 15: two more groups of paragraphs
+        from corpustool.extractors.justext_learned import group_mean   # (as CONTEXT's p_same_path, p_parent)
+
         grand, region = groups(pages, i)
         chars = pages.struct[i][2]
         if "grand" in extra:      # the grandparent element (the parent's is CONTEXT's p_parent)
@@ -668,13 +671,6 @@ def ctx_columns(pages: Pages, i: int, p: np.ndarray, cfg: dict) -> np.ndarray:
         cols.append(np.log1p(len(c) - lca))
         cols.append(np.full(n, float(len(c))))
     return np.hstack([out] + [c[:, None] for c in cols])
-
-
-def group_mean(p: np.ndarray, chars: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Each paragraph's group's character-weighted mean of p (as CONTEXT's p_same_path, p_parent)."""
-    num = np.bincount(ids, weights=p * chars)
-    den = np.bincount(ids, weights=chars)
-    return (num / np.maximum(den, 1))[ids]
 
 
 _GROUPS: dict = {}
@@ -919,10 +915,7 @@ def cost(pages: Pages, probs: Probs, names: list[str], log) -> dict[str, float]:
                 b = train_rows(pages, idx, cfg, lambda i: pages.X[i][:, cols])
                 Xs = [np.ascontiguousarray(pages.X[i][:, cols], dtype=np.float64) for i in idx]
             else:
-                oof = {}
-                for h in range(K):
-                    ph = prev(cfg, ALL - {h})
-                    oof.update({i: ph[i] for i in range(n) if pages.fold[i] == h})
+                oof = probs.held_out(prev, cfg, ALL)
                 b = train_rows(pages, idx, stage2_cfg(cfg), lambda i: x_ctx(i, oof[i]))
                 Xs = [np.ascontiguousarray(x_ctx(i, models[-1].predict(Xss[-1][i])), dtype=np.float64) for i in idx]
             d = model_from_booster(b)
