@@ -156,6 +156,18 @@ class PackageCall:
         return self.call(page.html, page.stoplist, **self.options)
 
 
+def walk_alone(extractor):
+    """The extractor with its decision skipped: its walk's paragraphs (jusText's classes) and
+    evidence only, the fastest any decision on that walk can be."""
+    class WalkAlone(type(extractor)):
+        def _decide(self, *args, **kwargs) -> None:
+            return None
+
+    alone = WalkAlone.__new__(WalkAlone)
+    alone.__dict__.update(extractor.__dict__)
+    return alone
+
+
 def good(p) -> bool:
     """A paragraph kept: ours (is_good) or the package's (class_type)."""
     return p.is_good if hasattr(p, "is_good") else p.class_type == "good"
@@ -179,6 +191,9 @@ def main() -> int:
     ap.add_argument("--warc", type=Path, default=DEMO_WARC, help="WARC to use when the snippets are absent")
     ap.add_argument("--turn", type=int, default=1, metavar="PAGES",
                     help="the extractors take turns after this many pages (default 1: page by page)")
+    ap.add_argument("--walk", action="store_true",
+                    help="also time the extractor's walk alone (its paragraphs and evidence, no decision): "
+                         "the speed no decision on that walk can pass")
     args = ap.parse_args()
     limit = page_limit(args)
     if args.turn < 1:
@@ -196,6 +211,8 @@ def main() -> int:
                   "plus": get_extractor(args.extractor, preset=args.preset)}
     if args.extractor != "justext-plus":
         print(f"the 'justext-plus' rows below measure {args.extractor}")
+    if args.walk:
+        extractors["walk"] = walk_alone(extractors["plus"])
     names = list(extractors)
     htmls = [decode(raw).text for raw in raws]
     stoplists = [page_stoplist(h) for h in htmls]
@@ -213,7 +230,7 @@ def main() -> int:
     # one pass it only knows lines from earlier pages (as in a crawl), never the same page's
     line_verdict.cache_clear()
     for k, block in enumerate(blocks):
-        order = names[k % 3:] + names[:k % 3]
+        order = names[k % len(names):] + names[:k % len(names)]
         results: dict[str, list] = {}
         for who in order:
             extract = extractors[who].extract
@@ -238,7 +255,7 @@ def main() -> int:
     line_verdict.cache_clear()
     for k, block in enumerate(blocks):
         # the pipeline's situation: the page is parsed (by parse_html) before extraction
-        order = names[k % 3:] + names[:k % 3]
+        order = names[k % len(names):] + names[:k % len(names)]
         for who in order:
             extract = extractors[who].extract
             for i in block:
@@ -272,6 +289,12 @@ def main() -> int:
     print(f"  justext-plus / package, on a parsed tree:        {tree_time['theirs'] / tree_time['plus']:.2f}")
     print(f"  justext-plus / our engine, from the decoded string: {s_ours / s_plus:.2f}")
     print(f"  justext-plus / our engine, on a parsed tree:        {tree_time['ours'] / tree_time['plus']:.2f}")
+    if args.walk:
+        print(f"{args.extractor}'s walk alone (paragraphs and evidence, no decision):")
+        print(f"  walk / package, from the raw bytes:      {raw_time['theirs'] / raw_time['walk']:.2f}")
+        print(f"  walk / package, from the decoded string: {s_theirs / string_time['walk']:.2f}")
+        print(f"  the decision's share of {args.extractor}'s time from the raw bytes: "
+              f"{1 - raw_time['walk'] / raw_time['plus']:.1%}")
     return 0
 
 

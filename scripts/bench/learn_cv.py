@@ -117,6 +117,15 @@ CONFIGS: dict[str, dict] = {
     # both: stage 2 and stage 3 each read the features, CONTEXT and the two columns (of the
     # previous stage's probabilities)
     "s3gr": {"stage2": True, "stage3": True, "ctx": ["grand", "region"]},
+    # session 16: justext-plus's verdict as a stage-1 column (session 13's "jp", with stage 2)
+    "s2jp": {"stage2": True, "jp": True},
+    # stage 2 also reads stage 1's likely text before and after the paragraph and its distance
+    # from the nearest long paragraph stage 1 is sure of
+    "s2mass": {"stage2": True, "ctx": ["mass"]},
+    # a diagnosis, not a candidate: the wcxb-dev pages weighed down (0.1) or out (0.01), so that
+    # the snippet pages' labels decide
+    "s2w10": {"stage2": True, "wcxb_weight": 0.1},
+    "s2w01": {"stage2": True, "wcxb_weight": 0.01},
 }
 
 
@@ -356,6 +365,10 @@ def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarr
             lo, hi = cfg.get("clamp", (0.0, 1.0))
             t = min(max(t, lo), hi)
             jl.GOOD_AT, jl.BAD_BELOW = t + cfg["ef1"], t - cfg["ef1"]
+        if cfg.get("short_words") is not None:
+            # session 16: a short paragraph needs a higher probability (its thresholds shifted up)
+            short = np.array([q.features.get("words", 0) < cfg["short_words"] for q in r["inp"].paras])
+            p = p - cfg["short_shift"] * short
         _, cls = jl.decide_classes(p, r["inp"])
         if r["gold"] is not None:
             bag = Counter()
@@ -500,12 +513,12 @@ def cv2(pages: Pages, cfg: dict, folds: list[int], exclude: int | None, cols: np
 # on single folds.
 
 TRAIN_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
-              "f1_cap", "f1_power", "ctx", "stage2", "jp", "page_cap", "rounds2", "params2")
+              "f1_cap", "f1_power", "ctx", "stage2", "jp", "page_cap", "rounds2", "params2", "wcxb_weight")
 # stage 3's models: stage 2's keys and "stage3" (stage 2's keys leave it out: the stage-2 models of
 # a configuration with a third stage are those of the same configuration without it)
 STAGE3_KEYS = TRAIN_KEYS + ("stage3",)
 STAGE1_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
-               "f1_cap", "f1_power", "jp", "page_cap")
+               "f1_cap", "f1_power", "jp", "page_cap", "wcxb_weight")
 DECIDE: dict[str, dict] = {
     "d55": {},                                     # shipped: good >= 0.55, bad < 0.45, revision on, repeats of
                                                    # 30 characters or more out
@@ -515,6 +528,9 @@ DECIDE: dict[str, dict] = {
     # docs/justext_learned_cv_log.txt: those inside <pre>/<code> kept, documentation 0.9210 -> 0.9214)
     "d55rep": {"repeats": False},
     "d55r0": {"repeat_min": 0},
+    # session 16: paragraphs of fewer than W words kept from a higher probability (shifted by s)
+    **{f"sw{w}s{int(d * 100)}": {"short_words": w, "short_shift": d}
+       for w in (5, 10, 20, 40) for d in (0.05, 0.1, 0.15, 0.2)},
     # session 15: each page's own threshold t, the one that maximises its expected word F1 under the
     # probabilities (expected_f1_threshold), clamped; good >= t + ef1, bad < t - ef1
     "ef05": {"ef1": 0.05},
@@ -556,6 +572,8 @@ def labels_of(pages: Pages, i: int, cfg: dict):
         # tokens by (page tokens / main-text tokens) ** power, at most cap, scaled so that the
         # full-gold pages weigh as much in all as before (pages.f1_scale)
         w = w * f1_ratio(pages, i, cfg) / pages.f1_scale(cfg)
+    if not snippet and "wcxb_weight" in cfg:
+        w = w * cfg["wcxb_weight"]
     if snippet:
         w *= cfg.get("snippet_weight", 1.0)
         if cfg.get("neg_weight"):
@@ -606,8 +624,9 @@ def context_names(cfg: dict) -> list[str]:
 
     extra = cfg.get("ctx") or ()
     more = {"rel": ["p_rel_max", "p_rel_mean"], "rank": ["p_rank"], "kept_chars": ["p_kept_chars"],
-            "grand": ["p_grand"], "region": ["p_region"], "main": ["in_main", "log_main_out", "main_depth"]}
-    return list(CONTEXT) + [c for k in ("rel", "rank", "kept_chars", "grand", "region", "main")
+            "grand": ["p_grand"], "region": ["p_region"], "main": ["in_main", "log_main_out", "main_depth"],
+            "mass": ["mass_before", "mass_after", "log_dist_strong"]}
+    return list(CONTEXT) + [c for k in ("rel", "rank", "kept_chars", "grand", "region", "main", "mass")
                             if k in extra for c in more[k]]
 
 
@@ -670,6 +689,22 @@ def ctx_columns(pages: Pages, i: int, p: np.ndarray, cfg: dict) -> np.ndarray:
         cols.append((lca == len(c)).astype(float))
         cols.append(np.log1p(len(c) - lca))
         cols.append(np.full(n, float(len(c))))
+    if "mass" in extra:           # session 16: stage 1's likely text before and after, and how far the
+        chars = pages.struct[i][2]  # nearest paragraph it is sure of (a long one) is
+        m = p * chars
+        total = max(float(m.sum()), 1.0)
+        cum = np.cumsum(m)
+        cols.append((cum - m) / total)
+        cols.append((total - cum) / total if m.sum() > 0 else np.zeros(n))
+        strong = np.flatnonzero((p >= 0.8) & (chars >= 200))
+        if len(strong):
+            pos = np.arange(n)
+            k = np.searchsorted(strong, pos)
+            left = np.where(k > 0, pos - strong[np.maximum(k - 1, 0)], n)
+            right = np.where(k < len(strong), strong[np.minimum(k, len(strong) - 1)] - pos, n)
+            cols.append(np.log1p(np.minimum(left, right)))
+        else:
+            cols.append(np.full(n, np.log1p(n)))
     return np.hstack([out] + [c[:, None] for c in cols])
 
 
