@@ -636,6 +636,9 @@ class JustextLearnedExtractor(JustextPlusExtractor):
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
                 data: bytes | None = None) -> None:
         inp = self.page_input(paras, tree, title, page, data)
+        # what the page's page type reads of its structure (text_types.py): its declarations and
+        # named regions (justext-plus's rule verdicts, "items" and "fallback", are not made here)
+        page.meta["structure"] = structure.page_facts(inp.types, tree.kinds)
         X, struct = inp.columns()
         if self.capture is not None:
             self.capture.append((X, [p.text for p in paras], struct))

@@ -467,7 +467,11 @@ class JustextPlusExtractor(Extractor):
                 if page.parsed:
                     retry.tree   # a page given as lxml's tree is repaired on the same path (same result)
                 again = self._extract_once(retry)
-                if not self._left_empty(again):
+                # (justext-learned's _left_empty reads jusText's classes: its model's guard keeps
+                # something of any page. It also takes the repaired page when the first parse
+                # left its model nothing to keep, as when the buttons swallowed every paragraph)
+                if not self._left_empty(again) or (not any(p.cls == GOOD for p in paras)
+                                                   and any(p.cls == GOOD for p in again)):
                     if "structure" in retry.meta:
                         page.meta["structure"] = retry.meta["structure"]
                     return again

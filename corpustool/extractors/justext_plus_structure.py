@@ -521,6 +521,20 @@ def _restore(paras: list[Paragraph], members: Sequence[int], reasons: frozenset[
             p.features[feature] = True
 
 
+def page_facts(types: frozenset[str], kinds: dict[str, str]) -> frozenset[str]:
+    """What the page's declarations and named regions say of it, whatever decided its paragraphs
+    (the part of :func:`after_decide`'s answer that is no rule's verdict): ``discussion``,
+    ``product`` (schema.org types), ``comments`` (it has comment regions)."""
+    said = set()
+    if is_discussion(types):
+        said.add("discussion")
+    if is_product(types):
+        said.add("product")
+    if "comment" in kinds.values():
+        said.add("comments")
+    return frozenset(said)
+
+
 def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str, str],
                  chains: Sequence[Sequence[str]], html: str | None = None, tree: Any = None,
                  totals: tuple[int, int, dict[str, int]] | None = None) -> frozenset[str]:
@@ -530,13 +544,7 @@ def after_decide(paras: list[Paragraph], types: frozenset[str], kinds: dict[str,
     Returns what the structure said of the page (for its page type, text_types.py):
     ``discussion``, ``product``, ``items`` (a list of records was its content), ``comments``
     (it has comment regions), ``fallback`` (jusText's own verdict decided)."""
-    said = set()
-    if is_discussion(types):
-        said.add("discussion")
-    if is_product(types):
-        said.add("product")
-    if "comment" in kinds.values():
-        said.add("comments")
+    said = set(page_facts(types, kinds))
     if "description" in RULES and is_product(types):
         if restore_description(paras, html):
             totals = None

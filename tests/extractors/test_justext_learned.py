@@ -68,6 +68,39 @@ def test_a_repeat_of_kept_text_is_left_out():
         jl.DROP_REPEATS = True
 
 
+def test_a_page_its_buttons_swallowed_is_parsed_again():
+    """An unclosed block inside a <button> swallows the page (the parser nests the rest in the
+    button): parsed again without its buttons, as justext-plus does, even when jusText's own
+    classes keep nothing of the repaired page (two paragraphs of under 200 characters)."""
+    short = [TEXT[:150], QUESTION[:150]]
+    page = ("<html><body><button><div>Share</button>" + "".join(f"<p>{t}</p>" for t in short)
+            + "</body></html>")
+    paras = run(page).paragraphs
+    assert [p.text for p in paras] == short      # the repaired parse's paragraphs
+    assert any(p.is_good for p in paras)         # and the model keeps the page
+
+
+def test_the_page_type_reads_the_pages_declarations():
+    """The page type (text_types) reads what the page declares and names: justext-learned says it
+    as justext-plus does (a schema.org Product, a forum thread, comment regions)."""
+    from corpustool.extractors.base import Page
+    from corpustool.extractors.registry import get_extractor
+
+    def said(html: str) -> frozenset[str]:
+        page = Page(html, language="en")
+        get_extractor("justext-learned").extract(page)
+        return page.meta["structure"]
+
+    ld = "<script type='application/ld+json'>{{\"@context\": \"https://schema.org\", {}}}</script>"
+    product = PAGE.replace("<head>", "<head>" + ld.format('"@type": "Product", "offers": {"@type": "Offer"}'))
+    forum = PAGE.replace("<head>", "<head>" + ld.format('"@type": "DiscussionForumPosting"'))
+    comments = PAGE.replace("</article>", f"</article><div id='comments'><p>{ANSWER}</p></div>")
+    assert said(product) == {"product"}
+    assert said(forum) == {"discussion"}
+    assert "comments" in said(comments)
+    assert said(PAGE) == frozenset()
+
+
 def test_without_repeats_keeps_first_copies_and_short_lines():
     from corpustool.document import Paragraph
 
