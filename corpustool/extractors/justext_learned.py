@@ -363,16 +363,29 @@ class TreeModel:
     """A LightGBM binary model as arrays, evaluated for all rows and trees at once."""
 
     def __init__(self, data: dict[str, Any], features: Sequence[str] | None = None) -> None:
+        names = "FEATURES" if features is None else "STAGE2_FEATURES"
         features = FEATURES if features is None else list(features)
+        if not isinstance(data, dict):
+            raise OptionError("model: a stage is not a JSON object")
         if data.get("features") != features:
-            raise OptionError("the model was trained on other features than justext_learned.FEATURES")
-        self.init = float(data["init"])
-        self.feature = np.asarray(data["feature"], dtype=np.int64)
-        self.threshold = np.asarray(data["threshold"], dtype=np.float64)
-        self.left = np.asarray(data["left"], dtype=np.int64)       # child node; < 0: leaf ~index
-        self.right = np.asarray(data["right"], dtype=np.int64)
-        self.leaf = np.asarray(data["leaf"], dtype=np.float64)
-        self.roots = np.asarray(data["roots"], dtype=np.int64)
+            raise OptionError(f"the model was trained on other features than justext_learned.{names}")
+        try:
+            self.init = float(data["init"])
+            self.feature = np.asarray(data["feature"], dtype=np.int64)
+            self.threshold = np.asarray(data["threshold"], dtype=np.float64)
+            self.left = np.asarray(data["left"], dtype=np.int64)       # child node; < 0: leaf ~index
+            self.right = np.asarray(data["right"], dtype=np.int64)
+            self.leaf = np.asarray(data["leaf"], dtype=np.float64)
+            self.roots = np.asarray(data["roots"], dtype=np.int64)
+        except KeyError as e:
+            raise OptionError(f"model: no {e.args[0]!r} array") from None
+        except (TypeError, ValueError, OverflowError):
+            raise OptionError("model: 'init' is not a number, or an array is not a flat list of numbers") from None
+        if any(a.ndim != 1 for a in (self.feature, self.threshold, self.left, self.right, self.leaf, self.roots)):
+            raise OptionError("model: an array that is not a flat list of numbers")
+        # (a NaN would make every comparison false and every probability NaN: all text kept)
+        if not (np.isfinite(self.init) and np.isfinite(self.leaf).all() and not np.isnan(self.threshold).any()):
+            raise OptionError("model: a value that is not a number (NaN or infinite)")
         n_nodes, n_leaves, n_feat = len(self.feature), len(self.leaf), len(features)
         self.n_features = n_feat
         for a in (self.left, self.right, self.roots):
@@ -519,8 +532,21 @@ class LearnedModel:
 
     @classmethod
     def load(cls, path: str | Path) -> "LearnedModel":
-        with open(path, encoding="utf-8") as fh:
-            return cls(json.load(fh))
+        """The model file's arrays; a file that cannot be read or is no such model is refused
+        with an error naming it."""
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except OSError as e:
+            raise OptionError(f"model {path}: cannot be read ({e.strerror or e})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise OptionError(f"model {path}: not a JSON file ({e})") from None
+        if not isinstance(data, dict):
+            raise OptionError(f"model {path}: not a justext-learned model (a JSON object of arrays)")
+        try:
+            return cls(data)
+        except OptionError as e:
+            raise OptionError(f"model {path}: {str(e).removeprefix('model: ')}") from None
 
     def predict(self, X: np.ndarray, paras: Sequence[Paragraph], struct: Struct | None = None) -> np.ndarray:
         prob = self.stage1.predict(X)

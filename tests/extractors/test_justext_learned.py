@@ -257,6 +257,29 @@ def test_model_arrays_are_checked():
     assert model.raw_score(X).tolist() == model.raw_score_numpy(X).tolist()
 
 
+def test_a_broken_model_file_is_refused_by_name(tmp_path):
+    """A model file that cannot be read, is no JSON, or holds no usable arrays (a NaN would keep
+    every paragraph) is refused with an error that names the file: never a traceback."""
+    data = json.loads(jl.MODEL_PATH.read_text(encoding="utf-8"))
+    cases = {"missing.json": None, "bytes.json": b"\xff\xfe\x00", "syntax.json": "{not json",
+             "list.json": [1, 2], "noinit.json": {k: v for k, v in data.items() if k != "init"},
+             "initstr.json": dict(data, init="abc"), "nested.json": dict(data, leaf=[[1.0]] * len(data["leaf"])),
+             "nan.json": dict(data, leaf=[float("nan")] * len(data["leaf"])),
+             "stage2.json": dict(data, stage2={"features": data["features"]})}
+    for name, content in cases.items():
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        elif isinstance(content, str):
+            path.write_text(content)
+        elif content is not None:
+            path.write_text(json.dumps(content))
+        with pytest.raises(OptionError, match=f"model {path}: "):
+            jl.LearnedModel.load(path)
+    with pytest.raises(OptionError, match="STAGE2_FEATURES"):
+        jl.LearnedModel.load(tmp_path / "stage2.json")
+
+
 def test_gold_labels():
     g = GoldIndex("A Title\n\nThe first paragraph of the text has words in it.\nPosted by Ann")
     assert g.label("the first paragraph of the text") == 1
