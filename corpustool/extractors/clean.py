@@ -116,7 +116,16 @@ class Clean(DocumentStage):
 
     def decode(self, doc: Document) -> bool:
         if doc.html is not None:   # given as text (JSON Lines "html", the library API)
-            doc.html = encoding.strip_controls(doc.html)
+            # the same size limits as for bytes, on the text's UTF-8 length
+            html = doc.html
+            size = len(html) if html.isascii() else len(html.encode("utf-8", "surrogatepass"))
+            if size > self.max_bytes:
+                doc.drop("too-large")
+                return False
+            if size < self.min_bytes:
+                doc.drop("too-small")
+                return False
+            doc.html = encoding.strip_controls(html)
             return True
         codings = doc.meta.pop(ENCODED, None)
         if codings and doc.raw is not None:

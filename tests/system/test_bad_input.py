@@ -52,6 +52,17 @@ def test_page_over_the_size_limit_is_dropped_with_a_reason():
     assert stage.stats.drops == {"too-large": 1}
 
 
+def test_page_given_as_text_has_the_same_size_limit():
+    """JSON Lines' "html" field and the library's text: the limit counts the text's UTF-8 bytes."""
+    stage = Clean(languages=["en"], max_bytes=1000)
+    assert stage.apply(Document(id="big", html="<p>" + "x " * 2000)) is None
+    # 400 characters of two bytes each: over 1000 bytes, not over 1000 characters
+    assert stage.apply(Document(id="wide", html="<p>" + "é " * 400)) is None
+    assert stage.stats.drops == {"too-large": 2}
+    text = "The council met on Tuesday evening to discuss the old library building. " * 3
+    assert stage.apply(Document(id="small", html=f"<p>{text}</p>")) is not None
+
+
 def test_control_characters_in_given_text_are_removed():
     import corpustool
 
