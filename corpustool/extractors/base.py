@@ -45,6 +45,14 @@ def parse_html(html: str) -> etree._Element | None:
         return None
 
 
+def parse_stopped_early() -> bool:
+    """Whether the last :func:`parse_html` stopped before the end of its page: libxml2 halts at a
+    resource limit (256 open elements: a page of unclosed tags gets there), and the rest of the
+    page is not in the tree. (A fatal error ends the parse: it is the parser's last error.)"""
+    last = _HTML_PARSER.error_log.last_error
+    return last is not None and last.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT
+
+
 def html_bytes(html: str) -> bytes | None:
     """The bytes :func:`parse_html` gives libxml2 (None: nothing to parse); shared with the
     SAX parse of justext-plus's fast path, which must read exactly the same input."""
@@ -63,6 +71,10 @@ def html_bytes(html: str) -> bytes | None:
 _utf8_bytes = backend.text_scan.get("utf8_bytes")
 
 
+# (libxml2 stops at 256 open elements, and the rest of the page is lost: parse_stopped_early tells,
+# the clean stage counts it. Its HUGE option, huge_tree, would stop at 2048, but the recursive walks
+# of several extractors (urltree's, ...) cannot go that deep, and every paragraph's XPath and DOM
+# path would grow 8 times longer)
 _HTML_PARSER = etree.HTMLParser(remove_comments=True, encoding="utf-8", collect_ids=False)
 
 
@@ -100,6 +112,8 @@ class Page:
         if not self._tree_done:
             self._tree = parse_html(self.html)
             self._tree_done = True
+            if self._tree is not None and parse_stopped_early():
+                self.meta["truncated"] = True     # the clean stage counts it and names the page
         return self._tree
 
 

@@ -356,6 +356,27 @@ def _prefixes(xpath: str) -> list[str]:
     return out
 
 
+def _shared_prefixes(xpath: str, known: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """:func:`_prefixes` as a tuple, built from the parent's tuple in ``known`` (filled on the
+    way): the ancestors of a page's paragraphs are computed once each, not once per paragraph."""
+    got = known.get(xpath)
+    if got is not None:
+        return got
+    # up to the nearest known ancestor, then down again (a loop: no recursion depth to mind)
+    chain = [xpath]
+    cut = xpath.rfind("/")
+    while cut > 0:
+        parent = xpath[:cut]
+        if parent in known:
+            break
+        chain.append(parent)
+        cut = xpath.rfind("/", 0, cut)
+    base = known.get(xpath[:cut], ()) if cut > 0 else ()
+    for x in reversed(chain):
+        base = known[x] = base + (x,)
+    return base
+
+
 class XPathTree:
     """Where each paragraph sits among the evidence, from the XPath strings (regions() and the paragraphs).
 
@@ -369,7 +390,10 @@ class XPathTree:
     def __init__(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],
                  why: dict[str, str] | None = None) -> None:
         self.kinds, self.hints, self.why = kinds, hints, why
-        self.prefixes = [_prefixes(p.xpath) if p.xpath.startswith("/") else [] for p in paras]
+        # (each element's prefixes once, from its parent's: a paragraph's own would cost its
+        # depth squared in characters, and a page of 2,000 unclosed tags has 2,000 of them)
+        known: dict[str, tuple[str, ...]] = {}
+        self.prefixes = [_shared_prefixes(p.xpath, known) if p.xpath.startswith("/") else () for p in paras]
         evidence = set(kinds).union(hints)
         self.chains = [tuple(x for x in pre if x in evidence) for pre in self.prefixes]
 

@@ -725,3 +725,19 @@ def test_the_decisions_rules_on_hand_made_pages(native_backend):
     # (the element of the longest XPath among those with the share, not the last one)
     assert [p.features["main"] for p in decided(HAND_MADE["negative total weight"])] == [True, False, False]
     assert [p.cls for p in decided(HAND_MADE["crowded names"])[:5]] == ["good"] * 5
+
+
+def test_xpath_prefixes_are_built_once_per_element():
+    """XPathTree's ancestors of each paragraph (the pure-Python path): the same as the XPath's own
+    prefixes, and a deep page's shared ancestors are one tuple, not one string per paragraph
+    (a page of 250 unclosed tags cost its depth squared in characters per paragraph)."""
+    xpaths = ["/html[1]/body[1]/div[2]/p[1]", "/html[1]/body[1]/div[2]/p[2]", "/html[1]/body[1]",
+              "/html[1]", "/html[1]/body[1]/div[2]/div[1]/p[3]", "/html[1]/body[1]/div[10]"]
+    known: dict = {}
+    for x in xpaths:
+        assert list(jp._shared_prefixes(x, known)) == jp._prefixes(x)
+    deep = "/html[1]/body[1]" + "/div[1]" * 250
+    a = jp._shared_prefixes(deep + "/p[1]", known)
+    b = jp._shared_prefixes(deep + "/p[2]", known)
+    assert a[:-1] is not b[:-1] and a[-2] is b[-2]      # the ancestors' strings are shared
+    assert list(a) == jp._prefixes(deep + "/p[1]")

@@ -232,3 +232,31 @@ def test_build_decompresses_in_the_worker_and_drops_a_bomb_as_too_large(tmp_path
         assert f'url="http://ex.example/{name}"' in text
     dropped = {json.loads(line)["url"]: json.loads(line)["reason"] for line in rejects.read_text().splitlines()}
     assert dropped == {"http://ex.example/bomb": "too-large", "http://ex.example/broken": "bad-payload"}
+
+
+
+DEEP_BEFORE = ("The council met on Tuesday evening to discuss the future of the old library building in the "
+               "centre of the town, which has been empty since the new one opened.")
+DEEP_AFTER = ("Residents waited in the drizzle to be among the first to cross the new bridge, and many of "
+              "them stopped in the middle of it to take photographs of the river.")
+
+
+def deep_page(depth: int) -> bytes:
+    return (f"<html><body><p>{DEEP_BEFORE}</p>" + "<div>" * depth + "<p>x</p>" + "</div>" * depth
+            + f"<p>{DEEP_AFTER}</p></body></html>").encode()
+
+
+def test_a_parse_stopped_at_the_parsers_limit_is_counted_and_named(capsys):
+    """libxml2 stops at 256 open elements (a page of unclosed tags gets there): the text before is
+    kept, the loss is counted (stats: truncated) and the message names the document; a page
+    within the limit is not."""
+    for extractor in ("justext-plus", "justext-learned"):
+        stage = Clean(extractor=extractor, languages=["en"])
+        doc = stage.apply(Document(id="deep-page", url="http://x.example/deep", raw=deep_page(300)))
+        assert [p.text for p in doc.paragraphs if p.is_good] == [DEEP_BEFORE]
+        assert doc.meta["truncated"] == "parser limit"
+        assert stage.stats.extra == {"truncated": 1}
+        assert "deep-page (http://x.example/deep)" in capsys.readouterr().err
+        doc = stage.apply(Document(id="deep-enough", url="http://x.example/ok", raw=deep_page(200)))
+        assert DEEP_AFTER in [p.text for p in doc.paragraphs if p.is_good]
+        assert "truncated" not in doc.meta and stage.stats.extra == {"truncated": 1}
