@@ -213,3 +213,31 @@ def test_inspect_shows_a_page_build_would_drop_with_the_wanted_stoplist():
     html = "<html><body>" + "".join(f"<p>{CHINESE}</p>" for _ in range(3)) + "</body></html>"
     ins = inspect_page(html.encode("utf-8"), language="de,cs")
     assert ins.language in ("de", "cs") and ins.language_source == "fallback; build drops it as unwanted-language"
+
+
+
+def test_inspect_takes_the_extractors_options_as_build_does(tmp_path, capsys):
+    """--comments and --option reach the extractor (comments kept, a learned model file), and a bad
+    one is refused with the clean stage's error, exit 2."""
+    reply = ("I remember reading there as a child, the building has so much history and it would be a "
+             "shame to lose it to another block of flats.")
+    page = tmp_path / "article.html"
+    page.write_text(f"<html lang='en'><head><title>Library</title></head><body><article><h1>Library</h1>"
+                    f"<p>{GOOD_TEXT}</p></article><div id='comments'><h3>Comments</h3>"
+                    f"<div class='comment'><p>{reply}</p></div></div></body></html>", encoding="utf-8")
+    out = tmp_path / "report.html"
+
+    def reply_class(*options: str) -> str:
+        assert main(["inspect", str(page), "--extractor", "justext-learned", "-o", str(out), *options]) == 0
+        capsys.readouterr()
+        tree = report_tree(out.read_text(encoding="utf-8"))
+        (par,) = [d for d in tree.xpath("//div[@data-cls]") if reply in d.text_content()]
+        return par.get("data-cls")
+
+    assert reply_class() == "bad"
+    assert reply_class("--comments", "keep") == "good"
+    assert reply_class("--option", "comments=keep") == "good"
+    assert main(["inspect", str(page), "--extractor", "justext-learned", "--option",
+                 f"model={tmp_path / 'none.json'}", "-o", str(out)]) == 2
+    assert "model " in capsys.readouterr().err
+    assert main(["inspect", str(page), "--option", "bogus", "-o", str(out)]) == 2

@@ -173,9 +173,28 @@ def add_clean_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("cleaning")
     add_options(g, ("languages", "extractor", "preset", "stoplist_file"))
     add_options(g, JUSTEXT_NAMES + ("region_max_link_density", "comments"))
-    g.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="an option of the chosen extractor (repeatable), e.g. --option tc=15 for tcsw")
+    add_extractor_option(g)
     add_options(g, ("max_bytes", "min_bytes", "max_paragraphs", "no_stoplist"))
+
+
+def add_extractor_option(p: Any) -> None:
+    """``--option NAME=VALUE``: any option of the chosen extractor (read by :func:`extractor_options`)."""
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="an option of the chosen extractor (repeatable), e.g. --option tc=15 for tcsw")
+
+
+def extractor_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The extractor options of ``--option NAME=VALUE`` (values converted as eval's are)."""
+    from ..eval.runner import convert_value
+
+    kw: dict[str, Any] = {}
+    for item in getattr(args, "option", None) or ():
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise OptionError(f"--option needs NAME=VALUE, not {item!r}")
+        kw[name.strip().replace("-", "_")] = convert_value(value.strip())
+    return kw
+
 
 def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments of :class:`corpustool.extractors.clean.Clean` from parsed options."""
@@ -194,13 +213,7 @@ def clean_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, name, None)
         if value is not None:
             kw[name] = value
-    from ..eval.runner import convert_value
-
-    for item in getattr(args, "option", None) or ():
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise OptionError(f"--option needs NAME=VALUE, not {item!r}")
-        kw[name.strip().replace("-", "_")] = convert_value(value.strip())
+    kw.update(extractor_options(args))
     return kw
 
 

@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 
 from ..errors import OptionError
+from ..options import add_options
+from .common import add_extractor_option, extractor_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                   "page's <html lang>, else guessed from its text, else English")
     p.add_argument("--extractor", help="extraction method (default: the pipeline's, see 'corpustool extractors')")
     p.add_argument("--preset", help="jusText preset: justext (lengths in characters) or A, B, C, D (tokens)")
+    add_options(p, ("comments",))
+    add_extractor_option(p)
     p.set_defaults(func=run_inspect)
 
 
@@ -39,6 +43,9 @@ def run_inspect(args: argparse.Namespace) -> int:
         raise OptionError(f"cannot read {src}: {exc.strerror}") from None
     raw = page_bytes(args, str(src), raw)
     options = {"preset": args.preset} if args.preset else {}
+    if args.comments is not None:
+        options["comments"] = args.comments
+    options.update(extractor_options(args))
     ins = inspect_page(raw, source=str(src), language=args.lang, extractor=args.extractor, **options)
     report = render(ins)
     if args.output == "-":
