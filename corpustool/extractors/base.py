@@ -45,12 +45,15 @@ def parse_html(html: str) -> etree._Element | None:
         return None
 
 
-def parse_stopped_early() -> bool:
-    """Whether the last :func:`parse_html` stopped before the end of its page: libxml2 halts at a
-    resource limit (256 open elements: a page of unclosed tags gets there), and the rest of the
-    page is not in the tree. (A fatal error ends the parse: it is the parser's last error.)"""
+def parse_stopped_early() -> str | None:
+    """Why the last :func:`parse_html` stopped before the end of its page (libxml2's message), or
+    None: libxml2 halts at a resource limit (256 open elements: a page of unclosed tags gets there;
+    10 MB of text in one node), and the rest of the page is not in the tree. (A fatal error ends
+    the parse: it is the parser's last error.)"""
     last = _HTML_PARSER.error_log.last_error
-    return last is not None and last.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT
+    if last is None or last.type != etree.ErrorTypes.ERR_RESOURCE_LIMIT:
+        return None
+    return (last.message or "a resource limit").strip()
 
 
 def html_bytes(html: str) -> bytes | None:
@@ -112,8 +115,10 @@ class Page:
         if not self._tree_done:
             self._tree = parse_html(self.html)
             self._tree_done = True
-            if self._tree is not None and parse_stopped_early():
-                self.meta["truncated"] = True     # the clean stage counts it and names the page
+            if self._tree is not None:
+                why = parse_stopped_early()
+                if why is not None:
+                    self.meta["truncated"] = why     # the clean stage counts it and names the page
         return self._tree
 
 

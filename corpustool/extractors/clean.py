@@ -262,14 +262,14 @@ class Clean(DocumentStage):
         start = time.perf_counter()
         doc.paragraphs = self.extractor.extract(page)
         self.extract_seconds += time.perf_counter() - start
-        if page.meta.get("truncated"):
-            # the parser stopped at its limit (256 nested elements): what follows is not in the
-            # tree; the page's text before it is kept, the loss counted and named
-            doc.meta["truncated"] = "parser limit"
+        why = page.meta.get("truncated")
+        if why:
+            # the parser stopped at one of its limits (256 nested elements): what follows is not in
+            # the tree; the page's text before it is kept, the loss counted and named
+            doc.meta["truncated"] = f"the HTML parser stopped: {why}"
             self.stats.extra["truncated"] += 1
             print(f"corpustool: clean: document {doc.id} ({doc.url or doc.source}): the HTML parser stopped "
-                  "at its limit of 256 nested elements; the page's text after that point is missing",
-                  file=sys.stderr)
+                  f"at one of its limits ({why}); the page's text after that point is missing", file=sys.stderr)
         if not doc.paragraphs and page.tree is None:
             # (the extractor parsed the page its own way: nothing to parse is still "empty")
             doc.drop("empty")
