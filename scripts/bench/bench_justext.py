@@ -23,6 +23,9 @@ default extractor: the engine plus page structure), as ratios to the package
 string, our engine and justext-plus parse with lxml's libxml2 (its HTML parser's
 SAX calls) into the walk's own tree (corpustool/native/sax_arena.pxi); on a parsed
 tree they walk lxml's.
+``--walk`` also times the extractor with its decision skipped (its walk's
+paragraphs, jusText's classes and the evidence alone): the speed no decision on
+that walk can pass, and the decision's share of the extractor's time.
 justext-plus caches what a line's text alone says (``line_verdict``): each of
 the two passes (from the bytes and string; on a tree) starts with the cache
 empty, so a page meets only lines of earlier pages, as in a crawl.
