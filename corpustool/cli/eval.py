@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from typing import Any
 
@@ -125,6 +126,11 @@ def run(args: argparse.Namespace) -> int:
         if clashes:
             raise OptionError(f"--filter: labels that differ only in punctuation ({', '.join(clashes)}); "
                               "name the extractors with LABEL=... or use e1, e2, ...")
+        # e1, e2, ... name the extractors by position: a label of that form elsewhere would be shadowed
+        shadowed = [a for n, a in enumerate(names, 1) if re.fullmatch(r"e\d+", a) and a != f"e{n}"]
+        if shadowed:
+            raise OptionError(f"--filter: the label {shadowed[0]} is also the name of extractor number "
+                              f"{shadowed[0][1:]} (e1, e2, ... count the extractors in order); choose another label")
         aliases = set(names) | {f"e{n}" for n in range(1, len(ev.configs) + 1)}
         flt = Filter(args.filter, aliases, set(METRIC_NAMES))
     if not ev.configs:
@@ -140,7 +146,16 @@ def run(args: argparse.Namespace) -> int:
     if args.cv:
         from ..eval.cv import fold_models, trainable
 
-        learners = [c for c in ev.configs if trainable(c)]
+        learners = []
+        for c in ev.configs:
+            if not trainable(c):
+                continue
+            if "model" in c.options:
+                # the model asked for is used as it is: say that its figures are not cross-validated
+                print(f"corpustool eval --cv: {c.label} uses the model it names (model={c.options['model']}), "
+                      f"not one trained per fold: its figures are not cross-validated", file=sys.stderr)
+                continue
+            learners.append(c)
         if learners:
             models = fold_models(args.train or [args.gold], args.cv, quiet=args.quiet)
             ev.set_folds(args.cv, {c.label: [{"model": m} for m in models] for c in learners})

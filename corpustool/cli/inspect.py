@@ -113,5 +113,5 @@ def _chosen_page(args: argparse.Namespace, path: str, kind: str) -> bytes:
         n += 1
         if n == args.record or (args.url is not None and doc.url == args.url):
             return doc.raw if doc.raw is not None else doc.html.encode("utf-8")
-    wanted = f"page {args.record}" if args.record is not None else f"a page with URL {args.url}"
+    wanted = f"page {args.record}" if args.record is not None else f"page with URL {args.url}"
     raise DataError(f"{path} holds no {wanted} ({n} page{'s' if n != 1 else ''})")

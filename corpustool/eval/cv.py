@@ -48,6 +48,17 @@ def fold_models(train_specs: Sequence[str], k: int, quiet: bool = False) -> list
         print(f"corpustool eval --cv: features of {len(pages)} training pages, then {k} models",
               file=sys.stderr)
     data = collect(pages)
+    # each fold's model learns from the other folds' domains: every fold needs some outside it
+    from ..errors import OptionError
+    from .breakdown import fold_of
+
+    folds = {fold_of(d["domain"], k) for d in data}
+    if len(folds) < 2:
+        domains = len({d["domain"] for d in data})
+        raise OptionError(f"--cv {k}: the training pages ({len(data)} with paragraphs to learn from, of "
+                          f"{domains} domain{'s' if domains != 1 else ''}) fall in "
+                          f"{'no fold' if not folds else 'one fold'}: a fold's model learns from the other "
+                          f"folds' domains, so --train needs pages of more domains", option="train")
     return train_folds(data, k)
 
 

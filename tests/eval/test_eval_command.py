@@ -144,6 +144,9 @@ def test_trafilatura_peer(cleaneval_dir, tmp_path):
     (["--sweep", "length_low"], "--sweep"),
     (["--limit", "0"], "--limit"),
     (["--extractor", "justext", "--sweep", "length_low=a,b"], "nothing to evaluate"),   # no skip notes first
+    # a label e2 on the first extractor: --filter's e2 (the second) would silently win
+    (["--extractor", "e2=justext", "--extractor", "justext-plus", "--filter", "e2.f1 > 0.5"],
+     "the label e2 is also the name of extractor number 2"),
 ])
 def test_invalid_options_exit_2(cleaneval_dir, capsys, argv, message):
     code = main(["eval", "--gold", str(cleaneval_dir), "-q", *argv])
@@ -256,3 +259,17 @@ def test_lang_without_stoplist_is_evaluated_as_build_cleans_it(cleaneval_dir):
     code, text = run_cli(["eval", "--gold", str(cleaneval_dir), "--extractor", "justext", "--lang", "zh", "-q",
                           "--bootstrap", "0"])
     assert code == 0 and "lang: zh" in text
+
+
+def test_cv_keeps_a_model_the_configuration_names(cleaneval_dir, capsys):
+    """--cv trains a model per fold for justext-learned, but not over a model the configuration
+    names: that one is used, and the note says its figures are not cross-validated."""
+    code = main(["eval", "--gold", str(cleaneval_dir), "-q", "--cv", "2", "--bootstrap", "0",
+                 "--extractor", "justext-learned:model=none", "--extractor", "justext"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "justext-learned:model=none uses the model it names (model=none)" in err
+    # model=none is jusText's own classes: the same scores as classic jusText
+    rows = {line.split()[0]: line.split()[-4:] for line in out.splitlines()
+            if line.startswith(("justext-learned:model=none ", "justext "))}
+    assert rows["justext-learned:model=none"] == rows["justext"]

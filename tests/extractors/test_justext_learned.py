@@ -332,6 +332,11 @@ def test_cv_scores_each_page_with_a_model_blind_to_its_domain(tmp_path, monkeypa
     assert models == [0, 1, 2]
     for f, domains in seen:
         assert all(fold_of(d, 3) != f for d in domains)
+    # training pages of one domain (one fold): no fold's model could learn, refused in one line
+    monkeypatch.setattr(learn, "collect", lambda pages, progress=None: [
+        dict(d, domain="example.com") for d in fake_collect(pages)])
+    with pytest.raises(OptionError, match="fall in one fold"):
+        cv.fold_models([f"wcxb:{gold}"], 3, quiet=True)
 
 
 def test_cv_cli_and_collapses(tmp_path):
