@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import zlib
 import json
 import os
 import re
@@ -473,9 +474,15 @@ def read_annotated(path: Path, min_agreement: int = 0) -> Iterator[GoldPage]:
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()
                                                  and p.name.lower().endswith((".html", ".htm", ".html.gz")))
     for f in files:
-        data = f.read_bytes()
-        if f.name.endswith(".gz"):
-            data = gzip.decompress(data)
+        try:
+            data = f.read_bytes()
+            if f.name.endswith(".gz"):
+                data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            # (gzip.BadGzipFile is an OSError) one unreadable page is skipped and named, as the
+            # other readers do
+            _warn(f"{f}: cannot be read ({exc}); skipped")
+            continue
         html = encoding.decode(data).text
         nodes, stripped, style = parse_annotated(html)
         if style is None:

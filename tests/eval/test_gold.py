@@ -154,3 +154,13 @@ def test_bad_specs_are_refused(tmp_path):
     write(tmp_path / "x.json", "[1, 2]")
     with pytest.raises(OptionError):
         read_gold(str(tmp_path / "x.json"))
+
+
+def test_an_unreadable_annotated_page_is_skipped_and_named(tmp_path, capsys):
+    """One damaged .html.gz of an annotated gold: skipped with its name, the others read."""
+    good = '<html><body><div class="nav gold-bad">Menu</div><div class="gold-good">Text</div></body></html>'
+    (tmp_path / "a.html.gz").write_bytes(gzip.compress(good.encode()))
+    (tmp_path / "b.html.gz").write_bytes(b"not gzip")
+    pages = read_gold(f"annotated:{tmp_path}")
+    assert [p.id for p in pages] == ["a.html.gz"]
+    assert f"{tmp_path / 'b.html.gz'}: cannot be read" in capsys.readouterr().err
