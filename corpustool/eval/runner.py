@@ -58,6 +58,10 @@ class Config:
         return identifier(self.label)
 
 
+# the evaluation's warm-up pass (Evaluation._warm_up): classic jusText, never reported
+_WARMER = Config(label="\0warm-up", extractor="justext")
+
+
 def identifier(label: str) -> str:
     name = re.sub(r"\W+", "_", label).strip("_") or "_"
     return "_" + name if name[0].isdigit() else name
@@ -408,21 +412,31 @@ class Evaluation:
                 progress(done)
 
     def _warm_up(self) -> None:
-        """Run each configuration once on the first readable page; nothing is kept."""
+        """Run each configuration once on the first readable page; nothing is kept. With more
+        than one configuration, the clean stage's later one-off loads (the encoding detector,
+        each language's stoplist and models, met on later pages) are made by classic jusText on
+        every page first, untimed: they are shared, and would be charged to whichever
+        configuration met them first."""
+        first = True
         for page in self.pages:
             try:
                 raw, html_text = page.load()
             except OSError:
                 continue
-            context = _PageContext(page, raw, html_text)
             lang_key = self._lang_key(html_text, raw)
-            for cfg in self.configs:
-                with self._own_caches(cfg):
-                    if cfg.peer:
-                        self._run_peer(cfg, -1, context, lang_key, quiet=True)
-                    else:
-                        self._run_stage(cfg, -1, page, raw, html_text, lang_key, quiet=True)
-            return
+            if first:
+                context = _PageContext(page, raw, html_text)
+                for cfg in self.configs:
+                    with self._own_caches(cfg):
+                        if cfg.peer:
+                            self._run_peer(cfg, -1, context, lang_key, quiet=True)
+                        else:
+                            self._run_stage(cfg, -1, page, raw, html_text, lang_key, quiet=True)
+                first = False
+                if len(self.configs) < 2:
+                    return
+                continue
+            self._run_stage(_WARMER, -1, page, raw, html_text, lang_key, quiet=True)
 
     @contextmanager
     def _own_caches(self, cfg: Config) -> Iterator[None]:

@@ -273,3 +273,25 @@ def test_cv_keeps_a_model_the_configuration_names(cleaneval_dir, capsys):
     rows = {line.split()[0]: line.split()[-4:] for line in out.splitlines()
             if line.startswith(("justext-learned:model=none ", "justext "))}
     assert rows["justext-learned:model=none"] == rows["justext"]
+
+
+def test_one_off_loads_are_not_charged_to_the_first_configuration(cleaneval_dir, monkeypatch):
+    """What the clean stage loads once on a later page (the encoding detector, a language's
+    stoplist) is loaded by an untimed warm-up pass over every page, not by whichever
+    configuration meets it first; with one configuration there is nothing to compare."""
+    calls = []
+    real = Evaluation._run_stage
+
+    def spy(self, cfg, index, *args, **kwargs):
+        calls.append((cfg.label, index))
+        return real(self, cfg, index, *args, **kwargs)
+
+    monkeypatch.setattr(Evaluation, "_run_stage", spy)
+    pages = read_gold(str(cleaneval_dir))
+    for configs, warm in (([parse_config("justext"), parse_config("justext-plus")], 1), ([parse_config("justext")], 0)):
+        calls.clear()
+        ev = Evaluation(pages, configs)
+        ev.run()
+        # the first page warms each configuration; each later page is met first by the warm-up pass
+        assert [c for c in calls if c[1] == -1] == [(c.label, -1) for c in configs] + [("\0warm-up", -1)] * warm
+        assert set(ev.results) == {c.label for c in configs}
