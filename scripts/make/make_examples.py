@@ -79,8 +79,11 @@ def make_examples(dest: str | os.PathLike) -> Path:
         name = f"page{n:03d}.html"
         (work / "pages" / name).write_bytes(raw)
         text = unicodedata.normalize("NFC", decode(raw).text)
-        title = next((t for t in articles if t in text), None)
-        if title is None or doc.url in gold:
+        # the page's own article: the one with most of its paragraphs on the page (a related-links
+        # box names other articles' titles, never their text)
+        found = {t: sum(p[:60] in text for p in paras[1:]) for t, paras in articles.items() if t in text}
+        title = max(found, key=lambda t: (found[t], t), default=None)
+        if title is None or not found[title] or doc.url in gold:
             continue
         (work / "snippets" / "pages" / name).write_bytes(raw)
         gold[doc.url] = {"file": name, "with": [p[:60] for p in articles[title][1:]],
