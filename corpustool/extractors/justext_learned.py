@@ -649,15 +649,20 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         comments = (structure.in_comment_blocks(kinds, tree.chains) if "comment" in kinds.values()
                     else [False] * len(paras))
         has_comments = any(comments)
-        posts = has_comments and structure.comments_are_content(types, self.comments, paras, kinds, tree.chains)
-        if posts and (self.comments == "keep" or POSTS_HIDE_COMMENTS):
+        # (the model reads the page as the default sees it, whatever the setting: it was trained so;
+        # comments=keep decides an article's comment section apart, see _decide)
+        posts = has_comments and structure.comments_are_content(types, "drop", paras, kinds, tree.chains)
+        if posts and POSTS_HIDE_COMMENTS:
             # the page's comment blocks are its text: no comment regions for the model either
             kinds = {x: k for x, k in kinds.items() if k != "comment"}
+        article_comments = has_comments and not posts
         # comments=drop on an article: its comment section goes, whatever the model says (unless
         # the named blocks hold most of jusText's text: then the model decides)
-        drop = (not posts and has_comments and not structure.comments_hold_bulk(paras, comments))
+        drop = (self.comments == "drop" and article_comments and not structure.comments_hold_bulk(paras, comments))
+        keep = self.comments == "keep" and article_comments
         return PageInput(paras, kinds, tree.hints, tree.chains, types, title,
-                         comments if drop else None, self.engine.params_for(page).max_heading_distance, posts)
+                         comments if drop else None, self.engine.params_for(page).max_heading_distance, posts,
+                         comments if keep else None)
 
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
                 data: bytes | None = None) -> None:
@@ -672,6 +677,17 @@ class JustextLearnedExtractor(JustextPlusExtractor):
             return
         prob = self.model.predict(X, paras, struct)
         cf, cls = decide_classes(prob, inp)
+        if inp.keep is not None:
+            # comments=keep on an article: its comment section is judged as text (its comment
+            # regions hidden from the model, as on a thread of posts); the rest as the default has it
+            kinds = {x: k for x, k in inp.kinds.items() if k != "comment"}
+            as_text = PageInput(paras, kinds, inp.hints, inp.chains, inp.types, inp.title, None,
+                                inp.max_heading_distance, inp.posts)
+            X2, struct2 = as_text.columns()
+            cf2, cls2 = decide_classes(self.model.predict(X2, paras, struct2), as_text)
+            for i, inside in enumerate(inp.keep):
+                if inside:
+                    cf[i], cls[i] = cf2[i], cls2[i]
         for p, c, f in zip(paras, cls, cf):
             p.features["jt_class"] = p.cls
             p.cf_class = f
@@ -687,16 +703,19 @@ class PageInput:
     """One page as justext-learned sees it: the engine's paragraphs (jusText's classes), the
     evidence regions (comment regions gone when the comment blocks are the page's posts), the
     schema.org types, the title; ``drop``: the paragraphs an article's comment section holds,
-    removed whatever the model says (None: nothing forced)."""
+    removed whatever the model says (None: nothing forced); ``keep``: those paragraphs, judged
+    as text apart from the rest (comments=keep; None: not asked)."""
 
-    __slots__ = ("paras", "kinds", "hints", "chains", "types", "title", "drop", "max_heading_distance", "posts")
+    __slots__ = ("paras", "kinds", "hints", "chains", "types", "title", "drop", "max_heading_distance", "posts",
+                 "keep")
 
     def __init__(self, paras: list[Paragraph], kinds: dict[str, str], hints: Sequence[str],
                  chains: Sequence[Sequence[str]], types: frozenset[str], title: str | None,
-                 drop: Sequence[bool] | None, max_heading_distance: int, posts: bool = False) -> None:
+                 drop: Sequence[bool] | None, max_heading_distance: int, posts: bool = False,
+                 keep: Sequence[bool] | None = None) -> None:
         self.paras, self.kinds, self.hints, self.chains = paras, kinds, hints, chains
         self.types, self.title, self.drop, self.max_heading_distance = types, title, drop, max_heading_distance
-        self.posts = posts
+        self.posts, self.keep = posts, keep
 
     def features(self) -> np.ndarray:
         return self.columns()[0]

@@ -80,6 +80,40 @@ def test_a_page_its_buttons_swallowed_is_parsed_again():
     assert any(p.is_good for p in paras)         # and the model keeps the page
 
 
+def test_comments_keep_changes_only_the_comment_section():
+    """comments=keep judges an article's comment section as text, apart; the model reads the page
+    as under the default (it was trained so: under keep it read every article with comments as a
+    thread of posts, and on some pages dropped their titles)."""
+    from corpustool.extractors.base import Page
+    from corpustool.extractors.registry import get_extractor
+    from corpustool.language.stoplists import stoplist
+
+    comment = ("I remember reading there as a child, the building has so much history and it would be "
+               "a shame to lose it to another block of flats.")
+    fourth = ("Nobody on the council could say when the work would start, but most of the people at the "
+              "meeting agreed that the building should stay open to the public in some way.")
+    page = ("<html lang='en'><head><title>Old library</title></head><body><nav><a href='/'>Home</a> "
+            "<a href='/n'>News</a></nav><main><article><h1>Old library</h1>"
+            + "".join(f"<p>{t}</p>" for t in (TEXT, QUESTION, ANSWER, fourth))
+            + "</article><section id='comments' class='comments-area'><h2>3 comments</h2><ol>"
+            + "".join(f"<li class='comment'><div class='comment-author'>Reader {i} says:</div>"
+                      f"<div class='comment-content'><p>{comment} {i}</p></div></li>" for i in (1, 2, 3))
+            + "</ol></section></main><footer><p>Copyright 2024. All rights reserved.</p></footer></body></html>")
+
+    def run_mode(mode: str) -> tuple[np.ndarray, list[tuple[str, str]]]:
+        ex = get_extractor("justext-learned", comments=mode)
+        ex.capture = []
+        paras = ex.extract(Page(page, stoplist=stoplist("en")))
+        return ex.capture[0][0], [(p.text, p.cls) for p in paras]
+
+    (x_drop, drop), (x_keep, keep) = run_mode("drop"), run_mode("keep")
+    assert np.array_equal(x_drop, x_keep)          # the model's input does not depend on the setting
+    inside = [comment in t or t.startswith(("Reader", "3 comments")) for t, _ in drop]
+    assert [c for c, i in zip(drop, inside) if not i] == [c for c, i in zip(keep, inside) if not i]
+    assert ("Old library", "good") in keep and all(c == "bad" for (t, c), i in zip(drop, inside) if i)
+    assert [t for t, c in keep if c == "good" and comment in t] == [f"{comment} {i}" for i in (1, 2, 3)]
+
+
 def test_the_page_type_reads_the_pages_declarations():
     """The page type (text_types) reads what the page declares and names: justext-learned says it
     as justext-plus does (a schema.org Product, a forum thread, comment regions)."""
