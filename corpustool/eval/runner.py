@@ -389,8 +389,11 @@ class Evaluation:
                 with self._own_caches(cfg):
                     for index, page, raw, html_text, lang_key in block:
                         if lang_key is None:
-                            results[cfg.label].append(PageResult(page=index, error="unreadable",
-                                                                 drop_reason="unreadable"))
+                            # scored as empty output, as a dropped page is: its gold text was missed
+                            res = PageResult(page=index, error="unreadable", drop_reason="unreadable")
+                            res.text, res.blocks = "", []
+                            _PageContext(page, None, "").score(res)
+                            results[cfg.label].append(res)
                             continue
                         context = contexts.get(index)
                         if context is None:

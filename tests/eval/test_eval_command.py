@@ -295,3 +295,28 @@ def test_one_off_loads_are_not_charged_to_the_first_configuration(cleaneval_dir,
         # the first page warms each configuration; each later page is met first by the warm-up pass
         assert [c for c in calls if c[1] == -1] == [(c.label, -1) for c in configs] + [("\0warm-up", -1)] * warm
         assert set(ev.results) == {c.label for c in configs}
+
+
+
+def test_an_unreadable_page_is_scored_as_empty_output(tmp_path, capsys):
+    """A page whose file cannot be read (a damaged .html.gz) is counted as dropped and scored as
+    empty output (its gold text missed), as the legend says of dropped pages."""
+    import gzip
+
+    (tmp_path / "html").mkdir()
+    (tmp_path / "ground-truth").mkdir()
+    (tmp_path / "html" / "0001.html.gz").write_bytes(gzip.compress(page().encode("utf-8")))
+    (tmp_path / "html" / "0002.html.gz").write_bytes(b"not gzip")
+    for n in ("0001", "0002"):
+        (tmp_path / "ground-truth" / f"{n}.json").write_text(json.dumps(
+            {"url": f"http://example.com/{n}", "ground_truth": {"main_content": f"{HEADING}\n\n{P1}"}}),
+            encoding="utf-8")
+    pages = read_gold(f"wcxb:{tmp_path}")
+    assert len(pages) == 2
+    ev = Evaluation(pages, [parse_config("justext-plus")])
+    ev.run()
+    capsys.readouterr()
+    res = ev.results["justext-plus"][1]
+    assert res.drop_reason == "unreadable" and res.words is not None and res.words.tp == 0
+    summary = ev.summary("justext-plus")
+    assert summary.dropped == 1 and summary.words.recall < 1.0
