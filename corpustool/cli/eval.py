@@ -113,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("--cv needs at least 2 folds")
     if args.train and not args.cv:
         raise OptionError("--train goes with --cv")
+    if args.cv and args.folds is not None and args.folds != args.cv:
+        raise OptionError(f"--folds {args.folds} with --cv {args.cv}: --cv reports by its own {args.cv} folds")
     configs = expand_sweep(build_configs(args), parse_sweep(args.sweep))
     # every option is checked before the gold is read, so that an invalid one is refused
     # in one line (reading the gold may print notes); notes on skipped configurations

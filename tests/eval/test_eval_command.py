@@ -143,6 +143,7 @@ def test_trafilatura_peer(cleaneval_dir, tmp_path):
     (["--lang", "klingon"], "unknown language"),
     (["--sweep", "length_low"], "--sweep"),
     (["--limit", "0"], "--limit"),
+    (["--cv", "3", "--folds", "4"], "--cv reports by its own 3 folds"),
     (["--extractor", "justext", "--sweep", "length_low=a,b"], "nothing to evaluate"),   # no skip notes first
     # a label e2 on the first extractor: --filter's e2 (the second) would silently win
     (["--extractor", "e2=justext", "--extractor", "justext-plus", "--filter", "e2.f1 > 0.5"],
