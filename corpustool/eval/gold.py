@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import functools
 import gzip
-import zlib
 import json
 import os
 import re
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
