@@ -55,10 +55,10 @@ def fold_models(train_specs: Sequence[str], k: int, quiet: bool = False) -> list
     folds = {fold_of(d["domain"], k) for d in data}
     if len(folds) < 2:
         domains = len({d["domain"] for d in data})
-        raise OptionError(f"--cv {k}: the training pages ({len(data)} with paragraphs to learn from, of "
-                          f"{domains} domain{'s' if domains != 1 else ''}) fall in "
+        raise OptionError(f"cross-validation in {k} folds: the training pages ({len(data)} with paragraphs to "
+                          f"learn from, of {domains} domain{'s' if domains != 1 else ''}) fall in "
                           f"{'no fold' if not folds else 'one fold'}: a fold's model learns from the other "
-                          f"folds' domains, so --train needs pages of more domains", option="train")
+                          f"folds' domains, so the training gold needs pages of more domains", option="train")
     return train_folds(data, k)
 
 
