@@ -72,6 +72,18 @@ def count_blocks(html: str, limit: int | None = None) -> int:
 NO_STOPLIST_MODES = ("independent", "drop")
 
 
+def _outside_limits(html: str, low: int, high: int) -> str | None:
+    """"too-large" or "too-small" when the text's UTF-8 length is outside low..high, else None:
+    1 to 4 bytes a character, so the text is encoded only when its length cannot tell."""
+    n = len(html)
+    if n > high:
+        return "too-large"
+    if n >= low and 4 * n <= high:
+        return None
+    size = n if html.isascii() else len(html.encode("utf-8", "surrogatepass"))
+    return "too-large" if size > high else "too-small" if size < low else None
+
+
 class Clean(DocumentStage):
     name = "clean"
     counts_input_after = True
@@ -118,15 +130,11 @@ class Clean(DocumentStage):
     def decode(self, doc: Document) -> bool:
         if doc.html is not None:   # given as text (JSON Lines "html", the library API)
             # the same size limits as for bytes, on the text's UTF-8 length
-            html = doc.html
-            size = len(html) if html.isascii() else len(html.encode("utf-8", "surrogatepass"))
-            if size > self.max_bytes:
-                doc.drop("too-large")
+            outside = _outside_limits(doc.html, self.min_bytes, self.max_bytes)
+            if outside:
+                doc.drop(outside)
                 return False
-            if size < self.min_bytes:
-                doc.drop("too-small")
-                return False
-            doc.html = encoding.strip_controls(html)
+            doc.html = encoding.strip_controls(doc.html)
             return True
         codings = doc.meta.pop(ENCODED, None)
         if codings and doc.raw is not None:

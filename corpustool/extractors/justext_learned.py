@@ -653,8 +653,7 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         # comments=keep decides an article's comment section apart, see _decide)
         posts = has_comments and structure.comments_are_content(types, "drop", paras, kinds, tree.chains)
         if posts and POSTS_HIDE_COMMENTS:
-            # the page's comment blocks are its text: no comment regions for the model either
-            kinds = {x: k for x, k in kinds.items() if k != "comment"}
+            kinds = without_comment_regions(kinds)   # the page's comment blocks are its text
         article_comments = has_comments and not posts
         # comments=drop on an article: its comment section goes, whatever the model says (unless
         # the named blocks hold most of jusText's text: then the model decides)
@@ -676,18 +675,22 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         if self.model is None:
             return
         prob = self.model.predict(X, paras, struct)
-        cf, cls = decide_classes(prob, inp)
-        if inp.keep is not None:
+        if inp.keep is None:
+            cf, cls = decide_classes(prob, inp)
+        else:
             # comments=keep on an article: its comment section is judged as text (its comment
-            # regions hidden from the model, as on a thread of posts); the rest as the default has it
-            kinds = {x: k for x, k in inp.kinds.items() if k != "comment"}
-            as_text = PageInput(paras, kinds, inp.hints, inp.chains, inp.types, inp.title, None,
-                                inp.max_heading_distance, inp.posts)
+            # regions hidden from the model, as on a thread of posts); the rest as the default has
+            # it; then the page's repeats, once, over the whole
+            cf, cls = decide_classes(prob, inp, repeats=False)
+            as_text = PageInput(paras, without_comment_regions(inp.kinds), inp.hints, inp.chains, inp.types,
+                                inp.title, None, inp.max_heading_distance, inp.posts)
             X2, struct2 = as_text.columns()
-            cf2, cls2 = decide_classes(self.model.predict(X2, paras, struct2), as_text)
+            cf2, cls2 = decide_classes(self.model.predict(X2, paras, struct2), as_text, repeats=False)
             for i, inside in enumerate(inp.keep):
                 if inside:
                     cf[i], cls[i] = cf2[i], cls2[i]
+            if DROP_REPEATS:
+                cls = without_repeats(cls, paras)
         for p, c, f in zip(paras, cls, cf):
             p.features["jt_class"] = p.cls
             p.cf_class = f
@@ -725,10 +728,15 @@ class PageInput:
         return page_columns(self.paras, self.kinds, self.hints, self.chains, self.types, self.title, self.posts)
 
 
-def decide_classes(prob: np.ndarray, inp: PageInput) -> tuple[list[str], list[str]]:
+def without_comment_regions(kinds: dict[str, str]) -> dict[str, str]:
+    """The page's named regions but its comment blocks (the model reads those as text)."""
+    return {x: k for x, k in kinds.items() if k != "comment"}
+
+
+def decide_classes(prob: np.ndarray, inp: PageInput, repeats: bool | None = None) -> tuple[list[str], list[str]]:
     """The decision's named phases: the model's context-free classes, jusText's revision
     (Algorithm 2.3), an article's comment section out, the guard against an empty page, the
-    page's repeats out.
+    page's repeats out (``repeats``: None for :data:`DROP_REPEATS`; False: left to the caller).
     Returns (context-free classes, final classes: good, bad, or repeat: not kept, a repeat)."""
     paras = inp.paras
     cf = model_classes(prob, [p.cf_class for p in paras])
@@ -739,7 +747,7 @@ def decide_classes(prob: np.ndarray, inp: PageInput) -> tuple[list[str], list[st
         # the guard: the model alone never empties a page
         best = float(prob.max())
         cls = ["good" if x >= best * FALLBACK_SHARE else "bad" for x in prob.tolist()]
-    if DROP_REPEATS:
+    if (DROP_REPEATS if repeats is None else repeats):
         cls = without_repeats(cls, paras)
     return cf, cls
 

@@ -377,6 +377,11 @@ def _shared_prefixes(xpath: str, known: dict[str, tuple[str, ...]]) -> tuple[str
     return base
 
 
+def _kept_none(paras: list[Paragraph]) -> bool:
+    """No paragraph of the page is kept (its final classes)."""
+    return not any(p.cls == GOOD for p in paras)
+
+
 class XPathTree:
     """Where each paragraph sits among the evidence, from the XPath strings (regions() and the paragraphs).
 
@@ -491,11 +496,10 @@ class JustextPlusExtractor(Extractor):
                 if page.parsed:
                     retry.tree   # a page given as lxml's tree is repaired on the same path (same result)
                 again = self._extract_once(retry)
-                # (justext-learned's _left_empty reads jusText's classes: its model's guard keeps
-                # something of any page. It also takes the repaired page when the first parse
-                # left its model nothing to keep, as when the buttons swallowed every paragraph)
-                if not self._left_empty(again) or (not any(p.cls == GOOD for p in paras)
-                                                   and any(p.cls == GOOD for p in again)):
+                # taken when it keeps text by the same test, or when the first parse kept nothing
+                # and it keeps something (the same for justext-plus; justext-learned's test reads
+                # jusText's classes, since its model's guard keeps something of any page)
+                if not self._left_empty(again) or (_kept_none(paras) and not _kept_none(again)):
                     if "structure" in retry.meta:
                         page.meta["structure"] = retry.meta["structure"]
                     return again
@@ -504,7 +508,7 @@ class JustextPlusExtractor(Extractor):
     @staticmethod
     def _left_empty(paras: list[Paragraph]) -> bool:
         """Whether the decision kept nothing of the page (then it is parsed again without its buttons)."""
-        return not any(p.cls == GOOD for p in paras)
+        return _kept_none(paras)
 
     def _extract_once(self, page: Page) -> list[Paragraph]:
         """The page walked once (paragraphs, structural evidence, title), then decided."""
