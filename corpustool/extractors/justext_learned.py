@@ -649,19 +649,23 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         comments = (structure.in_comment_blocks(kinds, tree.chains) if "comment" in kinds.values()
                     else [False] * len(paras))
         has_comments = any(comments)
-        # (the model reads the page as the default sees it, whatever the setting: it was trained so;
-        # comments=keep decides an article's comment section apart, see _decide)
-        posts = has_comments and structure.comments_are_content(types, "drop", paras, kinds, tree.chains)
+        # what the comment blocks are by jusText's view (the structural guard); the model reads the
+        # page as the default sees it, whatever the setting: it was trained so (comments=keep
+        # decides an article's comment section apart, see _decide)
+        section = structure.comment_section(paras, comments) if has_comments else structure.FEW
+        posts = has_comments and (structure.comments_are_content(types, "drop")
+                                  or ("posts" in structure.RULES and section == structure.POSTS))
         if posts and POSTS_HIDE_COMMENTS:
             kinds = without_comment_regions(kinds)   # the page's comment blocks are its text
         article_comments = has_comments and not posts
-        # comments=drop on an article: its comment section goes, whatever the model says (unless
-        # the named blocks hold most of jusText's text: then the model decides)
-        drop = (self.comments == "drop" and article_comments and not structure.comments_hold_bulk(paras, comments))
+        # comments=drop on an article: its comment section goes, whatever the model says, when it
+        # holds the lesser part of jusText's text (else the model decides: under a longer article
+        # too, where a question's answers would go; _decide asks the guard again with the model's view)
+        drop = self.comments == "drop" and article_comments and section == structure.FEW
         keep = self.comments == "keep" and article_comments
         return PageInput(paras, kinds, tree.hints, tree.chains, types, title,
                          comments if drop else None, self.engine.params_for(page).max_heading_distance, posts,
-                         comments if keep else None)
+                         comments if keep else None, comments if article_comments else None)
 
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Any,
                 data: bytes | None = None) -> None:
@@ -675,6 +679,11 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         if self.model is None:
             return
         prob = self.model.predict(X, paras, struct)
+        if inp.drop is not None and self._posts_by_model(prob, inp):
+            # the comment blocks are the page's posts after all: read as a thread's are
+            inp = inp.as_posts()
+            X, struct = inp.columns()
+            prob = self.model.predict(X, paras, struct)
         if inp.keep is None:
             cf, cls = decide_classes(prob, inp)
         else:
@@ -702,26 +711,47 @@ class JustextLearnedExtractor(JustextPlusExtractor):
                 p.reason = REPEAT_REASON if c == REPEATED else (p.reason or "boilerplate")
 
 
+    @staticmethod
+    def _posts_by_model(prob: np.ndarray, inp: "PageInput") -> bool:
+        """The structural guard asked again with what the model keeps, before an article's comment
+        section is dropped whatever the model says: a thread whose one-line posts jusText finds too
+        short to keep, in blocks named "comment" or "reply", has most of the model's text in records
+        of posts, with no article above them. (Only then: a page whose comment blocks hold most of
+        jusText's text is the model's to decide already.)"""
+        kept = decide_classes(prob, inp.with_drop(None), repeats=False)[1]
+        return structure.comment_section(inp.paras, inp.comments, [c == "good" for c in kept]) == structure.POSTS
+
+
 class PageInput:
     """One page as justext-learned sees it: the engine's paragraphs (jusText's classes), the
     evidence regions (comment regions gone when the comment blocks are the page's posts), the
-    schema.org types, the title; ``drop``: the paragraphs an article's comment section holds,
+    schema.org types, the title; ``comments``: the paragraphs in an article's comment section
+    (None: the page has none, or its comment blocks are its posts); ``drop``: those paragraphs,
     removed whatever the model says (None: nothing forced); ``keep``: those paragraphs, judged
     as text apart from the rest (comments=keep; None: not asked)."""
 
     __slots__ = ("paras", "kinds", "hints", "chains", "types", "title", "drop", "max_heading_distance", "posts",
-                 "keep")
+                 "keep", "comments")
 
     def __init__(self, paras: list[Paragraph], kinds: dict[str, str], hints: Sequence[str],
                  chains: Sequence[Sequence[str]], types: frozenset[str], title: str | None,
                  drop: Sequence[bool] | None, max_heading_distance: int, posts: bool = False,
-                 keep: Sequence[bool] | None = None) -> None:
+                 keep: Sequence[bool] | None = None, comments: Sequence[bool] | None = None) -> None:
         self.paras, self.kinds, self.hints, self.chains = paras, kinds, hints, chains
         self.types, self.title, self.drop, self.max_heading_distance = types, title, drop, max_heading_distance
-        self.posts, self.keep = posts, keep
+        self.posts, self.keep, self.comments = posts, keep, comments
 
     def features(self) -> np.ndarray:
         return self.columns()[0]
+
+    def with_drop(self, drop: Sequence[bool] | None) -> "PageInput":
+        return PageInput(self.paras, self.kinds, self.hints, self.chains, self.types, self.title, drop,
+                         self.max_heading_distance, self.posts, self.keep, self.comments)
+
+    def as_posts(self) -> "PageInput":
+        """The page read as a thread of posts: its comment blocks its text, nothing dropped."""
+        return PageInput(self.paras, without_comment_regions(self.kinds) if POSTS_HIDE_COMMENTS else self.kinds,
+                         self.hints, self.chains, self.types, self.title, None, self.max_heading_distance, True, None)
 
     def columns(self) -> tuple[np.ndarray, Struct]:
         """(the feature matrix, the structure stage 2 reads): :func:`page_columns`."""

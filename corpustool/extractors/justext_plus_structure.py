@@ -236,15 +236,18 @@ POST_BODY_WORDS = 10       # a post's body: a paragraph of at least this many wo
 POST_HEAD_WORDS = 15       # its author/date line: another paragraph of at most this many words
 
 
-def comments_hold_bulk(paras: Sequence[Paragraph], inside: Sequence[bool]) -> bool:
+def comments_hold_bulk(paras: Sequence[Paragraph], inside: Sequence[bool],
+                       liked: Sequence[bool] | None = None) -> bool:
     """Whether the paragraphs ``inside`` the comment-named blocks hold more than half of what
     jusText keeps, or would keep with its neighbours' help (its good and near-good text: a
-    short thread's posts may all be near-good), in words."""
+    short thread's posts may all be near-good), in words; ``liked``: what another decision
+    keeps instead (justext-learned's model)."""
     if not any(inside):
         return False
+    liked = justext_liked(paras) if liked is None else liked
     kept = removed = 0
-    for p, i in zip(paras, inside):
-        if p.cls == GOOD or p.cf_class in _LIKED:
+    for p, like, i in zip(paras, liked, inside):
+        if like:
             w = p.features.get("words", 0)
             kept += w
             if i:
@@ -252,21 +255,38 @@ def comments_hold_bulk(paras: Sequence[Paragraph], inside: Sequence[bool]) -> bo
     return removed * 2 > kept
 
 
+def justext_liked(paras: Sequence[Paragraph]) -> list[bool]:
+    """What jusText keeps or would keep with its neighbours' help: good, or near-good before the revision."""
+    return [p.cls == GOOD or p.cf_class in _LIKED for p in paras]
+
+
+# what the page's comment-named blocks are (comment_section)
+FEW = "few"            # at most half of the kept text: an article's comment section
+POSTS = "posts"        # most of it, in repeated records of posts with no article above: the page's content
+ARTICLE = "article"    # most of it, in such records under an article longer than any of them: its comments
+UNCLEAR = "unclear"    # most of it, but not in such records
+
+
 def comments_are_posts(paras: Sequence[Paragraph], kinds: dict[str, str],
                        chains: Sequence[Sequence[str]]) -> bool:
+    """The structural guard (:func:`comment_section` is :data:`POSTS`, by jusText's view)."""
+    return comment_section(paras, in_comment_blocks(kinds, chains)) == POSTS
+
+
+def comment_section(paras: Sequence[Paragraph], inside: Sequence[bool], liked: Sequence[bool] | None = None) -> str:
     """The structural guard: class names alone never remove the bulk of a page's text. When the
-    comment-named blocks hold most of what jusText keeps (more than half its words), the
-    structure decides: repeated sibling records (at least 2), each with its own body and a
-    short author/date line, are posts, the page's content (a forum thread, a Q&A page),
-    unless an article stands above them: jusText-kept text outside the comment blocks, before
-    the first record, longer than the longest record (a blog post under which readers talk,
-    however many they are). Names no site and no software: only the page's own structure."""
-    inside = in_comment_blocks(kinds, chains)
-    if not comments_hold_bulk(paras, inside):
-        return False
+    comment-named blocks (``inside``) hold most of what jusText keeps (more than half its words;
+    ``liked``: what another decision keeps instead), the structure decides: repeated sibling
+    records (at least 2), each with its own body and a short author/date line, are posts, the
+    page's content (a forum thread, a Q&A page: :data:`POSTS`), unless an article stands above
+    them: kept text outside the comment blocks, before the first record, longer than the longest
+    record (a blog post under which readers talk, however many they are: :data:`ARTICLE`).
+    Names no site and no software: only the page's own structure."""
+    liked = justext_liked(paras) if liked is None else liked
+    if not comments_hold_bulk(paras, inside, liked):
+        return FEW
     words = [p.features.get("words", 0) for p in paras]
-    liked = [p.cls == GOOD or p.cf_class in _LIKED for p in paras]
-    # the records: the steps below the deepest element holding all of jusText's kept comment text
+    # the records: the steps below the deepest element holding all of the kept comment text
     steps = [p.xpath.strip("/").split("/") for p in paras]
     kept_inside = [k for k, (like, i) in enumerate(zip(liked, inside)) if i and like]
     common = steps[kept_inside[0]][:-1]
@@ -287,12 +307,12 @@ def comments_are_posts(paras: Sequence[Paragraph], kinds: dict[str, str],
         if body and any(k != body[0] and words[k] <= POST_HEAD_WORDS for k in members):
             posts.append((min(members), sum(words[k] for k in body)))
     if len(posts) < 2:
-        return False
+        return UNCLEAR
     first = min(k for k, _ in posts)
     longest = max(w for _, w in posts)
     above = sum(w for k, (p, w, i, like) in enumerate(zip(paras, words, inside, liked))
                 if k < first and not i and like and not p.heading)
-    return above <= longest
+    return POSTS if above <= longest else ARTICLE
 
 
 def before_decide(html: str | None, kinds: dict[str, str], paras: Sequence[Paragraph] | None = None,

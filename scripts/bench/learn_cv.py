@@ -126,6 +126,10 @@ CONFIGS: dict[str, dict] = {
     # the snippet pages' labels decide
     "s2w10": {"stage2": True, "wcxb_weight": 0.1},
     "s2w01": {"stage2": True, "wcxb_weight": 0.01},
+    # session 17: without template_lines' verdicts (line_verdict: justext-plus's word lists, a third of
+    # justext-learned's decision time from the bytes): the model from the page's structure alone
+    "s2nolines": {"stage2": True, "drop": ["template_line", "dated", "template_kind", "rights", "ui_label",
+                                           "in_related"]},
 }
 
 

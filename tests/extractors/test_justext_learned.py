@@ -114,6 +114,41 @@ def test_comments_keep_changes_only_the_comment_section():
     assert [t for t, c in keep if c == "good" and comment in t] == [f"{comment} {i}" for i in (1, 2, 3)]
 
 
+def test_a_thread_of_one_line_posts_is_not_dropped_as_comments():
+    """A board whose posts sit in blocks named "reply", none declared a discussion: jusText keeps
+    none of its one-line replies, so by its view the blocks hold less than its footer and would
+    go as an article's comments, whatever the model says. Asked again with what the model keeps,
+    the guard finds records of posts (author line, body) with no article above: the thread stays
+    (before: only the title was left)."""
+    from corpustool.extractors.base import Page
+    from corpustool.extractors.registry import get_extractor
+    from corpustool.language.stoplists import stoplist
+
+    opening = ("Since we moved the router to the hallway the laptop in the back bedroom loses the "
+               "connection every few minutes, while the phone next to it keeps working without trouble.")
+    replies = ["Agreed with the post above.", "Thanks, that fixed it for me too.", "Try a different cable first.",
+               "Wow, what a difference that makes.", "Nice write-up, thank you.", "Cheers, very helpful.",
+               "Following this thread with interest.", "Mine does the same thing at night.",
+               "Good luck with it, let us know.", "Mine started after the move too.", "Same here since May.",
+               "Did you check the channel settings?"]
+    posts = "".join(f"<div class='reply{' first' if i == 0 else ''}'><div class='reply-meta'>user{i} · Mar {i + 1}, "
+                    f"2024 at 10:{10 + i} PM</div><div class='reply-body'><p>{t}</p></div>"
+                    f"<div class='reply-actions'><a href='#r{i}'>reply</a></div></div>"
+                    for i, t in enumerate([opening] + replies))
+    page = ("<html lang='en'><head><title>Laptop keeps dropping wifi</title></head><body><div class='wrap'>"
+            "<nav><ul>" + "".join(f"<li><a href='/{w}'>{w}</a></li>" for w in ("Home", "Forums", "Members", "Search"))
+            + "</ul></nav><div class='thread'><h1>Laptop keeps dropping wifi in the back bedroom</h1>"
+            + posts + "</div><footer><p>Copyright 2024 Community Boards. All rights reserved. Privacy policy | Terms of use | "
+            "Contact us</p>"
+            "<p>We use cookies to improve your experience on our boards. By continuing to browse the site "
+            "you agree to our use of cookies as described in our privacy policy.</p></footer></div></body></html>")
+    paras = get_extractor("justext-learned").extract(Page(page, stoplist=stoplist("en")))
+    kept = [p.text for p in paras if p.cls == "good"]
+    assert opening in kept
+    assert sum(t in kept for t in replies) >= len(replies) - 2
+    assert not any(t.startswith(("Home", "Copyright", "We use cookies")) for t in kept)
+
+
 def test_the_page_type_reads_the_pages_declarations():
     """The page type (text_types) reads what the page declares and names: justext-learned says it
     as justext-plus does (a schema.org Product, a forum thread, comment regions)."""
