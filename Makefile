@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed
 
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
 $(STAMP): pyproject.toml setup.py corpustool/native/justext_walk.pyx corpustool/native/sax_arena.pxi \
-		corpustool/native/justext_plus_decide.pyx \
+		corpustool/native/justext_plus_decide.pyx corpustool/native/learned_features.pyx \
+		corpustool/native/tree_scores.pyx \
 		corpustool/native/text_scan.pyx corpustool/native/_onion.c
 	@echo "make: installing corpustool and its Python dependencies into $(VENV) (a few minutes the first time)"
 	$(PYTHON) -m venv $(VENV)

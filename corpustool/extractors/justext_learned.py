@@ -130,6 +130,14 @@ _COLUMNS = (_PageColumns(FEATURES, NEIGHBOUR_KEYS, KINDS, _TAG_CODE, _CF_CODE, _
 Struct = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
+def forget_line_verdicts() -> None:
+    """Empty the caches of what a line's text alone says (``line_verdict``'s and the compiled
+    matrix's): a benchmark's pass then meets only the lines of its earlier pages, as a crawl does."""
+    line_verdict.cache_clear()
+    if _COLUMNS is not None:
+        _COLUMNS.clear()
+
+
 def page_columns(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Sequence[str],
                  chains: Sequence[Sequence[str]], types: frozenset[str], title: str | None,
                  posts: bool = False) -> tuple[np.ndarray, Struct]:

@@ -121,6 +121,12 @@ cdef class PageColumns:
                for i, k in enumerate(neighbour_keys)):
             raise ValueError("PageColumns: the neighbour columns are not two blocks in NEIGHBOUR_KEYS' order")
 
+    def clear(self):
+        """Forget the remembered verdicts and heading words (a benchmark's pass starts as a crawl does)."""
+        self.verdicts.clear()
+        self.heading_verdicts.clear()
+        self.heading_words.clear()
+
     cdef tuple verdict(self, str t, bint heading):
         """line_verdict(t, heading, False), remembered."""
         cdef dict cache = self.heading_verdicts if heading else self.verdicts

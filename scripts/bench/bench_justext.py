@@ -26,9 +26,13 @@ tree they walk lxml's.
 ``--walk`` also times the extractor with its decision skipped (its walk's
 paragraphs, jusText's classes and the evidence alone): the speed no decision on
 that walk can pass, and the decision's share of the extractor's time.
-justext-plus caches what a line's text alone says (``line_verdict``): each of
-the two passes (from the bytes and string; on a tree) starts with the cache
+justext-plus and justext-learned cache what a line's text alone says
+(``line_verdict``, and justext-learned's compiled matrix its own copy): each of
+the two passes (from the bytes and string; on a tree) starts with the caches
 empty, so a page meets only lines of earlier pages, as in a crawl.
+``--free columns,trees`` (justext-learned) also times it with those phases of
+its decision made free, their results looked up: what the rest of it costs,
+the bound of any faster feature matrix or tree evaluation.
 
 Pages: ../shared/data/snippets/pages, else data/demo/crawl.warc.gz, else
 generated pages (seeded). Prints pages/s for both and the ratios.
@@ -41,6 +45,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -49,7 +54,7 @@ from corpustool.encoding import decode  # noqa: E402
 from corpustool.extractors import justext_engine  # noqa: E402
 from corpustool.extractors.base import Page  # noqa: E402
 from corpustool.extractors.registry import get_extractor  # noqa: E402
-from corpustool.extractors.template_lines import line_verdict  # noqa: E402
+from corpustool.extractors.justext_learned import forget_line_verdicts  # noqa: E402
 from corpustool.eval.runner import html_lang  # noqa: E402
 from corpustool.language.stoplists import stoplist  # noqa: E402
 
@@ -171,6 +176,45 @@ def walk_alone(extractor):
     return alone
 
 
+FREE_PHASES = ("columns", "trees")
+
+
+def with_free_phases(extractor, phases: set[str], pages: list[Page]):
+    """justext-learned with phases of its decision made free: "columns" (the feature matrix, with
+    line_verdict's verdicts) and "trees" (both stages' probabilities) are computed in an untimed pass
+    over the pages first, then looked up by the page's paragraph texts. What the rest costs
+    bounds what any faster matrix or tree evaluation can give."""
+    from corpustool.extractors import justext_learned as jl
+
+    computed: dict[tuple, Any] = {}
+
+    class Free(type(extractor)):
+        def _decide(self, paras, tree, title, page, data=None) -> None:
+            key = tuple(p.text for p in paras)
+            found = computed.get(key)
+            if found is None:                  # the untimed pass: the phases' results, kept
+                inp = self.page_input(paras, tree, title, page, data)
+                columns = inp.columns()
+                found = computed[key] = (columns, self.model.predict(columns[0], paras, columns[1]))
+            (X, struct), prob = found
+            inp = self.page_input(paras, tree, title, page, data)
+            if "columns" not in phases:
+                X, struct = inp.columns()
+            if "trees" not in phases:
+                prob = self.model.predict(X, paras, struct)
+            cf, cls = jl.decide_classes(prob, inp)
+            for p, c, f in zip(paras, cls, cf):
+                p.features["jt_class"] = p.cls
+                p.cf_class = f
+                p.cls = "good" if c == "good" else "bad"
+
+    free = Free.__new__(Free)
+    free.__dict__.update(extractor.__dict__)
+    for page in pages:
+        free.extract(page)
+    return free
+
+
 def good(p) -> bool:
     """A paragraph kept: ours (is_good) or the package's (class_type)."""
     return p.is_good if hasattr(p, "is_good") else p.class_type == "good"
@@ -197,10 +241,18 @@ def main() -> int:
     ap.add_argument("--walk", action="store_true",
                     help="also time the extractor's walk alone (its paragraphs and evidence, no decision): "
                          "the speed no decision on that walk can pass")
+    ap.add_argument("--free", metavar="PHASES",
+                    help="justext-learned only: also time it with these phases of its decision made free "
+                         f"(comma-separated: {', '.join(FREE_PHASES)}; computed in an untimed pass first)")
     args = ap.parse_args()
     limit = page_limit(args)
     if args.turn < 1:
         ap.error("--turn must be at least 1")
+    free_phases = set(args.free.split(",")) if args.free else set()
+    if free_phases - set(FREE_PHASES):
+        ap.error(f"--free takes {', '.join(FREE_PHASES)}, not {', '.join(sorted(free_phases - set(FREE_PHASES)))}")
+    if free_phases and args.extractor != "justext-learned":
+        ap.error("--free measures justext-learned's phases: use it with --extractor justext-learned")
 
     source, raws = pick_pages(args.source, limit, args.warc)
     if not raws:
@@ -216,9 +268,12 @@ def main() -> int:
         print(f"the 'justext-plus' rows below measure {args.extractor}")
     if args.walk:
         extractors["walk"] = walk_alone(extractors["plus"])
-    names = list(extractors)
     htmls = [decode(raw).text for raw in raws]
     stoplists = [page_stoplist(h) for h in htmls]
+    if free_phases:
+        extractors["free"] = with_free_phases(extractors["plus"], free_phases,
+                                              [Page(h, stoplist=s) for h, s in zip(htmls, stoplists)])
+    names = list(extractors)
     sizes = sum(len(raw) for raw in raws)
 
     clock = time.process_time
@@ -231,7 +286,7 @@ def main() -> int:
     blocks = [range(i, min(i + args.turn, len(raws))) for i in range(0, len(raws), args.turn)]
     # two passes over the pages, each starting with justext-plus's line cache empty: within
     # one pass it only knows lines from earlier pages (as in a crawl), never the same page's
-    line_verdict.cache_clear()
+    forget_line_verdicts()
     for k, block in enumerate(blocks):
         order = names[k % len(names):] + names[:k % len(names)]
         results: dict[str, list] = {}
@@ -255,7 +310,7 @@ def main() -> int:
             total += len(a_cls)
             if a_text == b_text:
                 same += sum(x == y for x, y in zip(a_cls, b_cls))
-    line_verdict.cache_clear()
+    forget_line_verdicts()
     for k, block in enumerate(blocks):
         # the pipeline's situation: the page is parsed (by parse_html) before extraction
         order = names[k % len(names):] + names[:k % len(names)]
@@ -298,6 +353,10 @@ def main() -> int:
         print(f"  walk / package, from the decoded string: {s_theirs / string_time['walk']:.2f}")
         print(f"  the decision's share of {args.extractor}'s time from the raw bytes: "
               f"{1 - raw_time['walk'] / raw_time['plus']:.1%}")
+    if free_phases:
+        print(f"{args.extractor} with {' and '.join(sorted(free_phases))} free (their results looked up):")
+        print(f"  / package, from the raw bytes:      {raw_time['theirs'] / raw_time['free']:.2f}")
+        print(f"  / package, from the decoded string: {s_theirs / string_time['free']:.2f}")
     return 0
 
 
