@@ -660,16 +660,21 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         # what the comment blocks are by jusText's view (the structural guard); the model reads the
         # page as the default sees it, whatever the setting: it was trained so (comments=keep
         # decides an article's comment section apart, see _decide)
-        section = structure.comment_section(paras, comments) if has_comments else structure.FEW
+        section = structure.comment_section(paras, comments) if has_comments else structure.CommentSection(structure.FEW)
         posts = has_comments and (structure.comments_are_content(types, "drop")
-                                  or ("posts" in structure.RULES and section == structure.POSTS))
+                                  or ("posts" in structure.RULES and section.kind == structure.POSTS))
         if posts and POSTS_HIDE_COMMENTS:
             kinds = without_comment_regions(kinds)   # the page's comment blocks are its text
         article_comments = has_comments and not posts
         # comments=drop on an article: its comment section goes, whatever the model says, when it
-        # holds the lesser part of jusText's text (else the model decides: under a longer article
-        # too, where a question's answers would go; _decide asks the guard again with the model's view)
-        drop = self.comments == "drop" and article_comments and section == structure.FEW
+        # holds the lesser part of jusText's text, or when its records of posts sit under a longer
+        # article the page sets apart from them (an <article> without the comment section); else the
+        # model decides (a question's answers in blocks named "reply" stay; _decide asks the guard
+        # again with the model's view)
+        drop = self.comments == "drop" and article_comments and (
+            section.kind == structure.FEW
+            or (section.kind == structure.ARTICLE
+                and structure.article_apart(paras, comments, tree.chains, tree.hints, section.record_tags)))
         keep = self.comments == "keep" and article_comments
         return PageInput(paras, kinds, tree.hints, tree.chains, types, title,
                          comments if drop else None, self.engine.params_for(page).max_heading_distance, posts,
@@ -727,7 +732,7 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         of posts, with no article above them. (Only then: a page whose comment blocks hold most of
         jusText's text is the model's to decide already.)"""
         kept = decide_classes(prob, inp.with_drop(None), repeats=False)[1]
-        return structure.comment_section(inp.paras, inp.comments, [c == "good" for c in kept]) == structure.POSTS
+        return structure.comment_section(inp.paras, inp.comments, [c == "good" for c in kept]).kind == structure.POSTS
 
 
 class PageInput:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import html as entities
 import json
 import re
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from ..document import BAD, GOOD, Paragraph
 from ..errors import OptionError
@@ -267,13 +267,19 @@ ARTICLE = "article"    # most of it, in such records under an article longer tha
 UNCLEAR = "unclear"    # most of it, but not in such records
 
 
+class CommentSection(NamedTuple):
+    kind: str                                   # FEW, POSTS, ARTICLE or UNCLEAR
+    record_tags: frozenset[str] = frozenset()   # the element names of its records of posts
+
+
 def comments_are_posts(paras: Sequence[Paragraph], kinds: dict[str, str],
                        chains: Sequence[Sequence[str]]) -> bool:
     """The structural guard (:func:`comment_section` is :data:`POSTS`, by jusText's view)."""
-    return comment_section(paras, in_comment_blocks(kinds, chains)) == POSTS
+    return comment_section(paras, in_comment_blocks(kinds, chains)).kind == POSTS
 
 
-def comment_section(paras: Sequence[Paragraph], inside: Sequence[bool], liked: Sequence[bool] | None = None) -> str:
+def comment_section(paras: Sequence[Paragraph], inside: Sequence[bool],
+                    liked: Sequence[bool] | None = None) -> CommentSection:
     """The structural guard: class names alone never remove the bulk of a page's text. When the
     comment-named blocks (``inside``) hold most of what jusText keeps (more than half its words;
     ``liked``: what another decision keeps instead), the structure decides: repeated sibling
@@ -284,7 +290,7 @@ def comment_section(paras: Sequence[Paragraph], inside: Sequence[bool], liked: S
     Names no site and no software: only the page's own structure."""
     liked = justext_liked(paras) if liked is None else liked
     if not comments_hold_bulk(paras, inside, liked):
-        return FEW
+        return CommentSection(FEW)
     words = [p.features.get("words", 0) for p in paras]
     # the records: the steps below the deepest element holding all of the kept comment text
     steps = [p.xpath.strip("/").split("/") for p in paras]
@@ -302,17 +308,43 @@ def comment_section(paras: Sequence[Paragraph], inside: Sequence[bool], liked: S
         if i and len(s) > depth + 1 and s[:depth] == common:
             records.setdefault(s[depth], []).append(k)
     posts = []
-    for members in records.values():
+    for step, members in records.items():
         body = [k for k in members if liked[k] or words[k] >= POST_BODY_WORDS]
-        if body and any(k != body[0] and words[k] <= POST_HEAD_WORDS for k in members):
-            posts.append((min(members), sum(words[k] for k in body)))
+        # a post: its text (its longest kept paragraph) and another, short line (author, date),
+        # before or after it, kept or not (jusText's revision may keep a short author line)
+        if body:
+            text = max(body, key=words.__getitem__)
+            if any(k != text and words[k] <= POST_HEAD_WORDS for k in members):
+                posts.append((min(members), sum(words[k] for k in body), _element_name(step)))
     if len(posts) < 2:
-        return UNCLEAR
-    first = min(k for k, _ in posts)
-    longest = max(w for _, w in posts)
+        return CommentSection(UNCLEAR)
+    first = min(k for k, _, _ in posts)
+    longest = max(w for _, w, _ in posts)
     above = sum(w for k, (p, w, i, like) in enumerate(zip(paras, words, inside, liked))
                 if k < first and not i and like and not p.heading)
-    return POSTS if above <= longest else ARTICLE
+    return CommentSection(POSTS if above <= longest else ARTICLE, frozenset(t for _, _, t in posts))
+
+
+def _element_name(step: str) -> str:
+    """The element name of an XPath step ("article[2]" -> "article")."""
+    return step.split("[", 1)[0]
+
+
+def article_apart(paras: Sequence[Paragraph], inside: Sequence[bool], chains: Sequence[Sequence[str]],
+                  hints: Sequence[str], record_tags: frozenset[str] = frozenset(),
+                  liked: Sequence[bool] | None = None) -> bool:
+    """Whether kept text outside the comment-named blocks (``inside``) lies in an element the page
+    marks as its article or main content (``hints``: ``<article>``, ``itemprop=articleBody`` ...)
+    that holds none of those blocks and is no element like their records (``record_tags``: a
+    thread's opening post is often an ``<article>`` as each of its replies is): the page sets its
+    article apart from its comment section."""
+    hint_set = {x for x in hints if _element_name(x.rsplit("/", 1)[-1]) not in record_tags}
+    if not hint_set:
+        return False
+    liked = justext_liked(paras) if liked is None else liked
+    around_comments = {x for chain, i in zip(chains, inside) if i for x in chain}
+    return any(like and not i and any(x in hint_set and x not in around_comments for x in chain)
+               for like, i, chain in zip(liked, inside, chains))
 
 
 def before_decide(html: str | None, kinds: dict[str, str], paras: Sequence[Paragraph] | None = None,

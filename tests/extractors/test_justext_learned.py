@@ -149,6 +149,78 @@ def test_a_thread_of_one_line_posts_is_not_dropped_as_comments():
     assert not any(t.startswith(("Home", "Copyright", "We use cookies")) for t in kept)
 
 
+def _comment_page(article: str, records: str) -> str:
+    return ("<html lang='en'><head><title>Page</title></head><body><div class='wrap'><header><nav><ul>"
+            + "".join(f"<li><a href='/{w}'>{w}</a></li>" for w in ("Home", "Forums", "Members", "Search"))
+            + "</ul></nav></header><main>" + article + records + "</main><footer><p>Copyright 2024 Community "
+            "Boards. All rights reserved. Privacy policy | Terms of use | Contact us</p></footer></div></body></html>")
+
+
+_STORY = ["The old mill on the river was built in the eighteenth century and ground grain for the villages "
+          "of the valley until the flood of nineteen fifty four damaged its wheel and most of the machinery.",
+          "When the last miller retired, the building stood empty for decades, and the roof began to fail "
+          "before a group of neighbours formed an association to save it from being pulled down.",
+          "Old photographs from the parish archive helped the carpenters rebuild the wheel as it had been, "
+          "and the association now opens the mill to visitors on the first weekend of every month."]
+_REMARKS = ["I walked past the mill last summer and could not believe how much work the volunteers had done, "
+            "the wheel turns again and children were watching it for half an hour without getting bored at all.",
+            "My grandfather used to bring grain there when he was a boy, and he told us stories about the miller "
+            "who let the children ride on the sacks, so it is wonderful to see the building open to everyone again.",
+            "We visited with a school class in the spring and the guides explained every part of the machinery, "
+            "which was much more interesting for the pupils than any of the pictures in their history books.",
+            "It would be good to know whether the association still needs help with the garden around the mill, "
+            "because several of us from the village would like to join on the weekends when the weather is fine."]
+
+
+def test_comments_under_an_article_set_apart_go_though_they_outweigh_it():
+    """A blog post in an <article>, under it a comment section longer than the post, each comment
+    an author line and its text: by default the comments go (before: the model kept them, since
+    they hold most of jusText's text); comments=keep keeps them."""
+    from corpustool.extractors.base import Page
+    from corpustool.extractors.registry import get_extractor
+    from corpustool.language.stoplists import stoplist
+
+    article = ("<article class='post'><h1>The restoration of the old river mill</h1><div class='post-meta'>"
+               "Anna Weber, 11.2.2024</div><div class='post-body'>" + "".join(f"<p>{t}</p>" for t in _STORY)
+               + "</div></article>")
+    records = ("<section class='comments'><h3>Comments (8)</h3>"
+               + "".join(f"<div class='comment'><p class='meta'><b>reader{i}</b> {i + 1}.2.2024</p><p>{t}</p></div>"
+                         for i, t in enumerate(_REMARKS * 2)) + "</section>")
+    page = _comment_page(article, records)
+
+    def kept(mode: str) -> list[str]:
+        paras = get_extractor("justext-learned", comments=mode).extract(Page(page, stoplist=stoplist("en")))
+        return [p.text for p in paras if p.cls == "good"]
+
+    drop, keep = kept("drop"), kept("keep")
+    assert all(t in drop for t in _STORY) and not any(t in drop for t in _REMARKS)
+    assert all(t in keep for t in _STORY + _REMARKS)
+
+
+def test_answers_in_reply_blocks_under_a_question_stay():
+    """The same records of posts under a question the page does not set apart as an article (no
+    <article>, no articleBody): the answers are the page's content, the model decides and keeps
+    them; and a thread whose opening post is an <article> as each reply is keeps its replies."""
+    from corpustool.extractors.base import Page
+    from corpustool.extractors.registry import get_extractor
+    from corpustool.language.stoplists import stoplist
+
+    question = f"<div class='question'><h1>How was the old river mill saved?</h1><p>{_STORY[0]} {_STORY[1]}</p></div>"
+    answers = ("<div class='replies'>" + "".join(
+        f"<div class='reply answer'><p class='meta'><b>reader{i}</b> {i + 1}.2.2024</p><p>{t}</p></div>"
+        for i, t in enumerate(_REMARKS)) + "</div>")
+    opening = (f"<article class='message'><p class='meta'><b>starter</b> 1.2.2024</p><p>{_STORY[0]} {_STORY[1]} "
+               f"{_STORY[2]}</p></article>")
+    replies = ("<div class='block-body js-replyNewMessageContainer'>" + "".join(
+        f"<article class='message'><p class='meta'><b>reader{i}</b> {i + 2}.2.2024</p><p>{t}</p></article>"
+        for i, t in enumerate(_REMARKS)) + "</div>")
+    ex = get_extractor("justext-learned")
+    for page in (_comment_page(question, answers), _comment_page(opening, replies)):
+        paras = ex.extract(Page(page, stoplist=stoplist("en")))
+        kept = [p.text for p in paras if p.cls == "good"]
+        assert sum(t in kept for t in _REMARKS) >= 3, kept
+
+
 def test_the_page_type_reads_the_pages_declarations():
     """The page type (text_types) reads what the page declares and names: justext-learned says it
     as justext-plus does (a schema.org Product, a forum thread, comment regions)."""
