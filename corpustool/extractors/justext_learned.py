@@ -660,7 +660,8 @@ class JustextLearnedExtractor(JustextPlusExtractor):
         # what the comment blocks are by jusText's view (the structural guard); the model reads the
         # page as the default sees it, whatever the setting: it was trained so (comments=keep
         # decides an article's comment section apart, see _decide)
-        section = structure.comment_section(paras, comments) if has_comments else structure.CommentSection(structure.FEW)
+        section = (structure.comment_section(paras, comments) if has_comments
+                   else structure.CommentSection(structure.FEW))
         posts = has_comments and (structure.comments_are_content(types, "drop")
                                   or ("posts" in structure.RULES and section.kind == structure.POSTS))
         if posts and POSTS_HIDE_COMMENTS:
@@ -722,7 +723,6 @@ class JustextLearnedExtractor(JustextPlusExtractor):
             else:
                 p.cls = BAD
                 p.reason = REPEAT_REASON if c == REPEATED else (p.reason or "boilerplate")
-
 
     @staticmethod
     def _posts_by_model(prob: np.ndarray, inp: "PageInput") -> bool:

@@ -138,8 +138,8 @@ def test_a_thread_of_one_line_posts_is_not_dropped_as_comments():
     page = ("<html lang='en'><head><title>Laptop keeps dropping wifi</title></head><body><div class='wrap'>"
             "<nav><ul>" + "".join(f"<li><a href='/{w}'>{w}</a></li>" for w in ("Home", "Forums", "Members", "Search"))
             + "</ul></nav><div class='thread'><h1>Laptop keeps dropping wifi in the back bedroom</h1>"
-            + posts + "</div><footer><p>Copyright 2024 Community Boards. All rights reserved. Privacy policy | Terms of use | "
-            "Contact us</p>"
+            + posts + "</div><footer><p>Copyright 2024 Community Boards. All rights reserved. Privacy policy | "
+            "Terms of use | Contact us</p>"
             "<p>We use cookies to improve your experience on our boards. By continuing to browse the site "
             "you agree to our use of cookies as described in our privacy policy.</p></footer></div></body></html>")
 
