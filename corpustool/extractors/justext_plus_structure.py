@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import html as entities
 import json
+import os
 import re
 from typing import Any, NamedTuple, Sequence
 
@@ -292,21 +293,17 @@ def comment_section(paras: Sequence[Paragraph], inside: Sequence[bool],
     if not comments_hold_bulk(paras, inside, liked):
         return CommentSection(FEW)
     words = [p.features.get("words", 0) for p in paras]
-    # the records: the steps below the deepest element holding all of the kept comment text
-    steps = [p.xpath.strip("/").split("/") for p in paras]
-    kept_inside = [k for k, (like, i) in enumerate(zip(liked, inside)) if i and like]
-    common = steps[kept_inside[0]][:-1]
-    for k in kept_inside[1:]:
-        s = steps[k]
-        d = 0
-        while d < len(common) and d < len(s) - 1 and common[d] == s[d]:
-            d += 1
-        common = common[:d]
-    depth = len(common)
+    # the records: the elements right below the deepest one holding all of the kept comment text,
+    # their members the paragraphs below them (XPath strings compared, not split into steps: a
+    # page nested hundreds deep has long ones)
+    common = _common_element([paras[k].xpath for k, (like, i) in enumerate(zip(liked, inside)) if i and like])
+    below = common + "/"
     records: dict[str, list[int]] = {}
-    for k, (s, i) in enumerate(zip(steps, inside)):
-        if i and len(s) > depth + 1 and s[:depth] == common:
-            records.setdefault(s[depth], []).append(k)
+    for k, (p, i) in enumerate(zip(paras, inside)):
+        if i and p.xpath.startswith(below):
+            step, _, rest = p.xpath[len(below):].partition("/")
+            if rest:
+                records.setdefault(step, []).append(k)
     posts = []
     for step, members in records.items():
         body = [k for k in members if liked[k] or words[k] >= POST_BODY_WORDS]
@@ -325,9 +322,25 @@ def comment_section(paras: Sequence[Paragraph], inside: Sequence[bool],
     return CommentSection(POSTS if above <= longest else ARTICLE, frozenset(t for _, _, t in posts))
 
 
+def _common_element(xpaths: Sequence[str]) -> str:
+    """The XPath of the deepest element that holds each of these paragraphs' elements' parents
+    (no string is made per paragraph: their XPaths may be thousands of characters long)."""
+    common = os.path.commonprefix(xpaths)
+    if not all(len(x) == len(common) or x[len(common)] == "/" for x in xpaths):
+        common = common[:common.rfind("/")]     # (cut inside a step: "div[1" of div[1] and div[12])
+    if any(len(x) == len(common) for x in xpaths):
+        common = common[:common.rfind("/")]     # a paragraph's own element: its parent
+    return common
+
+
 def _element_name(step: str) -> str:
     """The element name of an XPath step ("article[2]" -> "article")."""
     return step.split("[", 1)[0]
+
+
+# the hints an element is by its name alone (justext_plus.is_main_hint); others are declared by
+# attributes (itemprop=articleBody, role=main)
+_NAMED_HINTS = frozenset({"article", "main"})
 
 
 def article_apart(paras: Sequence[Paragraph], inside: Sequence[bool], chains: Sequence[Sequence[str]],
@@ -335,10 +348,12 @@ def article_apart(paras: Sequence[Paragraph], inside: Sequence[bool], chains: Se
                   liked: Sequence[bool] | None = None) -> bool:
     """Whether kept text outside the comment-named blocks (``inside``) lies in an element the page
     marks as its article or main content (``hints``: ``<article>``, ``itemprop=articleBody`` ...)
-    that holds none of those blocks and is no element like their records (``record_tags``: a
-    thread's opening post is often an ``<article>`` as each of its replies is): the page sets its
-    article apart from its comment section."""
-    hint_set = {x for x in hints if _element_name(x.rsplit("/", 1)[-1]) not in record_tags}
+    that holds none of those blocks and is not named as their records are (``record_tags``: a
+    thread's opening post is often an ``<article>`` as each of its replies is; a hint declared by
+    its attributes, such as ``<div itemprop=articleBody>``, says so whatever the records): the page
+    sets its article apart from its comment section."""
+    like_records = record_tags & _NAMED_HINTS
+    hint_set = {x for x in hints if _element_name(x.rsplit("/", 1)[-1]) not in like_records}
     if not hint_set:
         return False
     liked = justext_liked(paras) if liked is None else liked

@@ -204,6 +204,12 @@ def test_comments_under_an_article_set_apart_go_though_they_outweigh_it():
     drop, keep = kept("drop"), kept("keep")
     assert all(t in drop for t in _STORY) and not any(t in drop for t in _REMARKS)
     assert all(t in keep for t in _STORY + _REMARKS)
+    # the article body declared by its attributes, a <div> as each comment is: set apart all the same
+    page = _comment_page(article.replace("<div class='post-body'>", "<div itemprop='articleBody'>")
+                         .replace("<article class='post'>", "<div class='post'>").replace("</article>", "</div>"),
+                         records)
+    drop = kept("drop")
+    assert all(t in drop for t in _STORY) and not any(t in drop for t in _REMARKS)
 
 
 def test_answers_in_reply_blocks_under_a_question_stay():

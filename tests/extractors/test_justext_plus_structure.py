@@ -65,6 +65,33 @@ def test_comment_blocks_without_the_declaration_by_their_structure():
     assert f"\n{POSTS[1]}\n" not in f"\n{text}\n" and f"\n{POSTS[2]}\n" not in f"\n{text}\n"
 
 
+def test_the_comment_guard_on_a_deep_page_stays_small():
+    """comment_section compares XPath strings: a page of 20,000 comment paragraphs nested 250 deep
+    (XPaths of ~2,500 characters) is not split into five million step strings (~300 MB)."""
+    import tracemalloc
+
+    deep = "/html[1]/body[1]" + "/div[1]" * 250
+    paras = []
+    for k in range(10_000):
+        paras.append(Paragraph(f"reader{k} 1.2.2024", xpath=f"{deep}/div[{k + 1}]/p[1]", features={"words": 2}))
+        paras.append(Paragraph(POSTS[k % 3], xpath=f"{deep}/div[{k + 1}]/p[2]", features={"words": 30}))
+    inside = [True] * len(paras)
+    tracemalloc.start()
+    section = structure.comment_section(paras, inside)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert section.kind == structure.POSTS and section.record_tags == {"div"}
+    assert peak < 20_000_000
+
+
+def test_the_records_are_the_elements_below_the_deepest_common_one():
+    # (div[1] and div[12] share the characters "div[1", not an element)
+    assert structure._common_element(["/html[1]/body[1]/div[1]/p[1]", "/html[1]/body[1]/div[12]/p[1]"]) == \
+        "/html[1]/body[1]"
+    assert structure._common_element(["/a[1]/b[1]/c[1]", "/a[1]/b[1]/c[1]/d[1]"]) == "/a[1]/b[1]"
+    assert structure._common_element(["/a[1]/b[1]/p[1]"]) == "/a[1]/b[1]"
+
+
 def test_every_decide_path_sees_the_rule():
     html = forum()
     ex = JustextPlusExtractor()
