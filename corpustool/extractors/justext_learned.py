@@ -115,11 +115,18 @@ HEAD = ["log_since_heading", "log_chars_since_heading", "since_title"]
 NEIGHBOUR_KEYS = ["log_words", "link_density", "stopword_density", "cf_class", "jt_good", "heading"]
 NEIGHBOURS = [f"{side}_{k}" for side in ("prev", "next") for k in NEIGHBOUR_KEYS] + ["window_good_share"]
 FEATURES = OWN + WHERE + REPEAT + PAGE + HEAD + NEIGHBOURS
+# counts of paragraphs that saturate (session 17): past 50 paragraphs of one DOM path, parent or
+# grandparent, on the page, or since the last heading or the title, more says nothing more. The
+# development pages' many-paragraph groups were link lists and comment threads, and their text
+# rarely ran hundreds of paragraphs past a heading: an article of 400 paragraphs kept 5 of them
+SATURATED = ["log_same_path", "log_siblings", "log_cousins", "log_paras", "log_since_heading", "since_title"]
+SATURATION = math.log1p(50)    # (since_title is signed, negative before the title: only its top is cut)
 # stage 2: stage 1's probabilities around the paragraph (context_features)
 CONTEXT = ["p", "p_prev", "p_next", "p_prev2", "p_next2", "p_window", "p_same_path", "p_parent", "p_page",
            "p_page_kept"]
 STAGE2_FEATURES = FEATURES + CONTEXT
 _INDEX = {f: i for i, f in enumerate(FEATURES)}
+_SATURATED_COLS = [_INDEX[f] for f in SATURATED]
 _NEIGHBOUR_COLS = [_INDEX[k] for k in NEIGHBOUR_KEYS]
 _WORDS = re.compile(r"\w+")
 # the compiled page_features (native/learned_features.pyx), given this module's layout and tables
@@ -152,7 +159,7 @@ def page_columns(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Seque
     top = _COLUMNS.fill(paras if isinstance(paras, list) else list(paras), kinds, hints, chains,
                         _title_words(title), discussion, product, item_list, float(posts), X, *struct)
     _since_title(X, top)
-    return X, struct
+    return _saturated(X), struct
 
 
 def _since_title(X: np.ndarray, top: int) -> None:
@@ -362,6 +369,12 @@ def page_features_py(paras: Sequence[Paragraph], kinds: dict[str, str], hints: S
     lo = np.maximum(np.arange(n) - 3, 0)
     hi = np.minimum(np.arange(n) + 4, n)
     X[:, _INDEX["window_good_share"]] = (gc[hi] - gc[lo]) / np.maximum(cc[hi] - cc[lo], 1)
+    return _saturated(X)
+
+
+def _saturated(X: np.ndarray) -> np.ndarray:
+    """X with the counts of :data:`SATURATED` cut at :data:`SATURATION` (in place)."""
+    X[:, _SATURATED_COLS] = np.minimum(X[:, _SATURATED_COLS], SATURATION)
     return X
 
 

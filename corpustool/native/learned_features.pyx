@@ -150,7 +150,8 @@ cdef class PageColumns:
     def fill(self, list paras, kinds, hints, chains, title_words, double discussion, double product,
              double item_list, double posts, double[:, ::1] X, long long[::1] path_ids,
              long long[::1] parent_ids, double[::1] chars_out):
-        """Fill X (zeros, len(paras) x FEATURES) as page_features_py does but for since_title, and
+        """Fill X (zeros, len(paras) x FEATURES) as page_features_py does but for since_title and the
+        saturated counts (page_columns makes both from it), and
         the page's structure as page_struct gives it (DOM path and parent ids, characters).
         Returns the title heading's row for since_title (-1: none)."""
         cdef Py_ssize_t n = len(paras), i, j, k, lo, hi, top, since, since_chars, first_h1

@@ -236,6 +236,40 @@ def test_answers_in_reply_blocks_under_a_question_stay():
         assert sum(t in kept for t in _REMARKS) >= 3, kept
 
 
+_WORDS = ("the a of to and in that it was for on are with as his they be at one have this from by hot word but what "
+          "some we can out other were all there when up use your how said an each she which do their time if will way "
+          "about many then them write would like so these her long make thing see him two has look more day could go "
+          "come did number sound no most people my over know water than call first who may down side been now find "
+          "river house garden winter morning village market bridge school letter evening road field window").split()
+
+
+def test_a_long_article_is_not_taken_for_a_list():
+    """An article of 400 paragraphs of prose under one heading: classic jusText keeps them all. The
+    model, trained on pages whose groups of hundreds of paragraphs of one DOM path were link lists
+    and comment threads, and whose text rarely ran hundreds of paragraphs past a heading, kept 11
+    (session 17); the paragraph counts among its features now saturate at 50 (SATURATED)."""
+    import random
+
+    from corpustool.extractors.base import Page
+    from corpustool.extractors.registry import get_extractor
+    from corpustool.language.stoplists import stoplist
+
+    rng = random.Random(7)
+    paras = [" ".join(rng.choice(_WORDS) for _ in range(40)).capitalize() + f", as part {i + 1} says."
+             for i in range(400)]
+    page = ("<html lang='en'><head><title>A long essay</title></head><body><nav><ul>"
+            + "".join(f"<li><a href='/{w}'>{w}</a></li>" for w in ("Home", "Essays", "About")) + "</ul></nav>"
+            "<article><h1>A long essay</h1>" + "".join(f"<p>{t}</p>" for t in paras) + "</article>"
+            "<footer><p>Copyright 2024 Example Press. All rights reserved.</p></footer></body></html>")
+    out = get_extractor("justext-learned").extract(Page(page, stoplist=stoplist("en")))
+    kept = {p.text for p in out if p.cls == "good"}
+    assert sum(t in kept for t in paras) >= 380
+    X = jl.page_features(out, {}, [], [()] * len(out), frozenset(), "A long essay")
+    for name in jl.SATURATED:
+        assert X[:, jl.FEATURES.index(name)].max() <= jl.SATURATION
+    assert X[:, jl.FEATURES.index("since_title")].min() < 0     # before the title: not cut
+
+
 def test_the_page_type_reads_the_pages_declarations():
     """The page type (text_types) reads what the page declares and names: justext-learned says it
     as justext-plus does (a schema.org Product, a forum thread, comment regions)."""
