@@ -228,7 +228,8 @@ def test_inspect_takes_the_extractors_options_as_build_does(tmp_path, capsys):
     out = tmp_path / "report.html"
 
     def reply_class(*options: str) -> str:
-        assert main(["inspect", str(page), "--extractor", "justext-learned", "-o", str(out), *options]) == 0
+        # (justext-plus: comments=keep keeps its comment regions whatever a model thinks of them)
+        assert main(["inspect", str(page), "--extractor", "justext-plus", "-o", str(out), *options]) == 0
         capsys.readouterr()
         tree = report_tree(out.read_text(encoding="utf-8"))
         (par,) = [d for d in tree.xpath("//div[@data-cls]") if reply in d.text_content()]
