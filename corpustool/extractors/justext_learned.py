@@ -727,15 +727,7 @@ class JustextLearnedExtractor(JustextPlusExtractor):
                     cf[i], cls[i] = cf2[i], cls2[i]
             if DROP_REPEATS:
                 cls = without_repeats(cls, paras)
-        for p, c, f in zip(paras, cls, cf):
-            p.features["jt_class"] = p.cls
-            p.cf_class = f
-            if c == "good":
-                p.cls = GOOD
-                p.reason = None
-            else:
-                p.cls = BAD
-                p.reason = REPEAT_REASON if c == REPEATED else (p.reason or "boilerplate")
+        set_classes(paras, cf, cls)
 
     @staticmethod
     def _posts_by_model(prob: np.ndarray, inp: "PageInput") -> bool:
@@ -806,6 +798,20 @@ def decide_classes(prob: np.ndarray, inp: PageInput, repeats: bool | None = None
     if (DROP_REPEATS if repeats is None else repeats):
         cls = without_repeats(cls, paras)
     return cf, cls
+
+
+def set_classes(paras: Sequence[Paragraph], cf: Sequence[str], cls: Sequence[str]) -> None:
+    """The decision written on the paragraphs: the context-free and final classes (jusText's own
+    final class kept as the feature ``jt_class``), and why a paragraph is not kept."""
+    for p, c, f in zip(paras, cls, cf):
+        p.features["jt_class"] = p.cls
+        p.cf_class = f
+        if c == "good":
+            p.cls = GOOD
+            p.reason = None
+        else:
+            p.cls = BAD
+            p.reason = REPEAT_REASON if c == REPEATED else (p.reason or "boilerplate")
 
 
 def without_repeats(cls: list[str], paras: Sequence[Paragraph]) -> list[str]:

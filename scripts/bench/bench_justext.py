@@ -183,7 +183,8 @@ def with_free_phases(extractor, phases: set[str], pages: list[Page]):
     """justext-learned with phases of its decision made free: "columns" (the feature matrix, with
     line_verdict's verdicts) and "trees" (both stages' probabilities) are computed in an untimed pass
     over the pages first, then looked up by the page's paragraph texts. What the rest costs
-    bounds what any faster matrix or tree evaluation can give."""
+    bounds what any faster matrix or tree evaluation can give. (The default decision only: the
+    second reading of a page whose comment blocks the model finds to be posts is not timed.)"""
     from corpustool.extractors import justext_learned as jl
 
     computed: dict[tuple, Any] = {}
@@ -202,11 +203,7 @@ def with_free_phases(extractor, phases: set[str], pages: list[Page]):
                 X, struct = inp.columns()
             if "trees" not in phases:
                 prob = self.model.predict(X, paras, struct)
-            cf, cls = jl.decide_classes(prob, inp)
-            for p, c, f in zip(paras, cls, cf):
-                p.features["jt_class"] = p.cls
-                p.cf_class = f
-                p.cls = "good" if c == "good" else "bad"
+            jl.set_classes(paras, *jl.decide_classes(prob, inp))
 
     free = Free.__new__(Free)
     free.__dict__.update(extractor.__dict__)
