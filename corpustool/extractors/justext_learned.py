@@ -74,6 +74,7 @@ from .template_lines import line_verdict
 from ..native import backend
 
 _CompleteTrees = backend.trees.get("CompleteTrees")
+_two_stages = backend.trees.get("two_stages")
 _PageColumns = backend.features.get("PageColumns")
 
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "justext_learned.json"
@@ -131,7 +132,8 @@ _NEIGHBOUR_COLS = [_INDEX[k] for k in NEIGHBOUR_KEYS]
 _WORDS = re.compile(r"\w+")
 # the compiled page_features (native/learned_features.pyx), given this module's layout and tables
 _COLUMNS = (_PageColumns(FEATURES, NEIGHBOUR_KEYS, KINDS, _TAG_CODE, _CF_CODE, _REASON_CODE, "".join(_SENTENCE_END),
-                         line_verdict, _PRICE.search, _WORDS.findall) if _PageColumns is not None else None)
+                         line_verdict, _PRICE.search, _WORDS.findall, SATURATED, SATURATION)
+            if _PageColumns is not None else None)
 
 
 Struct = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -156,17 +158,18 @@ def page_columns(paras: Sequence[Paragraph], kinds: dict[str, str], hints: Seque
     X = np.zeros((n, len(FEATURES)), dtype=np.float64)
     struct = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.float64))
     discussion, product, item_list = _page_types(types)
-    top = _COLUMNS.fill(paras if isinstance(paras, list) else list(paras), kinds, hints, chains,
-                        _title_words(title), discussion, product, item_list, float(posts), X, *struct)
-    _since_title(X, top)
-    return _saturated(X), struct
+    _COLUMNS.fill(paras if isinstance(paras, list) else list(paras), kinds, hints, chains,
+                  _title_words(title), discussion, product, item_list, float(posts), X, *struct)
+    return X, struct
 
 
 def _since_title(X: np.ndarray, top: int) -> None:
-    """Paragraphs since the title's heading (row ``top``; -1: none), negative before it."""
+    """Paragraphs since the title's heading (row ``top``; -1: none), negative before it. (The C
+    library's log1p, as for every other count: numpy's own may differ in the last bit from one
+    CPU to another, and the model's thresholds with it.)"""
     if top >= 0:
-        d = np.arange(X.shape[0]) - top
-        X[:, _INDEX["since_title"]] = np.sign(d) * np.log1p(np.abs(d))
+        log = math.log1p
+        X[:, _INDEX["since_title"]] = [log(d) if d >= 0 else -log(-d) for d in range(-top, X.shape[0] - top)]
     else:
         X[:, _INDEX["since_title"]] = -10.0
 
@@ -570,6 +573,16 @@ class LearnedModel:
             raise OptionError(f"model {path}: {str(e).removeprefix('model: ')}") from None
 
     def predict(self, X: np.ndarray, paras: Sequence[Paragraph], struct: Struct | None = None) -> np.ndarray:
+        if self.stage2 is not None and len(X) and _two_stages is not None:
+            first, second = self.stage1._complete(), self.stage2._complete()
+            if first is not None and second is not None:
+                # both stages and the context between them in one compiled call (tree_scores.two_stages)
+                path, parent, chars = page_struct(paras) if struct is None else struct
+                Z = np.empty((X.shape[0], len(STAGE2_FEATURES)), dtype=np.float64)
+                Z[:, :X.shape[1]] = X
+                prob = np.empty(X.shape[0], dtype=np.float64)
+                _two_stages(first, self.stage1.init, second, self.stage2.init, Z, path, parent, chars, prob)
+                return prob
         prob = self.stage1.predict(X)
         if self.stage2 is not None and len(prob):
             struct = page_struct(paras) if struct is None else struct

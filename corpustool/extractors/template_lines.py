@@ -39,11 +39,16 @@ MAX_CREDIT_CHARS = 200
 
 
 # a photo caption's marks: who stands where ("(l.)", "(v.l.)"), a symbolic or archive picture
-_CAPTION_MARK = re.compile(r"\((?:l|r|li|re|m|links|rechts|mitte|left|right|center|centre|v\.\s?l|v\.\s?r|from left|"
-                           r"de izq\.?|izq|der|g|d|à gauche|à droite)\.?\)|\b(?:symbolbild|symbolfoto|archivbild|"
-                           r"archivfoto|imagen de archivo|photo d'archive|file photo)\b"
-                           # a picture's caption after its lightbox button ("Vergrößern Eine kleine ...")
-                           r"|^\W*(?:bild )?(?:vergrößern|enlarge|ampliar|agrandir|powiększ)\b")
+_CAPTION_PLACE = (r"\((?:l|r|li|re|m|links|rechts|mitte|left|right|center|centre|v\.\s?l|v\.\s?r|from left|"
+                  r"de izq\.?|izq|der|g|d|à gauche|à droite)\.?\)")
+_CAPTION_WORDS = (r"\b(?:symbolbild|symbolfoto|archivbild|archivfoto|imagen de archivo|photo d'archive|file photo)\b"
+                  # a picture's caption after its lightbox button ("Vergrößern Eine kleine ...")
+                  r"|^\W*(?:bild )?(?:vergrößern|enlarge|ampliar|agrandir|powiększ)\b")
+_CAPTION_MARK = re.compile(f"{_CAPTION_PLACE}|{_CAPTION_WORDS}")
+# its two halves, each behind its own bit of the gate (a line has a match of _CAPTION_MARK when
+# it has one of either): the places' required string is "(", on every fourth short line, and
+# their search skips to the "(" (its first item), the words' tries every position
+_CAPTION_PLACE, _CAPTION_WORDS = re.compile(_CAPTION_PLACE), re.compile(_CAPTION_WORDS)
 # a numbered figure's caption ("Abbildung 8: ...", "Fig. 2.")
 _FIGURE_CAPTION = re.compile(r"^\W*(?:abbildung|abb|figure|fig|grafik|tabelle|table|ilustración|figura|rysunek)"
                              r"\.?\s*\d+\s*[:.]")
@@ -60,11 +65,20 @@ def looks_like_credit_line(text: str, low: str | None = None, gate: int = -1) ->
     return bool(gate & G_CREDIT and ":" in low and _CREDIT.search(low) is not None
                 or gate & G_AGENCY_PAREN and _AGENCY_PAREN.search(low) is not None
                 or gate & G_FIGURE and _FIGURE_CAPTION.match(low) is not None
-                or gate & G_CAPTION and _CAPTION_MARK.search(low) is not None)
+                or gate & G_CAPTION_PLACE and _CAPTION_PLACE.search(low) is not None
+                or gate & G_CAPTION_WORDS and _CAPTION_WORDS.search(low) is not None)
 
 
 _DIGIT = re.compile(r"\d").search
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+# what every match of _DATE contains (each of its forms has "\d[./-]\s?\d", "\d:\d" or four digits):
+# a search that starts at digits only (its first item is \d: re skips to them), several times
+# cheaper than _DATE's, which tries every position, settles a third of the lines with a digit
+_DATE_HINT = re.compile(r"\d(?:[-./:]\s?\d|\d\d\d)")
+# a number and a month's name among the words of a lower-cased line, its runs of ASCII letters and
+# digits (the lookbehinds come after the first character: re then skips to the possible ones)
+_NUMBER_WORD = re.compile(r"[0-9](?<![a-z0-9][0-9])[0-9]*(?![a-z0-9])")
+_MONTH_WORD = re.compile("(?:%s)(?![a-z0-9])" % "|".join(
+    f"{m}(?<![a-z0-9]{m})" for m in sorted(m for m in _MONTHS if re.fullmatch("[a-z]+", m))))
 
 
 # what a page asks its reader to do with it (share, rate, print, subscribe, log in,
@@ -90,27 +104,34 @@ MAX_ACTION_WORDS = 12
 # what the site asks of its reader in phrases no article text uses, in lines of any length
 # under 200 characters: get its app, join its channel, subscribe to it, support it,
 # write to its editor, visit its shop; and its post navigation and text toggles
-_SITE_ACTION = re.compile(
-    r"\b(?:(?:download|get|install) (?:the|our) (?:\w+ ){0,2}apps?\b|with the (?:\w+ ){1,3}app\b|app herunterladen|"
-    r"(?:nuestro|nuestra|tenemos|tenemos un) canal de (?:youtube|telegram|whatsapp)|our (?:youtube|telegram|whatsapp) channel|"
-    r"unseren? (?:youtube|telegram|whatsapp)[- ]?kanal|"
-    r"already (?:a )?subscriber|bereits abonnent\w*|ya eres suscriptor|déjà abonné|"
-    r"support(?:ing)? our (?:work|journalism)|unterstütz\w* (?:unsere|unseren) (?:arbeit|journalismus)|"
-    r"letters? to the editor|leserbrief\w*|"
-    r"e-?mail-?adresse ein|enter your e-?mail|"
-    r"werden sie mitglied|werde mitglied|jetzt mitglied|"
-    r"besuchen sie unser\w*|visit our (?:shop|store)|"
-    r"(?:nächste[rn]?|vorherige[rn]?) (?:artikel|beitrag)|(?:next|previous) (?:article|post)\b|"
-    r"article (?:suivant|précédent)|(?:siguiente|anterior) (?:artículo|nota)|"
-    r"(?:quellen|text|details?) (?:ausblenden|einblenden)|(?:mehr|weniger) anzeigen|show (?:more|less)\b|"
-    r"entdeck(?:e|en sie) (?:jetzt|weitere|mehr)|"
-    r"to (?:view|read|continue reading) the (?:full|whole|rest of the) (?:story|article)|please subscribe|"
-    r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram|x)\b|"
-    r"zapraszamy (?:też |również )?do (?:subskrypcji|obserwowania)|mit diesem button|"
-    r"hinterlasse (?:einfach |gerne )?einen kommentar|leave a comment|deja (?:un|tu) comentario|"
-    r"laissez un commentaire|zostaw komentarz|klick(?:e|t)? (?:dich|euch) durch|"
-    r"(?:teilen sie|teil) uns .{0,40}mit\b|"
-    r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$)")
+_SITE_ACTION_PARTS = (
+    r"(?:download|get|install) (?:the|our) (?:\w+ ){0,2}apps?\b|with the (?:\w+ ){1,3}app\b|app herunterladen",
+    r"(?:nuestro|nuestra|tenemos|tenemos un) canal de (?:youtube|telegram|whatsapp)|our (?:youtube|telegram|whatsapp) channel",
+    r"unseren? (?:youtube|telegram|whatsapp)[- ]?kanal",
+    r"already (?:a )?subscriber|bereits abonnent\w*|ya eres suscriptor|déjà abonné",
+    r"support(?:ing)? our (?:work|journalism)|unterstütz\w* (?:unsere|unseren) (?:arbeit|journalismus)",
+    r"letters? to the editor|leserbrief\w*",
+    r"e-?mail-?adresse ein|enter your e-?mail",
+    r"werden sie mitglied|werde mitglied|jetzt mitglied",
+    r"besuchen sie unser\w*|visit our (?:shop|store)",
+    r"(?:nächste[rn]?|vorherige[rn]?) (?:artikel|beitrag)|(?:next|previous) (?:article|post)\b",
+    r"article (?:suivant|précédent)|(?:siguiente|anterior) (?:artículo|nota)",
+    r"(?:quellen|text|details?) (?:ausblenden|einblenden)|(?:mehr|weniger) anzeigen|show (?:more|less)\b",
+    r"entdeck(?:e|en sie) (?:jetzt|weitere|mehr)",
+    r"to (?:view|read|continue reading) the (?:full|whole|rest of the) (?:story|article)|please subscribe",
+    r"follow (?:us|\w+(?: \w+)?) on (?:twitter|facebook|instagram|x)\b",
+    r"zapraszamy (?:też |również )?do (?:subskrypcji|obserwowania)|mit diesem button",
+    r"hinterlasse (?:einfach |gerne )?einen kommentar|leave a comment|deja (?:un|tu) comentario",
+    r"laissez un commentaire|zostaw komentarz|klick(?:e|t)? (?:dich|euch) durch",
+    r"(?:teilen sie|teil) uns .{0,40}mit\b",
+    r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$",
+)
+_SITE_ACTION = re.compile(r"\b(?:%s)" % "|".join(_SITE_ACTION_PARTS))
+# its parts (the lines above), each behind its own bit of the gate: a line has a match of
+# _SITE_ACTION when it has one of a part, and most lines the gate lets through have one of the
+# parts' common strings ("teil", "letter", "app", "with"), whose part alone is searched, a fraction
+# of the whole pattern's cost (re tries each position against every alternative)
+_SITE_ACTION_PARTS = tuple(re.compile(r"\b(?:%s)" % part) for part in _SITE_ACTION_PARTS)
 
 
 def looks_like_call_to_action(text: str, words: int | None = None) -> bool:
@@ -208,6 +229,18 @@ def notice(low: str, gate: int = -1) -> str | None:
     return None
 
 
+def _site_action(text: str, gate: int = -1) -> bool:
+    """Whether ``text`` has a match of :data:`_SITE_ACTION`: a search of each of its parts the gate
+    lets through."""
+    bits = gate & G_SITE_ACTION
+    while bits:
+        bit = bits & -bits          # (the lowest bit set)
+        if _SITE_ACTION_BY_BIT[bit].search(text) is not None:
+            return True
+        bits ^= bit
+    return False
+
+
 def _template_reason(text: str, heading: bool, keep_meta: bool, low: str | None,
                      gate: int = -1) -> tuple[str | None, bool]:
     """The reason a short line belongs to the page's template, or None, and whether the line
@@ -221,7 +254,7 @@ def _template_reason(text: str, heading: bool, keep_meta: bool, low: str | None,
         return found, False
     if "{{" in text and _UNRENDERED.search(text):
         return "boilerplate:template", False
-    if gate & G_SITE_ACTION and _SITE_ACTION.search(text):
+    if gate & G_SITE_ACTION and _site_action(text, gate):
         return "boilerplate:action", False
     words = text.count(" ") + 1 if text else 0     # (one space between words)
     if words > MAX_ACTION_WORDS:
@@ -246,24 +279,41 @@ def line_verdict(text: str, heading: bool, keep_meta: bool) -> tuple[bool, bool,
 
     Cached: a site writes the same lines on every page, so a crawl asks about the same
     texts again and again (a quarter of the short lines of the development pages, from
-    many sites, are on more than one page)."""
+    many sites, are on more than one page).
+
+    The checks of :func:`looks_like_rights_line`, :func:`looks_like_date_line` and
+    :func:`looks_like_post_line` are written out here, on the line lower-cased once: this runs
+    for every paragraph of every page, and their calls, repeated lower-casing and splitting cost
+    as much as the searches."""
     length = len(text)
-    low = text.lower() if length < 400 else ""
+    if length >= 400:
+        # no check but the copyright sign's looks at so long a line
+        return _RIGHTS_VERDICT if "\xa9" in text or "&copy" in text else _NO_VERDICT
+    low = text.lower()
     gate = GATE.mask(low)
-    if not gate and (length > 80 or _DIGIT(text) is None) and "\xa9" not in text and "&copy" not in text:
-        # (most lines) no keyword pattern can match, there is no "(c)" or "{{" (G_MARKS), and a
-        # short line has no digit for a date: no check below fires, whatever heading and keep_meta say
+    if not gate & G_CHECKS:
+        # (most lines) no keyword pattern can match and there is no mark ("(c)", "\xa9", "&copy",
+        # "{{": G_MARKS): only a date can fire, on a short line with a digit that is no heading
         # (split at most MAX_UI_WORDS times: a further piece means more words than that)
-        return _NO_VERDICT if length >= 200 or len(text.split(None, MAX_UI_WORDS)) > MAX_UI_WORDS else _LABEL_ONLY
-    if "\xa9" in text or "&copy" in text or looks_like_rights_line(low, gate):
-        return True, False, None, False
-    dated = not heading and (looks_like_date_line(text) or looks_like_post_line(low, gate))
-    if not heading and not keep_meta and looks_like_credit_line(text, low or None, gate):
+        label = length < 200 and len(text.split(None, MAX_UI_WORDS)) <= MAX_UI_WORDS
+        if heading or length > 80 or _DIGIT(text) is None or not _date_line(text, low, gate):
+            return _LABEL_ONLY if label else _NO_VERDICT
+        return False, True, None, label
+    # (G_MARKS is set whenever the line has a mark: the gate looks for them too; the lower-cased
+    # line may be longer than the line, "\u0130" is two characters lower-cased, and the rights and
+    # post lines' limits are on it)
+    n_low = len(low)
+    if gate & G_MARKS and ("\xa9" in text or "&copy" in text or n_low < 200 and "(c)" in low) \
+            or n_low < 200 and gate & G_RIGHTS and _RIGHTS.search(low) is not None:
+        return _RIGHTS_VERDICT
+    dated = not heading and (length <= 80 and _DIGIT(text) is not None and _date_line(text, low, gate)
+                             or n_low < 400 and bool(gate & G_POSTED) and _POSTED.match(low) is not None)
+    if length >= 200:
+        return False, dated, notice(low, gate), False
+    if not heading and not keep_meta and looks_like_credit_line(text, low, gate):
         return False, dated, "boilerplate:credit", False
-    if length < 200:
-        found, label = _template_reason(text, heading, keep_meta, low, gate)
-        return False, dated, found, label
-    return False, dated, notice(low, gate) if length < 400 else None, False
+    found, label = _template_reason(text, heading, keep_meta, low, gate)
+    return False, dated, found, label
 
 
 def looks_like_related_heading(text: str, words: int | None = None) -> bool:
@@ -299,15 +349,22 @@ def looks_like_date_line(text: str) -> bool:
         return False
     if _DIGIT(text) is None:
         return False      # every date below has a digit (\d, or a word of ASCII digits)
+    return _date_line(text, text.lower())
+
+
+def _date_line(text: str, low: str, gate: int = -1) -> bool:
+    """:func:`looks_like_date_line` of a line of at most 80 characters with a digit
+    (``low``: the text lower-cased; ``gate``: :data:`GATE`'s mask of it)."""
     if text.rstrip().endswith((".", "!", "?")) and len(text.split()) >= 6:
         return False      # a sentence that mentions a date ("Her last day is April 1.")
-    label = _FIELD_LABEL.match(text)
-    if label and label.group(1).lower() not in _PUBLISHING_LABELS:
-        return False      # a field of the text: "Termin: 29.02.2020, 19 Uhr", "Deadline: 3 May 2021"
-    if _DATE.search(text):
+    if ":" in text:       # (every label has its colon: most lines are settled without the pattern)
+        label = _FIELD_LABEL.match(text)
+        if label and label.group(1).lower() not in _PUBLISHING_LABELS:
+            return False      # a field of the text: "Termin: 29.02.2020, 19 Uhr", "Deadline: 3 May 2021"
+    if _DATE_HINT.search(text) is not None and _DATE.search(text) is not None:
         return True
-    words = _NON_ALNUM.split(text.lower())
-    return any(w in _MONTHS for w in words) and any(w.isdigit() for w in words)
+    # a month's name and a number, as words of ASCII letters and digits (the number first: cheaper)
+    return bool(gate & G_MONTH) and _NUMBER_WORD.search(low) is not None and _MONTH_WORD.search(low) is not None
 
 
 # -- which patterns can match a line: one pass instead of a search per pattern ----------------
@@ -426,14 +483,25 @@ class KeywordGate:
         return mask
 
 
-# the literal marks line_verdict looks for besides the patterns: a copyright "(c)", a template's "{{"
-_MARKS = re.compile(r"\(c\)|\{\{")
+# the literal marks line_verdict looks for besides the patterns: a copyright "(c)", "\xa9" or "&copy"
+# (the gate sees the lower-cased line: it lets through "&COPY" too, which line_verdict then looks
+# for in the line itself), a template's "{{"
+_MARKS = re.compile(r"\(c\)|\{\{|\xa9|&copy")
 # the keyword patterns behind the gate, by bit (a pattern's checks above test its bit first)
-_GATED = (_RIGHTS, _AD_DISCLOSURE, _CONSENT, _SITE_ACTION, _ACTION, _RELATED, _AGENCY, _CREDIT, _AGENCY_PAREN,
-          _CAPTION_MARK, _POSTED, _AD_LABEL, _FIGURE_CAPTION, _MARKS)
-(G_RIGHTS, G_AD_DISCLOSURE, G_CONSENT, G_SITE_ACTION, G_ACTION, G_RELATED, G_AGENCY, G_CREDIT, G_AGENCY_PAREN,
- G_CAPTION, G_POSTED, G_AD_LABEL, G_FIGURE, G_MARKS) = (1 << i for i in range(len(_GATED)))
+_GATED = (_RIGHTS, _AD_DISCLOSURE, _CONSENT, _ACTION, _RELATED, _AGENCY, _CREDIT, _AGENCY_PAREN,
+          _CAPTION_PLACE, _POSTED, _AD_LABEL, _FIGURE_CAPTION, _MARKS, _CAPTION_WORDS, _MONTH_WORD, *_SITE_ACTION_PARTS)
+(G_RIGHTS, G_AD_DISCLOSURE, G_CONSENT, G_ACTION, G_RELATED, G_AGENCY, G_CREDIT, G_AGENCY_PAREN,
+ G_CAPTION_PLACE, G_POSTED, G_AD_LABEL, G_FIGURE, G_MARKS, G_CAPTION_WORDS, G_MONTH) = (1 << i for i in range(15))
+G_CAPTION = G_CAPTION_PLACE | G_CAPTION_WORDS       # _CAPTION_MARK: either half
+# _SITE_ACTION's parts by their bits, the bits after the others'
+_SITE_ACTION_BY_BIT = {1 << (15 + i): part for i, part in enumerate(_SITE_ACTION_PARTS)}
+G_SITE_ACTION = sum(_SITE_ACTION_BY_BIT)
+# the bits that send a line past line_verdict's first answer (a month's name alone does not:
+# it counts only in a short line with a digit, which goes to the date check anyway)
+G_CHECKS = ((1 << len(_GATED)) - 1) & ~G_MONTH
 GATE = KeywordGate(list(_GATED))
 # line_verdict's answers for a line no check fires on: short enough to be a control's label, or not
 _LABEL_ONLY = (False, False, None, True)
 _NO_VERDICT = (False, False, None, False)
+# and for a rights line
+_RIGHTS_VERDICT = (True, False, None, False)

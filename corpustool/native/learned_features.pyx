@@ -11,8 +11,8 @@ pattern, the title's words. The column layout and the code tables come from
 Every write goes to a row below ``len(paras)`` of a matrix checked for that shape.
 """
 cimport cython
-from libc.math cimport log1p
-from cpython.unicode cimport Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISUPPER
+from libc.math cimport log1p, fabs, INFINITY
+from cpython.unicode cimport Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISUPPER, Py_UNICODE_TOLOWER
 
 import numpy as np
 
@@ -37,6 +37,44 @@ cdef inline Py_ssize_t count_decimals(str s):
         elif Py_UNICODE_ISDECIMAL(c):
             k += 1
     return k
+
+
+cdef inline Py_UCS4 folded(Py_UCS4 c):
+    """``c`` as ``re.IGNORECASE`` compares it with the price pattern's letters: lower-cased (the
+    Kelvin sign is a k), the long s an s (re's one equivalence among those letters)."""
+    return u's' if c == 0x17f else Py_UNICODE_TOLOWER(c)
+
+
+cdef bint may_be_price(str t):
+    """False only when justext_learned._PRICE cannot match ``t``: it has no currency sign and
+    none of the currency codes the pattern names (usd eur gbp chf czk pln kč zł, in any case).
+    Most lines with a digit are no price: the pattern's search costs them more than this scan."""
+    cdef Py_ssize_t n = len(t), i
+    cdef Py_UCS4 a, b, c
+    for i in range(n):
+        a = t[i]
+        if a == u'$' or a == u'€' or a == u'£' or a == u'¥' or a == u'₹':
+            return True
+        if i + 1 >= n:
+            break
+        a = folded(a)
+        if a != u'u' and a != u'e' and a != u'g' and a != u'c' and a != u'p' and a != u'k' and a != u'z':
+            continue
+        b = folded(t[i + 1])
+        if (a == u'k' and b == u'č') or (a == u'z' and b == u'ł'):
+            return True
+        if i + 2 < n:
+            c = folded(t[i + 2])
+            if ((a == u'u' and b == u's' and c == u'd') or (a == u'e' and b == u'u' and c == u'r')
+                    or (a == u'g' and b == u'b' and c == u'p') or (a == u'c' and b == u'h' and c == u'f')
+                    or (a == u'c' and b == u'z' and c == u'k') or (a == u'p' and b == u'l' and c == u'n')):
+                return True
+    return False
+
+
+def price_candidate(str t):
+    """:func:`may_be_price` (for the tests: never False where the pattern matches)."""
+    return may_be_price(t)
 
 
 cdef inline str up_one(str x):
@@ -74,9 +112,13 @@ cdef class PageColumns:
     cdef Py_ssize_t c_since_title, c_prev, c_next, c_window_good_share
     cdef Py_ssize_t neighbour[16]
     cdef Py_ssize_t n_neighbour
+    cdef Py_ssize_t saturated[16]
+    cdef Py_ssize_t n_saturated
+    cdef double saturation
 
     def __init__(self, features, neighbour_keys, kinds, dict tag_code, dict cf_code, dict reason_code,
-                 str sentence_end, line_verdict, price_search, words_findall):
+                 str sentence_end, line_verdict, price_search, words_findall, saturated=(),
+                 double saturation=INFINITY):
         index = {name: i for i, name in enumerate(features)}
         self.index = index
         self.n_features = len(features)
@@ -120,6 +162,13 @@ cdef class PageColumns:
         if any(c(f"prev_{k}") != self.c_prev + i or c(f"next_{k}") != self.c_next + i
                for i, k in enumerate(neighbour_keys)):
             raise ValueError("PageColumns: the neighbour columns are not two blocks in NEIGHBOUR_KEYS' order")
+        # the counts cut at ``saturation`` (justext_learned.SATURATED), after since_title is made
+        self.n_saturated = len(saturated)
+        if self.n_saturated > 16:
+            raise ValueError("PageColumns: at most 16 saturated columns")
+        for i, k in enumerate(saturated):
+            self.saturated[i] = c(k)
+        self.saturation = saturation
 
     def clear(self):
         """Forget the remembered verdicts and heading words (a benchmark's pass starts as a crawl does)."""
@@ -150,10 +199,9 @@ cdef class PageColumns:
     def fill(self, list paras, kinds, hints, chains, title_words, double discussion, double product,
              double item_list, double posts, double[:, ::1] X, long long[::1] path_ids,
              long long[::1] parent_ids, double[::1] chars_out):
-        """Fill X (zeros, len(paras) x FEATURES) as page_features_py does but for since_title and the
-        saturated counts (page_columns makes both from it), and
-        the page's structure as page_struct gives it (DOM path and parent ids, characters).
-        Returns the title heading's row for since_title (-1: none)."""
+        """Fill X (zeros, len(paras) x FEATURES) as page_features_py does, and the page's structure
+        as page_struct gives it (DOM path and parent ids, characters). Returns the title
+        heading's row, from which since_title counts (-1: none)."""
         cdef Py_ssize_t n = len(paras), i, j, k, lo, hi, top, since, since_chars, first_h1
         cdef Py_ssize_t total_chars, total_good, c, g, code, inner, digits
         cdef double x, region_share, hint_share, in_hint, related, best
@@ -170,16 +218,19 @@ cdef class PageColumns:
             raise ValueError("PageColumns.fill: one evidence chain per paragraph")
         texts = [None] * n
         grands = [None] * n
-        cdef long long[::1] chars = np.empty(n, dtype=np.int64)
-        cdef long long[::1] good = np.empty(n, dtype=np.int64)
-        cdef unsigned char[::1] is_heading = np.empty(n, dtype=np.uint8)
+        # the page's counts in one allocation (a numpy call per array costs more than its loop on
+        # a small page): rows 0-8 below, 9-10 the running sums of the window (n + 1 each)
+        cdef long long[:, ::1] counts = np.zeros((11, n + 1), dtype=np.int64)
+        cdef long long[::1] chars = counts[0]
+        cdef long long[::1] good = counts[1]
+        cdef long long[::1] is_heading = counts[2]
         # per DOM path and per parent element (by their ids): paragraphs, jusText-good and all characters
-        cdef long long[::1] count_path = np.zeros(n, dtype=np.int64)
-        cdef long long[::1] good_path = np.zeros(n, dtype=np.int64)
-        cdef long long[::1] chars_path = np.zeros(n, dtype=np.int64)
-        cdef long long[::1] count_parent = np.zeros(n, dtype=np.int64)
-        cdef long long[::1] good_parent = np.zeros(n, dtype=np.int64)
-        cdef long long[::1] chars_parent = np.zeros(n, dtype=np.int64)
+        cdef long long[::1] count_path = counts[3]
+        cdef long long[::1] good_path = counts[4]
+        cdef long long[::1] chars_path = counts[5]
+        cdef long long[::1] count_parent = counts[6]
+        cdef long long[::1] good_parent = counts[7]
+        cdef long long[::1] chars_parent = counts[8]
         cdef Py_ssize_t pid, qid
         count_text, count_grand = {}, {}
         path_id, parent_id = {}, {}
@@ -249,8 +300,9 @@ cdef class PageColumns:
             X[i, self.c_dated] = verdict[1]
             digits = count_decimals(t)
             X[i, self.c_digit_share] = <double>digits / <double>(c if c else 1)
-            # (every price has a digit: the pattern runs only on short lines with one)
-            X[i, self.c_price] = c < 200 and digits > 0 and self.price_search(t) is not None
+            # (every price has a digit and a currency sign or code: the pattern runs only on short
+            # lines with both)
+            X[i, self.c_price] = c < 200 and digits > 0 and may_be_price(t) and self.price_search(t) is not None
             X[i, self.c_template_kind] = 0 if reason is None else self.reason_code.get(reason, 7)
             X[i, self.c_rights] = verdict[0]
             X[i, self.c_ui_label] = verdict[3]
@@ -353,8 +405,7 @@ cdef class PageColumns:
             X[i, self.c_chars_since_heading] = log1p(<double>since_chars)
             since += 1
             since_chars += chars[i]
-        # the title's heading (the heading most like the title, else the first h1): the caller
-        # fills since_title from it with numpy (numpy's log1p, not libm's: the same bits as Python's)
+        # the title's heading (the heading most like the title, else the first h1)
         top = -1
         if title_words:
             best = X[0, self.c_title_like]
@@ -367,13 +418,20 @@ cdef class PageColumns:
                 top = -1
         if top < 0:
             top = first_h1
+        # paragraphs since it, signed (justext_learned._since_title, with the same C library's log1p)
+        for i in range(n):
+            if top < 0:
+                X[i, self.c_since_title] = -10.0
+            else:
+                k = i - top
+                X[i, self.c_since_title] = (<double>((k > 0) - (k < 0))) * log1p(fabs(<double>k))
         # the neighbours' own columns, and the jusText-good share within three paragraphs either side
         for i in range(n):
             for j in range(self.n_neighbour):
                 X[i, self.c_prev + j] = X[i - 1, self.neighbour[j]] if i > 0 else -1.0
                 X[i, self.c_next + j] = X[i + 1, self.neighbour[j]] if i + 1 < n else -1.0
-        cdef long long[::1] gc = np.zeros(n + 1, dtype=np.int64)
-        cdef long long[::1] cc = np.zeros(n + 1, dtype=np.int64)
+        cdef long long[::1] gc = counts[9]
+        cdef long long[::1] cc = counts[10]
         for i in range(n):
             gc[i + 1] = gc[i] + good[i]
             cc[i + 1] = cc[i] + chars[i]
@@ -382,4 +440,9 @@ cdef class PageColumns:
             hi = i + 4 if i + 4 < n else n
             k = cc[hi] - cc[lo]
             X[i, self.c_window_good_share] = <double>(gc[hi] - gc[lo]) / <double>(k if k > 1 else 1)
+        # the counts that saturate (justext_learned._saturated)
+        for i in range(n):
+            for j in range(self.n_saturated):
+                x = X[i, self.saturated[j]]
+                X[i, self.saturated[j]] = x if x < self.saturation else self.saturation
         return top

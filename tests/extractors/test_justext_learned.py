@@ -424,6 +424,45 @@ def test_complete_trees_equal_the_walk_node_by_node():
 
 
 
+def test_both_stages_compiled_equal_the_numpy_stages():
+    """tree_scores.two_stages (stage 1, the context columns, stage 2 in one call) gives the
+    probabilities of the numpy path (stage 1, context_features, stage 2) bit for bit, on pages
+    of 1 to 300 paragraphs (numpy's pairwise sum of the page's weighted probabilities: blocks
+    of 8, of 128 and past them), and its checks refuse what it cannot read."""
+    from corpustool.native import backend
+
+    two_stages = backend.trees.get("two_stages")
+    numpy_sum = backend.trees.get("numpy_sum")
+    if two_stages is None:
+        pytest.skip("the compiled trees are not built")
+    model = jl.load_model(jl.MODEL_PATH)
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 7, 8, 9, 127, 128, 129, 300):
+        X = rng.normal(size=(n, len(jl.FEATURES))) * 3
+        path = rng.integers(0, max(1, n // 4), n)
+        parent = rng.integers(0, max(1, n // 2), n)
+        chars = rng.integers(0, 400, n).astype(np.float64)
+        first = model.stage1.predict(X)
+        expected = model.stage2.predict(np.hstack([X, jl.context_features(first, (path, parent, chars))]))
+        assert model.predict(X, [], (path, parent, chars)).tolist() == expected.tolist()
+        weights = first * chars
+        assert numpy_sum(weights) == weights.sum()
+    first, second = model.stage1._complete(), model.stage2._complete()
+    n = 4
+    Z = np.zeros((n, len(jl.STAGE2_FEATURES)))
+    ids, chars, prob = np.zeros(n, dtype=np.int64), np.ones(n), np.empty(n)
+    with pytest.raises(ValueError, match="context columns"):
+        two_stages(first, 0.0, second, 0.0, Z[:, :-1].copy(), ids, ids, chars, prob)
+    with pytest.raises(ValueError, match="context columns"):
+        two_stages(second, 0.0, second, 0.0, Z, ids, ids, chars, prob)
+    with pytest.raises(ValueError, match="one path"):
+        two_stages(first, 0.0, second, 0.0, Z, ids[:3], ids, chars, prob)
+    with pytest.raises(ValueError, match="outside"):
+        two_stages(first, 0.0, second, 0.0, Z, np.array([0, 1, 4, 0]), ids, chars, prob)
+    with pytest.raises(ValueError, match="outside"):
+        two_stages(first, 0.0, second, 0.0, Z, ids, np.array([0, -1, 0, 0]), chars, prob)
+
+
 def test_model_arrays_are_checked():
     data = json.loads(jl.MODEL_PATH.read_text(encoding="utf-8"))
     assert data["features"] == jl.FEATURES

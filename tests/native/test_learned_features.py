@@ -53,3 +53,21 @@ def test_a_layout_whose_blocks_are_split_is_refused():
         PageColumns(swapped, *args)
     with pytest.raises(KeyError):
         PageColumns(jl.FEATURES[:-1], *args)
+
+
+def test_the_price_gate_never_hides_a_price_the_pattern_finds():
+    # (the compiled matrix searches for a price only on lines the gate passes: a line it
+    # refuses must be one the pattern cannot match, in any case folding re.IGNORECASE does)
+    import random
+
+    price_candidate = backend.features.get("price_candidate")
+    rnd = random.Random(7)
+    alphabet = list("0123456789 .,-$€£¥₹uUsSdDeErRgGbBpPcChHfFzZkKlLnNčČłŁ") + ["\u017f", "\u212a"]
+    lines = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 10))) for _ in range(100_000)]
+    lines += ["12 u\u017fd", "12 \u212a\u010d", "12 KČ", "ZŁ 5", "5zł", "USD5", "EUR 10", "10 Chf", "10czk", "Pln 4",
+              "5$", "£3", "¥ 7", "₹9", "4€"]
+    priced = [t for t in lines if jl._PRICE.search(t)]
+    assert len(priced) > 1000
+    assert all(price_candidate(t) for t in priced)
+    # and it refuses what holds no currency sign or code, whatever the digits
+    assert not price_candidate("Posted 12 May 2020") and not price_candidate("1,299.00")

@@ -22,7 +22,7 @@ SWITCHED: dict[str, dict[str, str | None]] = {
     "corpustool.extractors.justext_plus": {"PageTree": None, "compiled_decide": None},
     "corpustool.extractors.justext_plus_structure": {"_schema_type_names": None},
     "corpustool.extractors.base": {"_utf8_bytes": None},
-    "corpustool.extractors.justext_learned": {"_CompleteTrees": None, "_COLUMNS": None},
+    "corpustool.extractors.justext_learned": {"_CompleteTrees": None, "_two_stages": None, "_COLUMNS": None},
     "corpustool.quality": {"word_measures": "_word_measures_python"},
     "corpustool.text_types": {"_find": "_find_python"},
     "corpustool.encoding": {"_first_control": None, "_has_control_bytes": "_has_control_bytes_py"},
