@@ -20,7 +20,8 @@ process; the harness imports it under atheris's coverage instrumentation. The en
   ``first_control``, ``has_control_bytes``, the keyword gate, the language guess's
   ``chunk_words``/``stop_occurrences``/``stop_word_scores`` through ``identify``, the quality
   marks' ``word_measures``, the page declarations' ``find_ascii``; each against its Python twin);
-* ``text_scans`` also runs ``tree_arrays``: ``native/tree_scores.pyx`` (justext-learned's trees) on arrays made from the
+* ``text_scans`` also runs ``tree_arrays``: ``native/tree_scores.pyx`` (justext-learned's trees, and both stages
+  with their context columns: ``two_stages``) on arrays made from the
   input, valid or not (indices out of range, cycles, mismatched lengths): either a ValueError or the
   sums of walking the trees node by node in Python.
 """
@@ -205,6 +206,36 @@ def tree_arrays(data: bytes) -> None:
                 assert steps <= n_nodes
             s += leaf[~node]
         assert out[i] == s
+    two_stages(trees, feature, threshold, left, right, leaf, roots, n_feat, X, ints)
+
+
+def two_stages(trees, feature, threshold, left, right, leaf, roots, n_feat, X, ints) -> None:
+    """tree_scores.two_stages with the input's trees as both stages (stage 2 ten columns wider),
+    DOM path and parent ids from the input (some outside 0..n-1: refused): the numpy path's
+    probabilities (stage 1, justext_learned.context_features, stage 2)."""
+    import numpy as np
+
+    from corpustool.extractors.justext_learned import context_features
+
+    n_rows = X.shape[0]
+    wide = tree_scores.CompleteTrees(feature, threshold, left, right, leaf, roots, n_feat + 10)
+    path = (ints(n_rows) % (n_rows + 1)).astype(np.int64)
+    parent = (ints(n_rows) % n_rows).astype(np.int64)
+    chars = (ints(n_rows) % 50).astype(np.float64)
+    Z = np.zeros((n_rows, n_feat + 10))
+    Z[:, :n_feat] = X
+    prob = np.empty(n_rows)
+    try:
+        tree_scores.two_stages(trees, 0.5, wide, -0.25, Z, path, parent, chars, prob)
+    except ValueError:
+        assert (path >= n_rows).any()
+        return
+    first = np.empty(n_rows)
+    trees.scores(X, 0.5, first)
+    first = 1.0 / (1.0 + np.exp(-first))
+    second = np.empty(n_rows)
+    wide.scores(np.hstack([X, context_features(first, (path, parent, chars))]), -0.25, second)
+    assert np.allclose(prob, 1.0 / (1.0 + np.exp(-second)), rtol=0, atol=1e-12)
 
 
 TARGETS = (extract_plus, extract_auto, extract_engine, raw_bytes, lxml_tree, text_scans)
