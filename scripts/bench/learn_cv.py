@@ -130,6 +130,24 @@ CONFIGS: dict[str, dict] = {
     # justext-learned's decision time from the bytes): the model from the page's structure alone
     "s2nolines": {"stage2": True, "drop": ["template_line", "dated", "template_kind", "rights", "ui_label",
                                            "in_related"]},
+    # session 18 (the snippet set's `without`): a snippet page's labelled paragraphs weighted as its
+    # snippet figures count them, by the snippets each holds (a share of its weight; the rest by tokens);
+    # snippet_labels recomputes a snippet page's labels and weights from scratch when "snip_count" is
+    # given, so these configurations mean the same before and after learn.page_labels took "s2cnt1"
+    # (count weights: session 18's training, now "s2"; the configurations above that name no
+    # "snip_count" now start from it); "s2tok" is the training before it (token shares: session 17's "s2")
+    "s2tok": {"stage2": True, "snip_count": 0.0},
+    "s2cnt5": {"stage2": True, "snip_count": 0.5},
+    "s2cnt1": {"stage2": True, "snip_count": 1.0},
+    "s2neg15": {"stage2": True, "neg_weight": 1.5},
+    "s2cnt5neg15": {"stage2": True, "snip_count": 0.5, "neg_weight": 1.5},
+    "s2cnt1neg15": {"stage2": True, "snip_count": 1.0, "neg_weight": 1.5},
+    "s2cnt1neg2": {"stage2": True, "snip_count": 1.0, "neg_weight": 2.0},
+    "s2cnt1wn2": {"stage2": True, "snip_count": 1.0, "wcxb_neg": 2.0},
+    "s2cnt1neg15wn4": {"stage2": True, "snip_count": 1.0, "neg_weight": 1.5, "wcxb_neg": 4.0},
+    "s2cnt1wn4": {"stage2": True, "snip_count": 1.0, "wcxb_neg": 4.0},
+    "s2cnt1sw2": {"stage2": True, "snip_count": 1.0, "snippet_weight": 2.0},
+    "s2cnt1sw2neg15": {"stage2": True, "snip_count": 1.0, "snippet_weight": 2.0, "neg_weight": 1.5},
 }
 
 
@@ -373,6 +391,10 @@ def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarr
             # session 16: a short paragraph needs a higher probability (its thresholds shifted up)
             short = np.array([q.features.get("words", 0) < cfg["short_words"] for q in r["inp"].paras])
             p = p - cfg["short_shift"] * short
+        if cfg.get("link_at") is not None:
+            # session 18: a mostly linked paragraph needs a higher probability
+            linked = pages.X[i][:, jl._INDEX["link_density"]] >= cfg["link_at"]
+            p = p - cfg["link_shift"] * linked
         _, cls = jl.decide_classes(p, r["inp"])
         if r["gold"] is not None:
             bag = Counter()
@@ -516,12 +538,12 @@ def cv2(pages: Pages, cfg: dict, folds: list[int], exclude: int | None, cols: np
 # minus each of its folds, so the nested CV adds stage-2 models on sets of 2 folds and stage-1 models
 # on single folds.
 
-TRAIN_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
+TRAIN_KEYS = ("drop", "snip_count", "span", "wcxb_neg", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
               "f1_cap", "f1_power", "ctx", "stage2", "jp", "page_cap", "rounds2", "params2", "wcxb_weight")
 # stage 3's models: stage 2's keys and "stage3" (stage 2's keys leave it out: the stage-2 models of
 # a configuration with a third stage are those of the same configuration without it)
 STAGE3_KEYS = TRAIN_KEYS + ("stage3",)
-STAGE1_KEYS = ("drop", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
+STAGE1_KEYS = ("drop", "snip_count", "span", "wcxb_neg", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
                "f1_cap", "f1_power", "jp", "page_cap", "wcxb_weight")
 DECIDE: dict[str, dict] = {
     "d55": {},                                     # shipped: good >= 0.55, bad < 0.45, revision on, repeats of
@@ -542,6 +564,9 @@ DECIDE: dict[str, dict] = {
     "ef05w": {"ef1": 0.05, "clamp": (0.25, 0.75)},
     "ef10c": {"ef1": 0.10, "clamp": (0.35, 0.65)},
     "ef0c": {"ef1": 0.0, "clamp": (0.35, 0.65)},
+    # session 18: a mostly linked paragraph (link density >= l) kept from a higher probability
+    **{f"ld{round(l * 100)}s{round(d * 100)}": {"link_at": l, "link_shift": d} for l in (0.5, 0.8) for d in (0.05, 0.1)},
+    **{f"d{round(g * 100)}b{round(b * 100)}": {"good": g, "bad": b} for g, b in ((0.6, 0.45), (0.6, 0.4), (0.65, 0.45), (0.58, 0.45), (0.62, 0.45))},
     "d40": {"good": 0.4, "bad": 0.3},
     "d60": {"good": 0.6, "bad": 0.5},
     "d65": {"good": 0.65, "bad": 0.55},
@@ -576,13 +601,94 @@ def labels_of(pages: Pages, i: int, cfg: dict):
         # tokens by (page tokens / main-text tokens) ** power, at most cap, scaled so that the
         # full-gold pages weigh as much in all as before (pages.f1_scale)
         w = w * f1_ratio(pages, i, cfg) / pages.f1_scale(cfg)
+    if not snippet and cfg.get("wcxb_neg"):
+        # a full-gold page's paragraphs labelled 0 that hold one of its `without` snippets (the
+        # benchmark's own boilerplate examples): weight times wcxb_neg (labels unchanged)
+        hold = wcxb_without(pages, i) & (np.asarray(y) == 0)
+        if hold.any():
+            w = np.where(hold, w * cfg["wcxb_neg"], w)
     if not snippet and "wcxb_weight" in cfg:
         w = w * cfg["wcxb_weight"]
+    if snippet and ("snip_count" in cfg or cfg.get("span")):
+        keep, y, w = snippet_labels(pages, i, cfg)
     if snippet:
         w *= cfg.get("snippet_weight", 1.0)
         if cfg.get("neg_weight"):
             w = np.where(np.asarray(y) == 0, w * cfg["neg_weight"], w)
     return keep, y, w
+
+
+_SNIP: dict = {}
+_WCXB: dict = {}
+
+
+def wcxb_without(pages: Pages, i: int) -> np.ndarray:
+    """Which paragraphs of full-gold page i hold one of its `without` snippets."""
+    got = _WCXB.get(i)
+    if got is None:
+        from corpustool.eval.tokens import normalize_snippet
+
+        r = pages.records[i]
+        norm = [normalize_snippet(p.text) for p in r["inp"].paras]
+        snips = [x for x in (normalize_snippet(s) for s in r.get("without") or []) if x]
+        got = _WCXB[i] = np.array([any(f" {x} " in f" {t} " for x in snips) for t in norm], dtype=bool)
+    return got
+
+
+def snippet_labels(pages: Pages, i: int, cfg: dict):
+    """A snippet page's (rows kept, labels, weights) under "span" (a snippet that no single paragraph
+    holds labels the run of consecutive paragraphs that holds it, as the scoring finds it in the
+    joined text) and "snip_count" (weights: a share ``snip_count`` of the page's weight by the number
+    of snippets each labelled paragraph holds, as the snippet figures count, the rest by tokens)."""
+    from corpustool.eval.learn import tokens
+    from corpustool.eval.tokens import normalize_snippet
+
+    key = (i, bool(cfg.get("span")))
+    got = _SNIP.get(key)
+    if got is None:
+        r = pages.records[i]
+        texts = [p.text for p in r["inp"].paras]
+        norm = [normalize_snippet(t) for t in texts]
+        n = len(norm)
+        y = np.full(n, -1, dtype=np.int8)
+        count = np.zeros(n)
+        for snippets, value in ((r["without"] or [], 0), (r["with"] or [], 1)):
+            for s in snippets:
+                s = normalize_snippet(s)
+                if not s:
+                    continue
+                hit = [j for j, t in enumerate(norm) if s in t]
+                if not hit and cfg.get("span"):
+                    # the shortest runs of consecutive paragraphs whose joined text holds it
+                    for a in range(n):
+                        if not norm[a]:
+                            continue
+                        text, rest = norm[a], []
+                        for b in range(a + 1, min(n, a + 12)):
+                            if not norm[b]:
+                                continue
+                            text = text + " " + norm[b]
+                            rest.append(norm[b])
+                            if s in text:
+                                if s not in " ".join(rest):
+                                    hit.extend(range(a, b + 1))
+                                break
+                            if len(text) > len(norm[a]) + len(s) + 1:
+                                break
+                for j in hit:
+                    y[j] = value
+                    count[j] += 1
+        size = np.array([len(tokens(t)) + 1 for t in texts], dtype=np.float64)
+        got = _SNIP[key] = (y, count, size)
+    y, count, size = got
+    keep = y >= 0
+    if not keep.any():
+        return pages.keep[i], pages.y[i], pages.w[i].copy()
+    tok = size[keep] / size[keep].sum()
+    share = float(cfg.get("snip_count", 0.0))
+    c = count[keep] / max(count[keep].sum(), 1.0)
+    w = 100.0 * ((1 - share) * tok + share * c)
+    return keep, y[keep], w
 
 
 def f1_ratio(pages: Pages, i: int, cfg: dict) -> float:
