@@ -573,7 +573,7 @@ class LearnedModel:
             raise OptionError(f"model {path}: {str(e).removeprefix('model: ')}") from None
 
     def predict(self, X: np.ndarray, paras: Sequence[Paragraph], struct: Struct | None = None) -> np.ndarray:
-        if self.stage2 is not None and len(X) and _two_stages is not None:
+        if self.stage2 is not None and len(X) and X.shape[1] == len(FEATURES) and _two_stages is not None:
             first, second = self.stage1._complete(), self.stage2._complete()
             if first is not None and second is not None:
                 # both stages and the context between them in one compiled call (tree_scores.two_stages)
