@@ -44,9 +44,7 @@ _CAPTION_PLACE = (r"\((?:l|r|li|re|m|links|rechts|mitte|left|right|center|centre
 _CAPTION_WORDS = (r"\b(?:symbolbild|symbolfoto|archivbild|archivfoto|imagen de archivo|photo d'archive|file photo)\b"
                   # a picture's caption after its lightbox button ("Vergrößern Eine kleine ...")
                   r"|^\W*(?:bild )?(?:vergrößern|enlarge|ampliar|agrandir|powiększ)\b")
-_CAPTION_MARK = re.compile(f"{_CAPTION_PLACE}|{_CAPTION_WORDS}")
-# its two halves, each behind its own bit of the gate (a line has a match of _CAPTION_MARK when
-# it has one of either): the places' required string is "(", on every fourth short line, and
+# a caption's mark is either (two patterns, each behind its own bit of the gate): the places' required string is "(", on every fourth short line, and
 # their search skips to the "(" (its first item), the words' tries every position
 _CAPTION_PLACE, _CAPTION_WORDS = re.compile(_CAPTION_PLACE), re.compile(_CAPTION_WORDS)
 # a numbered figure's caption ("Abbildung 8: ...", "Fig. 2.")
@@ -126,7 +124,6 @@ _SITE_ACTION_PARTS = (
     r"(?:teilen sie|teil) uns .{0,40}mit\b",
     r"^\W*(?:externer inhalt|external content|contenido externo|contenu externe)\W*$",
 )
-_SITE_ACTION = re.compile(r"\b(?:%s)" % "|".join(_SITE_ACTION_PARTS))
 # its parts (the lines above), each behind its own bit of the gate: a line has a match of
 # _SITE_ACTION when it has one of a part, and most lines the gate lets through have one of the
 # parts' common strings ("teil", "letter", "app", "with"), whose part alone is searched, a fraction
@@ -205,8 +202,10 @@ _RIGHTS = re.compile(r"\b(?:all rights reserved|alle rechte vorbehalten|todos lo
 
 
 def looks_like_rights_line(low: str, gate: int = -1) -> bool:
-    """A short line (lower-cased) with a copyright, licence or disclaimer notice in words or "(c)"."""
-    return len(low) < 200 and ("(c)" in low or bool(gate & G_RIGHTS) and _RIGHTS.search(low) is not None)
+    """A short line (lower-cased) with a copyright, licence or disclaimer notice in words or "(c)"
+    (the gate's G_MARKS is set whenever the line has a "(c)")."""
+    return len(low) < 200 and (bool(gate & G_MARKS) and "(c)" in low
+                               or bool(gate & G_RIGHTS) and _RIGHTS.search(low) is not None)
 
 
 _AGENCY = re.compile(r"\b(?:shutterstock|getty ?images|getty|istock\w*|adobe ?stock|imago|picture[ -]alliance|"
@@ -281,10 +280,8 @@ def line_verdict(text: str, heading: bool, keep_meta: bool) -> tuple[bool, bool,
     texts again and again (a quarter of the short lines of the development pages, from
     many sites, are on more than one page).
 
-    The checks of :func:`looks_like_rights_line`, :func:`looks_like_date_line` and
-    :func:`looks_like_post_line` are written out here, on the line lower-cased once: this runs
-    for every paragraph of every page, and their calls, repeated lower-casing and splitting cost
-    as much as the searches."""
+    The line is lower-cased once and the gate's mask passed to every check: this runs for every
+    paragraph of every page, and repeated lower-casing and splitting cost as much as the searches."""
     length = len(text)
     if length >= 400:
         # no check but the copyright sign's looks at so long a line
@@ -302,12 +299,10 @@ def line_verdict(text: str, heading: bool, keep_meta: bool) -> tuple[bool, bool,
     # (G_MARKS is set whenever the line has a mark: the gate looks for them too; the lower-cased
     # line may be longer than the line, "\u0130" is two characters lower-cased, and the rights and
     # post lines' limits are on it)
-    n_low = len(low)
-    if gate & G_MARKS and ("\xa9" in text or "&copy" in text or n_low < 200 and "(c)" in low) \
-            or n_low < 200 and gate & G_RIGHTS and _RIGHTS.search(low) is not None:
+    if gate & G_MARKS and ("\xa9" in text or "&copy" in text) or looks_like_rights_line(low, gate):
         return _RIGHTS_VERDICT
     dated = not heading and (length <= 80 and _DIGIT(text) is not None and _date_line(text, low, gate)
-                             or n_low < 400 and bool(gate & G_POSTED) and _POSTED.match(low) is not None)
+                             or looks_like_post_line(low, gate))
     if length >= 200:
         return False, dated, notice(low, gate), False
     if not heading and not keep_meta and looks_like_credit_line(text, low, gate):
@@ -492,7 +487,6 @@ _GATED = (_RIGHTS, _AD_DISCLOSURE, _CONSENT, _ACTION, _RELATED, _AGENCY, _CREDIT
           _CAPTION_PLACE, _POSTED, _AD_LABEL, _FIGURE_CAPTION, _MARKS, _CAPTION_WORDS, _MONTH_WORD, *_SITE_ACTION_PARTS)
 (G_RIGHTS, G_AD_DISCLOSURE, G_CONSENT, G_ACTION, G_RELATED, G_AGENCY, G_CREDIT, G_AGENCY_PAREN,
  G_CAPTION_PLACE, G_POSTED, G_AD_LABEL, G_FIGURE, G_MARKS, G_CAPTION_WORDS, G_MONTH) = (1 << i for i in range(15))
-G_CAPTION = G_CAPTION_PLACE | G_CAPTION_WORDS       # _CAPTION_MARK: either half
 # _SITE_ACTION's parts by their bits, the bits after the others'
 _SITE_ACTION_BY_BIT = {1 << (15 + i): part for i, part in enumerate(_SITE_ACTION_PARTS)}
 G_SITE_ACTION = sum(_SITE_ACTION_BY_BIT)
