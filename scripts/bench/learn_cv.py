@@ -148,6 +148,8 @@ CONFIGS: dict[str, dict] = {
     "s2cnt1wn4": {"stage2": True, "snip_count": 1.0, "wcxb_neg": 4.0},
     "s2cnt1sw2": {"stage2": True, "snip_count": 1.0, "snippet_weight": 2.0},
     "s2cnt1sw2neg15": {"stage2": True, "snip_count": 1.0, "snippet_weight": 2.0, "neg_weight": 1.5},
+    # session 19: stage 2 also reads stage 1's mean over the paragraph's section (p_section)
+    "s2sec": {"stage2": True, "ctx": ["section"]},
 }
 
 
@@ -735,8 +737,8 @@ def context_names(cfg: dict) -> list[str]:
     extra = cfg.get("ctx") or ()
     more = {"rel": ["p_rel_max", "p_rel_mean"], "rank": ["p_rank"], "kept_chars": ["p_kept_chars"],
             "grand": ["p_grand"], "region": ["p_region"], "main": ["in_main", "log_main_out", "main_depth"],
-            "mass": ["mass_before", "mass_after", "log_dist_strong"]}
-    return list(CONTEXT) + [c for k in ("rel", "rank", "kept_chars", "grand", "region", "main", "mass")
+            "mass": ["mass_before", "mass_after", "log_dist_strong"], "section": ["p_section"]}
+    return list(CONTEXT) + [c for k in ("rel", "rank", "kept_chars", "grand", "region", "main", "mass", "section")
                             if k in extra for c in more[k]]
 
 
@@ -815,6 +817,23 @@ def ctx_columns(pages: Pages, i: int, p: np.ndarray, cfg: dict) -> np.ndarray:
             cols.append(np.log1p(np.minimum(left, right)))
         else:
             cols.append(np.full(n, np.log1p(n)))
+    if "section" in extra:        # session 19: stage 1's character-weighted mean over the paragraphs of the
+        # paragraph's section (from a heading to the next), headings left out: a heading's own text is
+        # judged by what it heads (a box's "Most read" over links, a sub-heading over the article's text);
+        # -1: a section of headings only
+        from corpustool.extractors.justext_learned import group_mean
+
+        heads = np.array([bool(q.heading) for q in pages.records[i]["inp"].paras])
+        sec = np.cumsum(heads)
+        chars = pages.struct[i][2]
+        col = np.full(n, -1.0)
+        body = ~heads
+        if body.any():
+            means = np.full(int(sec.max()) + 1, -1.0)
+            m = group_mean(p[body], chars[body], sec[body])
+            means[sec[body]] = m
+            col = means[sec]
+        cols.append(col)
     return np.hstack([out] + [c[:, None] for c in cols])
 
 
