@@ -212,6 +212,65 @@ def test_comments_under_an_article_set_apart_go_though_they_outweigh_it():
     assert all(t in drop for t in _STORY) and not any(t in drop for t in _REMARKS)
 
 
+_LIBRARY = [TEXT,
+            "Volunteers have offered to sort the remaining books, and the council will decide in spring whether the "
+            "building becomes a community centre, a museum of local history or a set of small workshops for artists.",
+            "The mayor said that the roof had been repaired last autumn and that the heating would need to be "
+            "replaced before anyone could use the rooms during the winter months."]
+
+
+def _wrapped_page(wrapper: str) -> str:
+    return ("<html><head><title>Old library</title></head><body>"
+            f"<div class='{wrapper}'><header><nav><ul>"
+            + "".join(f"<li><a href='/{w}'>{w}</a></li>" for w in ("Home", "News", "Sport", "Contact"))
+            + "</ul></nav></header><main><h1>Old library</h1>" + "".join(f"<p>{t}</p>" for t in _LIBRARY)
+            + "</main><footer><p>Copyright 2024 Town News. All rights reserved.</p><p>Imprint | Privacy</p>"
+            "</footer></div></body></html>")
+
+
+def test_a_layout_wrapper_named_footer_is_not_read_as_the_footer():
+    """A page whose whole body sits in a block named for a sticky-footer layout: the model does not
+    see that name (it holds <main> and most of jusText's text), the real <footer> inside it is still
+    a footer, and the article is kept, the footer's lines not."""
+    from corpustool.extractors.base import Page
+    from corpustool.extractors.registry import get_extractor
+    from corpustool.language.stoplists import stoplist
+
+    seen = []
+    extractor = get_extractor("justext-learned")
+    page_input = extractor.page_input
+    extractor.page_input = lambda *a: seen.append(page_input(*a)) or seen[-1]
+    paras = extractor.extract(Page(_wrapped_page("sticky-footer"), stoplist=stoplist("en")))
+    kinds = seen[0].kinds
+    assert "/html[1]/body[1]/div[1]" not in kinds                       # the wrapper's name is hidden
+    assert kinds["/html[1]/body[1]/div[1]/footer[1]"] == "footer"       # the real footer is not
+    assert kinds["/html[1]/body[1]/div[1]/header[1]/nav[1]"] == "nav"
+    kept = [p.text for p in paras if p.cls == "good"]
+    assert all(t in kept for t in _LIBRARY) and not any("Copyright" in t for t in kept)
+
+
+def test_a_footer_without_most_of_the_text_keeps_its_name():
+    """The rule is narrow: a footer region that holds no main-content hint, or that holds a hint but
+    not most of jusText's text, is still read as a footer."""
+    from corpustool.document import Paragraph
+
+    def para(text: str, good: bool) -> Paragraph:
+        return Paragraph(text=text, cls="good" if good else "bad")
+
+    kinds = {"/b/d": "footer", "/b/f": "footer"}
+    hints = ["/b/d/main"]
+    # the hint's block holds a third of the good text; the rest is in the other footer
+    paras = [para("x" * 100, True), para("y" * 200, True)]
+    chains = [("/b/d", "/b/d/main"), ("/b/f",)]
+    assert jl.without_wrapper_footers(kinds, hints, chains, paras) == kinds
+    # now it holds two thirds: its name goes, the other footer (no hint below it) keeps its own
+    paras = [para("x" * 200, True), para("y" * 100, True)]
+    assert jl.without_wrapper_footers(kinds, hints, chains, paras) == {"/b/f": "footer"}
+    # jusText keeps nothing: nothing to judge by, the names stay
+    paras = [para("x" * 200, False), para("y" * 100, False)]
+    assert jl.without_wrapper_footers(kinds, hints, chains, paras) == kinds
+
+
 def test_answers_in_reply_blocks_under_a_question_stay():
     """The same records of posts under a question the page does not set apart as an article (no
     <article>, no articleBody): the answers are the page's content, the model decides and keeps
