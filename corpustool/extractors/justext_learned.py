@@ -705,7 +705,7 @@ class JustextLearnedExtractor(JustextPlusExtractor):
             or (section.kind == structure.ARTICLE
                 and structure.article_apart(paras, comments, tree.chains, tree.hints, section.record_tags)))
         keep = self.comments == "keep" and article_comments
-        kinds = without_wrapper_footers(kinds, tree.hints, tree.chains, paras)
+        kinds = without_wrapper_footers(kinds, tree, paras)
         return PageInput(paras, kinds, tree.hints, tree.chains, types, title,
                          comments if drop else None, self.engine.params_for(page).max_heading_distance, posts,
                          comments if keep else None, comments if article_comments else None)
@@ -797,21 +797,21 @@ def without_comment_regions(kinds: dict[str, str]) -> dict[str, str]:
     return {x: k for x, k in kinds.items() if k != "comment"}
 
 
-def without_wrapper_footers(kinds: dict[str, str], hints: Sequence[str], chains: Sequence[Sequence[str]],
-                            paras: Sequence[Paragraph]) -> dict[str, str]:
+def without_wrapper_footers(kinds: dict[str, str], tree: Any, paras: Sequence[Paragraph]) -> dict[str, str]:
     """The page's named regions but a footer that is a layout wrapper: a region named footer
     with a main-content hint below it (``<main>``, ``<article>``, ``itemprop=articleBody``) that
     holds more than half of the characters jusText keeps is the page's body (a ``sticky-footer``
     or ``flex-wrap-footer`` layout), not its footer; the model does not see its name. (Session 20:
-    the class-name evidence otherwise empties such pages: under domain CV it fired on 6 of 1,497
-    pages, all wrappers, and on none of the 27 whose real footer holds most of jusText's text.)"""
-    footers = [x for x, k in kinds.items() if k == "footer" and any(h.startswith(x + "/") for h in hints)]
+    the class-name evidence otherwise empties such pages; the rule fires on 6 of the 1,497
+    wcxb-dev pages, all wrappers, and on none of the 27 whose real footer holds most of jusText's
+    text. ``tree``: the page's XPathTree or compiled PageTree, for its hints and masses.)"""
+    footers = [x for x, k in kinds.items() if k == "footer" and any(h.startswith(x + "/") for h in tree.hints)]
     if not footers:
         return kinds
     good = [len(p.text) if p.cls == GOOD else 0 for p in paras]
     total = sum(good)
-    wrappers = {x for x in footers
-                if 2 * sum(g for g, chain in zip(good, chains) if g and x in chain) > total > 0}
+    mass = tree.masses(good) if total else {}
+    wrappers = {x for x in footers if 2 * mass.get(x, 0) > total}
     return {x: k for x, k in kinds.items() if x not in wrappers} if wrappers else kinds
 
 

@@ -253,22 +253,26 @@ def test_a_footer_without_most_of_the_text_keeps_its_name():
     """The rule is narrow: a footer region that holds no main-content hint, or that holds a hint but
     not most of jusText's text, is still read as a footer."""
     from corpustool.document import Paragraph
+    from corpustool.extractors.justext_plus import XPathTree
 
-    def para(text: str, good: bool) -> Paragraph:
-        return Paragraph(text=text, cls="good" if good else "bad")
+    def para(text: str, good: bool, xpath: str) -> Paragraph:
+        return Paragraph(text=text, cls="good" if good else "bad", xpath=xpath)
+
+    def page(first: int, second: int, good: bool = True) -> tuple[XPathTree, list[Paragraph]]:
+        paras = [para("x" * first, good, "/b/d/main/p"), para("y" * second, good, "/b/f/p")]
+        return XPathTree(paras, kinds, hints), paras
 
     kinds = {"/b/d": "footer", "/b/f": "footer"}
     hints = ["/b/d/main"]
     # the hint's block holds a third of the good text; the rest is in the other footer
-    paras = [para("x" * 100, True), para("y" * 200, True)]
-    chains = [("/b/d", "/b/d/main"), ("/b/f",)]
-    assert jl.without_wrapper_footers(kinds, hints, chains, paras) == kinds
+    tree, paras = page(100, 200)
+    assert jl.without_wrapper_footers(kinds, tree, paras) == kinds
     # now it holds two thirds: its name goes, the other footer (no hint below it) keeps its own
-    paras = [para("x" * 200, True), para("y" * 100, True)]
-    assert jl.without_wrapper_footers(kinds, hints, chains, paras) == {"/b/f": "footer"}
+    tree, paras = page(200, 100)
+    assert jl.without_wrapper_footers(kinds, tree, paras) == {"/b/f": "footer"}
     # jusText keeps nothing: nothing to judge by, the names stay
-    paras = [para("x" * 200, False), para("y" * 100, False)]
-    assert jl.without_wrapper_footers(kinds, hints, chains, paras) == kinds
+    tree, paras = page(200, 100, good=False)
+    assert jl.without_wrapper_footers(kinds, tree, paras) == kinds
 
 
 def test_answers_in_reply_blocks_under_a_question_stay():
