@@ -72,7 +72,7 @@ from .base import register
 # jusText's context-sensitive revision (Algorithm 2.3) applied to the model's context-free classes
 from .justext_engine import revise
 from .justext_plus import JustextPlusExtractor
-from .template_lines import line_verdict
+from .template_lines import FIRST_ANSWER, line_verdict
 from ..native import backend
 
 _CompleteTrees = backend.trees.get("CompleteTrees")
@@ -134,7 +134,7 @@ _NEIGHBOUR_COLS = [_INDEX[k] for k in NEIGHBOUR_KEYS]
 _WORDS = re.compile(r"\w+")
 # the compiled page_features (native/learned_features.pyx), given this module's layout and tables
 _COLUMNS = (_PageColumns(FEATURES, NEIGHBOUR_KEYS, KINDS, _TAG_CODE, _CF_CODE, _REASON_CODE, "".join(_SENTENCE_END),
-                         line_verdict, _PRICE.search, _WORDS.findall, SATURATED, SATURATION)
+                         line_verdict, _PRICE.search, _WORDS.findall, SATURATED, SATURATION, FIRST_ANSWER)
             if _PageColumns is not None else None)
 
 

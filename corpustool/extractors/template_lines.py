@@ -499,3 +499,7 @@ _LABEL_ONLY = (False, False, None, True)
 _NO_VERDICT = (False, False, None, False)
 # and for a rights line
 _RIGHTS_VERDICT = (True, False, None, False)
+# what line_verdict's first answer reads, for the compiled feature matrix's copy of it
+# (native/learned_features.pyx): the gate's mask, the bits that look further, the most words of a
+# control's label, and the two answers
+FIRST_ANSWER = (GATE.mask, G_CHECKS, MAX_UI_WORDS, _LABEL_ONLY, _NO_VERDICT)

@@ -5,7 +5,10 @@ from typing import Any, Sequence
 class PageColumns:
     def __init__(self, features: Sequence[str], neighbour_keys: Sequence[str], kinds: Sequence[str],
                  tag_code: dict[str, int], cf_code: dict[str, int], reason_code: dict[str, int],
-                 sentence_end: str, line_verdict: Any, price_search: Any, words_findall: Any) -> None: ...
+                 sentence_end: str, line_verdict: Any, price_search: Any, words_findall: Any,
+                 saturated: Sequence[str] = (), saturation: float = ..., first_answer: Any = None) -> None: ...
+
+    def verdict_of(self, t: str, heading: bool) -> tuple[bool, bool, str | None, bool]: ...
 
     def fill(self, paras: list[Any], kinds: Any, hints: Any, chains: Any, title_words: Any, discussion: float,
              product: float, item_list: float, posts: float, X: Any, path_ids: Any, parent_ids: Any,

@@ -12,7 +12,8 @@ Every write goes to a row below ``len(paras)`` of a matrix checked for that shap
 """
 cimport cython
 from libc.math cimport log1p, fabs, INFINITY
-from cpython.unicode cimport Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISUPPER, Py_UNICODE_TOLOWER
+from cpython.unicode cimport (Py_UNICODE_ISSPACE, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISUPPER, Py_UNICODE_TOLOWER,
+                              PyUnicode_Tailmatch)
 
 import numpy as np
 
@@ -37,6 +38,23 @@ cdef inline Py_ssize_t count_decimals(str s):
         elif Py_UNICODE_ISDECIMAL(c):
             k += 1
     return k
+
+
+cdef bint at_most_words(str s, Py_ssize_t most):
+    """``len(s.split(None, most)) <= most``: at most ``most`` runs of characters str.split()
+    does not split at (Py_UNICODE_ISSPACE, as str.split() tests them)."""
+    cdef Py_ssize_t k = 0
+    cdef bint inside = False
+    cdef Py_UCS4 c
+    for c in s:
+        if Py_UNICODE_ISSPACE(c):
+            inside = False
+        elif not inside:
+            inside = True
+            k += 1
+            if k > most:
+                return False
+    return True
 
 
 cdef inline Py_UCS4 folded(Py_UCS4 c):
@@ -100,6 +118,10 @@ cdef class PageColumns:
     # site's pages; a dictionary lookup: 11 ns against lru_cache's call, 47 ns), emptied when full
     cdef dict verdicts, heading_verdicts, heading_words
     cdef object line_verdict, price_search, words_findall
+    cdef object gate_mask
+    cdef tuple label_only, no_verdict
+    cdef object checks    # (a Python int: the gate may have more bits than a C long)
+    cdef Py_ssize_t most_words
     cdef str sentence_end
     cdef Py_ssize_t n_features, n_kinds, in_first, width
     cdef Py_ssize_t c_log_chars, c_log_words, c_link_density, c_stopword_density, c_log_stopwords
@@ -118,7 +140,7 @@ cdef class PageColumns:
 
     def __init__(self, features, neighbour_keys, kinds, dict tag_code, dict cf_code, dict reason_code,
                  str sentence_end, line_verdict, price_search, words_findall, saturated=(),
-                 double saturation=INFINITY):
+                 double saturation=INFINITY, first_answer=None):
         index = {name: i for i, name in enumerate(features)}
         self.index = index
         self.n_features = len(features)
@@ -128,6 +150,12 @@ cdef class PageColumns:
         self.sentence_end = sentence_end
         self.line_verdict, self.price_search, self.words_findall = line_verdict, price_search, words_findall
         self.verdicts, self.heading_verdicts, self.heading_words = {}, {}, {}
+        # line_verdict's first answer (template_lines.FIRST_ANSWER: the gate's mask, the bits that
+        # look further, the most words of a label, the two answers); None: every line asks it
+        if first_answer is None:
+            self.gate_mask = None
+        else:
+            self.gate_mask, self.checks, self.most_words, self.label_only, self.no_verdict = first_answer
         c = index.__getitem__
         self.c_log_chars, self.c_log_words = c("log_chars"), c("log_words")
         self.c_link_density, self.c_stopword_density = c("link_density"), c("stopword_density")
@@ -176,15 +204,41 @@ cdef class PageColumns:
         self.heading_verdicts.clear()
         self.heading_words.clear()
 
-    cdef tuple verdict(self, str t, bint heading):
-        """line_verdict(t, heading, False), remembered."""
+    cdef tuple verdict(self, str t, bint heading, Py_ssize_t digits):
+        """line_verdict(t, heading, False), remembered (``digits``: the characters of ``t`` re's
+        ``\\d`` matches)."""
         cdef dict cache = self.heading_verdicts if heading else self.verdicts
         got = cache.get(t)
         if got is None:
             if len(cache) >= CACHE_SIZE:
                 cache.clear()
-            got = cache[t] = tuple(self.line_verdict(t, heading, False))
+            got = self.first_answer(t, heading, digits)
+            if got is None:
+                got = tuple(self.line_verdict(t, heading, False))
+            cache[t] = got
         return <tuple>got
+
+    cdef object first_answer(self, str t, bint heading, Py_ssize_t digits):
+        """line_verdict's first answer, without the call, or None when it looks further: a line
+        under 400 characters that no keyword pattern can match and that has no mark (the gate's
+        mask of it lower-cased has none of the ``checks`` bits) and is no date candidate (a
+        heading, over 80 characters, or no digit) is a control's label when short (under 200
+        characters, at most ``most_words`` words as str.split() counts them) or nothing. Most
+        lines are such lines: this skips the cached call, the split and the digit search, about
+        2 us a line (template_lines.FIRST_ANSWER gives the gate and the answers)."""
+        cdef Py_ssize_t n = len(t)
+        if self.gate_mask is None or n >= 400:
+            return None
+        if self.gate_mask(t.lower()) & self.checks:
+            return None
+        if not (heading or n > 80 or digits == 0):
+            return None    # a date candidate
+        return self.label_only if n < 200 and at_most_words(t, self.most_words) else self.no_verdict
+
+    def verdict_of(self, str t, bint heading):
+        """:meth:`verdict` of a line, remembered as the matrix remembers it (for the tests: the
+        same as line_verdict(t, heading, False))."""
+        return self.verdict(t, heading, count_decimals(t))
 
     cdef frozenset words_of(self, str t):
         """The words of a heading, lower-cased (as the title's), remembered."""
@@ -233,6 +287,7 @@ cdef class PageColumns:
         cdef long long[::1] chars_parent = counts[8]
         cdef Py_ssize_t pid, qid
         count_text, count_grand = {}, {}
+        prev_parent = prev_grand = None
         path_id, parent_id = {}, {}
         total_chars = total_good = 0
         first_h1 = -1
@@ -253,8 +308,17 @@ cdef class PageColumns:
             heading = p.heading
             is_heading[i] = heading
             xp = p.xpath
-            parent = up_one(xp)
-            grand = up_one(parent)
+            # (a paragraph's parent is often the one before's: compared in place, not cut and hashed again)
+            k = xp.rfind(u"/")
+            if k > 0 and prev_parent is not None and k == len(prev_parent) and \
+                    PyUnicode_Tailmatch(xp, prev_parent, 0, k, -1) == 1:
+                parent = prev_parent
+                grand = prev_grand
+            else:
+                parent = xp if k < 0 else xp[:k]
+                grand = up_one(parent)
+            prev_parent = parent
+            prev_grand = grand
             grands[i] = grand
             dom = p.dom_path
             pid = path_id.setdefault(dom, len(path_id))
@@ -294,11 +358,11 @@ cdef class PageColumns:
             X[i, self.c_copyright] = ("\xa9" in t) or ("&copy" in t)
             if c:
                 X[i, self.c_upper_start] = Py_UNICODE_ISUPPER(t[0])
-            verdict = self.verdict(t, heading)
+            digits = count_decimals(t)
+            verdict = self.verdict(t, heading, digits)
             reason = verdict[2]
             X[i, self.c_template_line] = reason is not None
             X[i, self.c_dated] = verdict[1]
-            digits = count_decimals(t)
             X[i, self.c_digit_share] = <double>digits / <double>(c if c else 1)
             # (every price has a digit and a currency sign or code: the pattern runs only on short
             # lines with both)

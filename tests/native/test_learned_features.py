@@ -71,3 +71,43 @@ def test_the_price_gate_never_hides_a_price_the_pattern_finds():
     assert all(price_candidate(t) for t in priced)
     # and it refuses what holds no currency sign or code, whatever the digits
     assert not price_candidate("Posted 12 May 2020") and not price_candidate("1,299.00")
+
+
+def test_the_first_answer_is_line_verdicts_answer():
+    # (the compiled matrix answers most lines itself, without calling line_verdict: a line no
+    # keyword pattern can match that is no date candidate; on every line its verdict must be
+    # line_verdict's, at the limits of 80, 200 and 400 characters and 5 words, with digits of
+    # other scripts and every kind of space, and for headings)
+    import random
+
+    from corpustool.extractors.template_lines import FIRST_ANSWER, line_verdict
+
+    asked = []
+
+    def counted(*args):
+        asked.append(args)
+        return line_verdict(*args)
+
+    columns = backend.features.get("PageColumns")(
+        jl.FEATURES, jl.NEIGHBOUR_KEYS, jl.KINDS, jl._TAG_CODE, jl._CF_CODE, jl._REASON_CODE,
+        "".join(jl._SENTENCE_END), counted, jl._PRICE.search, jl._WORDS.findall, jl.SATURATED,
+        jl.SATURATION, FIRST_ANSWER)
+    rnd = random.Random(11)
+    words = ["the", "Home", "share", "Share this", "posted", "12", "May", "2020", "\u0663\u0664", "(c)", "\xa9",
+             "{{x}}", "Read more", "Advertisement", "Foto:", "Reuters", "\u0130stanbul", "ΣΟΦΊΑ", "&copy;",
+             "Menu", "Login", "3.", "Uhr", "Jan", "posted on", "comments", "Cookies", "Subscribe", "a" * 50]
+    plain = ["river", "City", "data", "Haus", "über", "of", "a", "Straße", "42", "٣", "été", "Ünal", "go"]
+    spaces = [" ", "  ", "\u00a0", "\u3000", "\t", "\n", "\u2003", "\x1c", ""]
+    lines = []
+    for _ in range(20_000):
+        k = rnd.choice([1, 2, 4, 5, 6, 7, 12, 30, 90])
+        lines.append("".join(rnd.choice(words if rnd.random() < 0.1 else plain) + rnd.choice(spaces)
+                             for _ in range(k)))
+    lines += ["x" * n for n in (79, 80, 81, 199, 200, 201, 399, 400, 401)]
+    lines += [("7 " + "y" * (n - 2)) for n in (79, 80, 81, 199, 200, 201, 399, 400)]
+    lines += ["", " ", "a b c d e", "a b c d e ", " a b c d e f", "a\u00a0b\u00a0c\u00a0d\u00a0e\u00a0f", "12 May 2020"]
+    queries = {(t, heading) for t in lines for heading in (False, True)}
+    for t, heading in queries:
+        assert columns.verdict_of(t, heading) == tuple(line_verdict(t, heading, False)), (t, heading)
+    # (and it answers many of them itself: line_verdict is asked the rest, once each)
+    assert len(asked) == len(set(asked)) and len(queries) // 4 < len(queries) - len(asked)
