@@ -230,7 +230,7 @@ def main() -> int:
     add_page_options(ap)
     ap.add_argument("--preset", default="justext", help="jusText preset for both (default justext)")
     ap.add_argument("--extractor", default="justext-plus",
-                    help="the extractor measured in the 'justext-plus' rows (default justext-plus; e.g. "
+                    help="the extractor measured beside the package and our engine (default justext-plus; e.g. "
                          "justext-learned)")
     ap.add_argument("--warc", type=Path, default=DEMO_WARC, help="WARC to use when the snippets are absent")
     ap.add_argument("--turn", type=int, default=1, metavar="PAGES",
@@ -261,8 +261,6 @@ def main() -> int:
     extractors = {"theirs": PackageCall(get_extractor("justext-package", preset=args.preset)),
                   "ours": get_extractor("justext", preset=args.preset),
                   "plus": get_extractor(args.extractor, preset=args.preset)}
-    if args.extractor != "justext-plus":
-        print(f"the 'justext-plus' rows below measure {args.extractor}")
     if args.walk:
         extractors["walk"] = walk_alone(extractors["plus"])
     htmls = [decode(raw).text for raw in raws]
@@ -331,19 +329,20 @@ def main() -> int:
         print(f"our engine's walk: pure Python (compiled walk not available: {justext_engine.backend.walk.reason})")
     print(f"justext package : {n / s_theirs:8.1f} pages/s  ({sizes / s_theirs / 1e6:.1f} MB/s)  from the decoded string")
     print(f"our engine      : {n / s_ours:8.1f} pages/s  ({sizes / s_ours / 1e6:.1f} MB/s)  from the decoded string")
-    print(f"justext-plus    : {n / s_plus:8.1f} pages/s  ({sizes / s_plus / 1e6:.1f} MB/s)  from the decoded string")
+    print(f"{args.extractor:16s}: {n / s_plus:8.1f} pages/s  ({sizes / s_plus / 1e6:.1f} MB/s)  from the decoded string")
     print(f"ratio (parse + extract, from the decoded string): {s_theirs / s_ours:.2f}")
     print(f"ratio from the raw bytes (decode + parse + extract): {raw_time['theirs'] / raw_time['ours']:.2f}")
     print(f"ratio on a parsed tree (inside the clean stage):     {tree_time['theirs'] / tree_time['ours']:.2f}")
     print(f"same final class: {same}/{total} paragraphs ({same / max(total, 1):.4%})")
-    print("justext-plus (the default extractor):")
+    name = args.extractor
+    print(f"{name}{' (the default extractor)' if name == 'justext-plus' else ''}:")
     print(f"  on a parsed tree: {n / tree_time['plus']:8.1f} pages/s, our engine {n / tree_time['ours']:8.1f}, "
           f"package {n / tree_time['theirs']:8.1f}")
-    print(f"  justext-plus / package, from the decoded string: {s_theirs / s_plus:.2f}")
-    print(f"  justext-plus / package, from the raw bytes:      {raw_time['theirs'] / raw_time['plus']:.2f}")
-    print(f"  justext-plus / package, on a parsed tree:        {tree_time['theirs'] / tree_time['plus']:.2f}")
-    print(f"  justext-plus / our engine, from the decoded string: {s_ours / s_plus:.2f}")
-    print(f"  justext-plus / our engine, on a parsed tree:        {tree_time['ours'] / tree_time['plus']:.2f}")
+    print(f"  {name} / package, from the decoded string: {s_theirs / s_plus:.2f}")
+    print(f"  {name} / package, from the raw bytes:      {raw_time['theirs'] / raw_time['plus']:.2f}")
+    print(f"  {name} / package, on a parsed tree:        {tree_time['theirs'] / tree_time['plus']:.2f}")
+    print(f"  {name} / our engine, from the decoded string: {s_ours / s_plus:.2f}")
+    print(f"  {name} / our engine, on a parsed tree:        {tree_time['ours'] / tree_time['plus']:.2f}")
     if args.walk:
         print(f"{args.extractor}'s walk alone (paragraphs and evidence, no decision):")
         print(f"  walk / package, from the raw bytes:      {raw_time['theirs'] / raw_time['walk']:.2f}")

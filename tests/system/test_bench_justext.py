@@ -19,6 +19,8 @@ def test_the_walk_and_free_phases_are_timed_for_justext_learned():
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "justext-learned's walk alone" in out
+    # the rows are labelled with the extractor they measure, not the default's name
+    assert "justext-learned / package, from the raw bytes:" in out and "justext-plus /" not in out
     free = out.split("justext-learned with columns and trees free (their results looked up):")[1]
     ratio = float(free.split("from the raw bytes:")[1].split()[0])
     assert ratio > 0
