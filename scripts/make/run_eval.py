@@ -49,8 +49,10 @@ def data_dir() -> Path:
 
 def _shown(path: Path) -> str:
     """``../shared/data/...`` for the default place (as the README names it), else the path given."""
+    # only the shared folder beside the checkout is shown relative: any other path (a temporary
+    # folder that happens to sit beside the checkout, say) is shown as given
     try:
-        return "../" + str(path.resolve().relative_to(REPO.parent.resolve()))
+        return "../shared/" + str(path.resolve().relative_to((REPO.parent / "shared").resolve()))
     except ValueError:
         return str(path)
 

@@ -31,6 +31,14 @@ def test_run_eval_without_data_names_what_is_missing_and_fails(tmp_path, monkeyp
     assert "make examples" in out.err
 
 
+def test_run_eval_shows_only_the_shared_folder_relative():
+    # a fresh clone in /tmp printed the pytest folder /tmp/pytest-of-root/... as ../pytest-of-root/...
+    module = load_script()
+    beside = module.REPO.parent / "elsewhere" / "data"
+    assert module._shown(beside) == str(beside)
+    assert module._shown(module.REPO.parent / "shared" / "data") == "../shared/data"
+
+
 def test_run_eval_configurations_cover_default_presets_and_peers():
     module = load_script()
     from corpustool.eval.peers import installed_peers
