@@ -52,9 +52,10 @@ def _shown(path: Path) -> str:
     # only the shared folder beside the checkout is shown relative: any other path (a temporary
     # folder that happens to sit beside the checkout, say) is shown as given
     try:
-        return "../shared/" + str(path.resolve().relative_to((REPO.parent / "shared").resolve()))
+        rel = path.resolve().relative_to(REPO.parent.resolve())
     except ValueError:
         return str(path)
+    return "../" + str(rel) if rel.parts[:1] == ("shared",) else str(path)
 
 
 def missing_message(folder: Path) -> str:
