@@ -150,6 +150,9 @@ CONFIGS: dict[str, dict] = {
     "s2cnt1sw2neg15": {"stage2": True, "snip_count": 1.0, "snippet_weight": 2.0, "neg_weight": 1.5},
     # session 19: stage 2 also reads stage 1's mean over the paragraph's section (p_section)
     "s2sec": {"stage2": True, "ctx": ["section"]},
+    # session 24: stage-1 columns of justext-plus's main region (main_columns): inside it only, or all four
+    "s2region1": {"stage2": True, "main": 1},
+    "s2region": {"stage2": True, "main": 4},
 }
 
 
@@ -232,7 +235,8 @@ class Pages:
         self.X, self.y, self.w, self.keep, self.soft = [], [], [], [], []
         for r in records:
             X = features(r["inp"], hide)
-            X = np.hstack([X, r["jp"][:, None]])     # the last column: justext-plus's verdict
+            X = np.hstack([X, r["jp"][:, None]])     # justext-plus's verdict (column len(FEATURES))
+            X = np.hstack([X, main_columns(r["inp"])])   # session 24: the main region (the next MAIN columns)
             texts = [p.text for p in r["inp"].paras]
             lab = page_labels(_Gold(r), texts)
             self.X.append(X)
@@ -286,6 +290,54 @@ class Pages:
                  if self.records[i]["gold"] is not None and self.y[i] is not None]
             cache[key] = float(np.mean(r))
         return cache[key]
+
+
+MAIN = 4
+
+
+def main_columns(inp, share: float = 0.6) -> np.ndarray:
+    """Session 24's candidate columns: where a paragraph sits relative to the page's main region,
+    the deepest element holding more than ``share`` of its content-like text (jusText good or
+    near-good context-free, link density at most 0.5, outside every named region), as
+    justext-plus finds it. Columns: inside it (1/0; -1: no text), the region's share of the
+    content-like text, the levels between it and the paragraph's nearest common ancestor with it
+    (0 inside), the paragraph's depth below that ancestor."""
+    paras = inp.paras
+    n = len(paras)
+    out = np.full((n, MAIN), -1.0)
+    kinds = inp.kinds
+    mass: dict[str, float] = {}
+    total = 0.0
+    steps = []
+    for p, chain in zip(paras, inp.chains):
+        parts = [x for x in p.xpath.split("/") if x]
+        steps.append(parts)
+        if p.cf_class not in ("good", "neargood") or p.features.get("link_density", 0.0) > 0.5:
+            continue
+        if any(x in kinds for x in chain):
+            continue
+        w = float(len(p.text))
+        total += w
+        key = ""
+        for part in parts:
+            key += "/" + part
+            mass[key] = mass.get(key, 0.0) + w
+    if total <= 0:
+        return out
+    main = max((k for k, m in mass.items() if m > share * total), key=len, default=None)
+    if main is None:
+        return out
+    mparts = [x for x in main.split("/") if x]
+    for i, parts in enumerate(steps):
+        k = 0
+        while k < len(parts) and k < len(mparts) and parts[k] == mparts[k]:
+            k += 1
+        inside = k == len(mparts)
+        out[i, 0] = 1.0 if inside else 0.0
+        out[i, 1] = mass[main] / total
+        out[i, 2] = float(len(mparts) - k)
+        out[i, 3] = float(len(parts) - k)
+    return out
 
 
 def features(inp, hide: bool) -> np.ndarray:
@@ -487,6 +539,8 @@ def columns(cfg: dict) -> np.ndarray:
     cols = [i for i, f in enumerate(FEATURES) if f not in drop]
     if cfg.get("jp"):
         cols.append(len(FEATURES))
+    if cfg.get("main"):
+        cols.extend(len(FEATURES) + 1 + k for k in range(cfg["main"]))
     return np.array(cols)
 
 
@@ -541,12 +595,12 @@ def cv2(pages: Pages, cfg: dict, folds: list[int], exclude: int | None, cols: np
 # on single folds.
 
 TRAIN_KEYS = ("drop", "snip_count", "span", "wcxb_neg", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
-              "f1_cap", "f1_power", "ctx", "stage2", "jp", "page_cap", "rounds2", "params2", "wcxb_weight")
+              "f1_cap", "f1_power", "ctx", "stage2", "jp", "page_cap", "rounds2", "params2", "wcxb_weight", "main")
 # stage 3's models: stage 2's keys and "stage3" (stage 2's keys leave it out: the stage-2 models of
 # a configuration with a third stage are those of the same configuration without it)
 STAGE3_KEYS = TRAIN_KEYS + ("stage3",)
 STAGE1_KEYS = ("drop", "snip_count", "span", "wcxb_neg", "params", "rounds", "soft", "snippet_weight", "label_at", "neg_weight", "weighting",
-               "f1_cap", "f1_power", "jp", "page_cap", "wcxb_weight")
+               "f1_cap", "f1_power", "jp", "page_cap", "wcxb_weight", "main")
 DECIDE: dict[str, dict] = {
     "d55": {},                                     # shipped: good >= 0.55, bad < 0.45, revision on, repeats of
                                                    # 30 characters or more out
