@@ -10,6 +10,7 @@ wcxb-dev; ``with``/``without`` snippets found on the snippet set).
 
     python scripts/bench/learn_cv.py collect            # pages -> cache (once per change of the walk)
     python scripts/bench/learn_cv.py cv CONFIG...       # 5-fold CV figures of each configuration
+                                                  # (--kept-without F: the `without` snippets kept, JSON lines)
     python scripts/bench/learn_cv.py nested CONFIG...   # nested CV: each outer fold's configuration
                                                   # chosen on inner folds of the other four
     python scripts/bench/learn_cv.py grid TRAIN... [--decide D,...] [--rule]
@@ -415,6 +416,11 @@ def train(pages: Pages, idx: list[int], cfg: dict, cols: np.ndarray, getx=None):
     return lightgbm.train(params, ds, num_boost_round=cfg.get("rounds", ROUNDS))
 
 
+# cv --kept-without FILE: every `without` snippet the output keeps, with the kept paragraphs that hold it
+# (none: it spans paragraphs), for reading what the model keeps
+KEPT_WITHOUT: list | None = None
+
+
 def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarray) -> dict[int, tuple]:
     """page -> ('wcxb', f1) or ('snip', with found, with n, without found, without n)."""
     from corpustool.extractors import justext_learned as jl
@@ -470,6 +476,12 @@ def score_pages(pages: Pages, idx: list[int], booster, cfg: dict, cols: np.ndarr
             text = " " + text + " "
             wf = sum(1 for s in r["with_n"] if s in text)
             wo = sum(1 for s in r["without_n"] if s in text)
+            if KEPT_WITHOUT is not None:
+                for s in r["without_n"]:
+                    if s in text:
+                        kept = [k for k, (c, t) in enumerate(zip(cls, r["norm"])) if c == "good" and s in f" {t} "]
+                        KEPT_WITHOUT.append({"page": r["id"], "snippet": s, "paragraphs": kept, "of": len(cls),
+                                             "texts": [r["out_texts"][k] for k in kept]})
             out[i] = ("snip", wf, len(r["with_n"]), wo, len(r["without_n"]))
     jl.GOOD_AT, jl.BAD_BELOW, jl.DROP_REPEATS, jl.REPEAT_MIN_CHARS = shipped
     return out
@@ -1197,6 +1209,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("configs", nargs="*")
     ap.add_argument("--cache", default="/tmp/learn_cv.pkl")
     ap.add_argument("--log", default="/tmp/learn_cv.log")
+    ap.add_argument("--kept-without", type=Path,
+                    help="cv: write each `without` snippet the output keeps, with its paragraphs (JSON lines)")
     args = ap.parse_args(argv)
     cache = Path(args.cache)
     if args.mode == "collect":
@@ -1224,11 +1238,20 @@ def main(argv: list[str] | None = None) -> int:
         grid(pages, probs, names, args.decide.split(","), log, costs, args.margin)
         return 0
     if args.mode == "cv":
+        global KEPT_WITHOUT
         for name in names:
+            KEPT_WITHOUT = [] if args.kept_without else None
             res = summarise(pages, cv(pages, CONFIGS[name], list(range(K))))
             line = fmt(name, res)
             print(line, flush=True)
             log.write(f"cv {json.dumps(CONFIGS[name], sort_keys=True)} {line}\n")
+            if KEPT_WITHOUT is not None:
+                out = args.kept_without if len(names) == 1 else args.kept_without.with_suffix(f".{name}.jsonl")
+                with open(out, "w", encoding="utf-8") as fh:
+                    for row in KEPT_WITHOUT:
+                        fh.write(json.dumps({"config": name, **row}, ensure_ascii=False) + "\n")
+                print(f"{len(KEPT_WITHOUT)} kept `without` snippets -> {out}")
+        KEPT_WITHOUT = None
         return 0
     # nested: for each outer fold, each configuration's inner score over the other four folds
     chosen_scores = {}
