@@ -43,6 +43,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 DATA = REPO.parent / "shared" / "data"
 K = 5
+MAIN = 4    # session 24's main-region columns (main_columns)
 
 NEW13 = ["price", "since_title", "log_records", "log_record_paras", "log_record_words", "record_pos",
          "record_first", "record_dated", "record_good_share", "records_share", "before_records",
@@ -153,7 +154,7 @@ CONFIGS: dict[str, dict] = {
     "s2sec": {"stage2": True, "ctx": ["section"]},
     # session 24: stage-1 columns of justext-plus's main region (main_columns): inside it only, or all four
     "s2region1": {"stage2": True, "main": 1},
-    "s2region": {"stage2": True, "main": 4},
+    "s2region": {"stage2": True, "main": MAIN},
 }
 
 
@@ -291,9 +292,6 @@ class Pages:
                  if self.records[i]["gold"] is not None and self.y[i] is not None]
             cache[key] = float(np.mean(r))
         return cache[key]
-
-
-MAIN = 4
 
 
 def main_columns(inp, share: float = 0.6) -> np.ndarray:
