@@ -78,6 +78,7 @@ from ..native import backend
 _CompleteTrees = backend.trees.get("CompleteTrees")
 _two_stages = backend.trees.get("two_stages")
 _PageColumns = backend.features.get("PageColumns")
+_decide_classes = backend.features.get("decide_classes")
 
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "justext_learned.json"
 GOOD_AT = 0.55
@@ -820,6 +821,18 @@ def decide_classes(prob: np.ndarray, inp: PageInput, repeats: bool | None = None
     (Algorithm 2.3), an article's comment section out, the guard against an empty page, the
     page's repeats out (``repeats``: None for :data:`DROP_REPEATS`; False: left to the caller).
     Returns (context-free classes, final classes: good, bad, or repeat: not kept, a repeat)."""
+    paras = inp.paras
+    if _decide_classes is not None and paras:
+        # the same phases compiled (native/learned_features.pyx)
+        return _decide_classes(np.ascontiguousarray(prob, dtype=np.float64), paras if isinstance(paras, list)
+                               else list(paras), inp.drop,
+                               inp.max_heading_distance, DROP_REPEATS if repeats is None else repeats,
+                               GOOD_AT, BAD_BELOW, FALLBACK_SHARE, REPEAT_MIN_CHARS, REPEATED)
+    return decide_classes_py(prob, inp, repeats)
+
+
+def decide_classes_py(prob: np.ndarray, inp: PageInput, repeats: bool | None = None) -> tuple[list[str], list[str]]:
+    """:func:`decide_classes` in Python (the compiled ``learned_features.decide_classes``' twin)."""
     paras = inp.paras
     cf = model_classes(prob, [p.cf_class for p in paras])
     cls = revise(cf, [p.heading for p in paras], [p.text for p in paras], inp.max_heading_distance)

@@ -282,12 +282,19 @@ def line_verdict(text: str, heading: bool, keep_meta: bool) -> tuple[bool, bool,
 
     The line is lower-cased once and the gate's mask passed to every check: this runs for every
     paragraph of every page, and repeated lower-casing and splitting cost as much as the searches."""
-    length = len(text)
-    if length >= 400:
+    if len(text) >= 400:
         # no check but the copyright sign's looks at so long a line
         return _RIGHTS_VERDICT if "\xa9" in text or "&copy" in text else _NO_VERDICT
     low = text.lower()
-    gate = GATE.mask(low)
+    return lowered_verdict(text, low, GATE.mask(low), heading, keep_meta)
+
+
+def lowered_verdict(text: str, low: str, gate: int, heading: bool,
+                    keep_meta: bool) -> tuple[bool, bool, str | None, bool]:
+    """:func:`line_verdict` of a line under 400 characters, not remembered, given ``low``
+    (``text.lower()``) and ``gate`` (:data:`GATE`'s mask of ``low``): the compiled feature
+    matrix has both already and remembers its own answers."""
+    length = len(text)
     if not gate & G_CHECKS:
         # (most lines) no keyword pattern can match and there is no mark ("(c)", "\xa9", "&copy",
         # "{{": G_MARKS): only a date can fire, on a short line with a digit that is no heading
@@ -502,4 +509,5 @@ _RIGHTS_VERDICT = (True, False, None, False)
 # what line_verdict's first answer reads, for the compiled feature matrix's copy of it
 # (native/learned_features.pyx): the gate's mask, the bits that look further, the most words of a
 # control's label, and the two answers
-FIRST_ANSWER = (GATE.mask, G_CHECKS, MAX_UI_WORDS, _LABEL_ONLY, _NO_VERDICT)
+# (and lowered_verdict, which it asks about the lines it cannot answer)
+FIRST_ANSWER = (GATE.mask, G_CHECKS, MAX_UI_WORDS, _LABEL_ONLY, _NO_VERDICT, lowered_verdict)

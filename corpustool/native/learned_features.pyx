@@ -118,7 +118,7 @@ cdef class PageColumns:
     # site's pages; a dictionary lookup: 11 ns against lru_cache's call, 47 ns), emptied when full
     cdef dict verdicts, heading_verdicts, heading_words
     cdef object line_verdict, price_search, words_findall
-    cdef object gate_mask
+    cdef object gate_mask, lowered_verdict
     cdef tuple label_only, no_verdict
     cdef object checks    # (a Python int: the gate may have more bits than a C long)
     cdef Py_ssize_t most_words
@@ -151,11 +151,13 @@ cdef class PageColumns:
         self.line_verdict, self.price_search, self.words_findall = line_verdict, price_search, words_findall
         self.verdicts, self.heading_verdicts, self.heading_words = {}, {}, {}
         # line_verdict's first answer (template_lines.FIRST_ANSWER: the gate's mask, the bits that
-        # look further, the most words of a label, the two answers); None: every line asks it
+        # look further, the most words of a label, the two answers, and lowered_verdict for the
+        # lines it does not answer); None: every line asks line_verdict
         if first_answer is None:
             self.gate_mask = None
         else:
-            self.gate_mask, self.checks, self.most_words, self.label_only, self.no_verdict = first_answer
+            (self.gate_mask, self.checks, self.most_words, self.label_only, self.no_verdict,
+             self.lowered_verdict) = first_answer
         c = index.__getitem__
         self.c_log_chars, self.c_log_words = c("log_chars"), c("log_words")
         self.c_link_density, self.c_stopword_density = c("link_density"), c("stopword_density")
@@ -213,26 +215,26 @@ cdef class PageColumns:
             if len(cache) >= CACHE_SIZE:
                 cache.clear()
             got = self.first_answer(t, heading, digits)
-            if got is None:
-                got = tuple(self.line_verdict(t, heading, False))
             cache[t] = got
         return <tuple>got
 
-    cdef object first_answer(self, str t, bint heading, Py_ssize_t digits):
-        """line_verdict's first answer, without the call, or None when it looks further: a line
-        under 400 characters that no keyword pattern can match and that has no mark (the gate's
-        mask of it lower-cased has none of the ``checks`` bits) and is no date candidate (a
-        heading, over 80 characters, or no digit) is a control's label when short (under 200
-        characters, at most ``most_words`` words as str.split() counts them) or nothing. Most
-        lines are such lines: this skips the cached call, the split and the digit search, about
-        2 us a line (template_lines.FIRST_ANSWER gives the gate and the answers)."""
+    cdef tuple first_answer(self, str t, bint heading, Py_ssize_t digits):
+        """line_verdict(t, heading, False), its first answer without the call: a line under 400
+        characters that no keyword pattern can match and that has no mark (the gate's mask of it
+        lower-cased has none of the ``checks`` bits) and is no date candidate (a heading, over 80
+        characters, or no digit) is a control's label when short (under 200 characters, at most
+        ``most_words`` words as str.split() counts them) or nothing. Most lines are such lines:
+        this skips the call, the split and the digit search, about 2 us a line. The others go
+        to template_lines.lowered_verdict with the lower-cased line and its mask, which it would
+        compute again (template_lines.FIRST_ANSWER gives the gate, the answers and the function)."""
         cdef Py_ssize_t n = len(t)
         if self.gate_mask is None or n >= 400:
-            return None
-        if self.gate_mask(t.lower()) & self.checks:
-            return None
-        if not (heading or n > 80 or digits == 0):
-            return None    # a date candidate
+            return tuple(self.line_verdict(t, heading, False))
+        low = t.lower()
+        gate = self.gate_mask(low)
+        if gate & self.checks or not (heading or n > 80 or digits == 0):
+            # (a keyword or mark, or a date candidate: the checks decide)
+            return tuple(self.lowered_verdict(t, low, gate, heading, False))
         return self.label_only if n < 200 and at_most_words(t, self.most_words) else self.no_verdict
 
     def verdict_of(self, str t, bint heading):
@@ -510,3 +512,157 @@ cdef class PageColumns:
                 x = X[i, self.saturated[j]]
                 X[i, self.saturated[j]] = x if x < self.saturation else self.saturation
         return top
+
+
+# -- justext_learned.decide_classes, compiled -------------------------------------------------
+# classes as small integers while deciding (the names returned are justext_learned's)
+cdef enum:
+    K_BAD = 0
+    K_GOOD = 1
+    K_NEARGOOD = 2
+    K_SHORT = 3
+    K_REPEAT = 4
+
+_CLASS_NAMES = ("bad", "good", "neargood", "short")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(False)
+def decide_classes(double[::1] prob, list paras, drop, Py_ssize_t max_distance, bint repeats, double good_at,
+                   double bad_below, double fallback_share, Py_ssize_t repeat_min, str repeated):
+    """``justext_learned.decide_classes`` step for step (tests/native/test_backend_parity.py compares
+    them): the model's context-free classes (``good`` at or above ``good_at``, ``bad`` below
+    ``bad_below``, else ``short`` where jusText found the paragraph short, else ``neargood``),
+    jusText's revision (Algorithm 2.3 with the headings rule, as ``justext_engine.revise``), the
+    paragraphs of ``drop`` (None, or one truth value a paragraph) bad, the guard against an empty
+    page, and with ``repeats`` a kept paragraph of ``repeat_min`` characters or more whose text an
+    earlier kept one has ``repeated``. Returns (context-free classes, final classes) as lists of
+    names. Every index is below ``len(paras)``, checked against ``prob`` and ``drop`` first."""
+    cdef Py_ssize_t n = len(paras), i, j, distance
+    cdef int c, last_gb, last_any, prev, prev_any
+    cdef bint any_short = False, any_neargood = False, any_good = False
+    cdef double x, best
+    if prob.shape[0] != n:
+        raise ValueError("decide_classes: one probability a paragraph")
+    if drop is not None and len(drop) != n:
+        raise ValueError("decide_classes: one drop flag a paragraph")
+    if n == 0:
+        raise ValueError("decide_classes: a page without paragraphs")
+    codes = np.empty((5, n), dtype=np.int32)
+    cdef int[:, ::1] k = codes
+    cdef int[::1] cf = k[0]
+    cdef int[::1] cls = k[1]
+    cdef int[::1] left_gb = k[2]
+    cdef int[::1] left_any = k[3]
+    cdef int[::1] heading = k[4]
+    texts = [None] * n
+    for i in range(n):
+        p = paras[i]
+        texts[i] = p.text
+        heading[i] = bool(p.heading)
+        x = prob[i]
+        if x >= good_at:
+            c = K_GOOD
+        elif x < bad_below:
+            c = K_BAD
+        else:
+            c = K_SHORT if p.cf_class == "short" else K_NEARGOOD
+        cf[i] = cls[i] = c
+    # Algorithm 2.3: short paragraphs from their nearest good/bad neighbours (the edges bad) and,
+    # when those disagree, a neargood one next to the bad side
+    last_gb = last_any = K_BAD
+    for i in range(n):
+        c = cf[i]
+        if c == K_SHORT:
+            left_gb[i] = last_gb
+            left_any[i] = last_any
+            any_short = True
+        elif c == K_NEARGOOD:
+            last_any = c
+        else:
+            last_gb = last_any = c
+    if any_short:
+        last_gb = last_any = K_BAD
+        for i in range(n - 1, -1, -1):
+            c = cf[i]
+            if c == K_SHORT:
+                prev = left_gb[i]
+                prev_any = left_any[i]
+                if prev == K_GOOD and last_gb == K_GOOD:
+                    cls[i] = K_GOOD
+                elif prev == K_BAD and last_gb == K_BAD:
+                    cls[i] = K_BAD
+                elif (prev == K_BAD and prev_any == K_NEARGOOD) or (last_gb == K_BAD and last_any == K_NEARGOOD):
+                    cls[i] = K_GOOD
+                else:
+                    cls[i] = K_BAD
+            elif c == K_NEARGOOD:
+                last_any = c
+            else:
+                last_gb = last_any = c
+    for i in range(n):
+        if cls[i] == K_NEARGOOD:
+            any_neargood = True
+            break
+    if any_neargood:
+        # neargood ones left to right; left_gb now holds the nearest good/bad class to the right
+        last_gb = K_BAD
+        for i in range(n - 1, -1, -1):
+            c = cls[i]
+            left_gb[i] = last_gb
+            if c != K_NEARGOOD:
+                last_gb = c
+        prev = K_BAD
+        for i in range(n):
+            c = cls[i]
+            if c == K_NEARGOOD:
+                c = K_BAD if prev == K_BAD and left_gb[i] == K_BAD else K_GOOD
+                cls[i] = c
+            prev = c
+    # a heading bad only by context: good when a good paragraph starts within max_distance characters
+    for i in range(n):
+        if not (heading[i] and cls[i] == K_BAD and cf[i] != K_BAD):
+            continue
+        j = i + 1
+        distance = 0
+        while j < n and distance <= max_distance:
+            if cls[j] == K_GOOD:
+                cls[i] = K_GOOD
+                break
+            distance += len(texts[j])
+            j += 1
+    if drop is not None:
+        for i in range(n):
+            if drop[i]:
+                cls[i] = K_BAD
+    for i in range(n):
+        if cls[i] == K_GOOD:
+            any_good = True
+            break
+    if not any_good:
+        # the guard: what is at least fallback_share of the best probability (numpy's max: NaN if any)
+        best = prob[0]
+        for i in range(n):
+            x = prob[i]
+            if x != x:
+                best = x
+                break
+            if x > best:
+                best = x
+        best = best * fallback_share
+        for i in range(n):
+            cls[i] = K_GOOD if prob[i] >= best else K_BAD
+    names = _CLASS_NAMES
+    cf_out = [names[cf[i]] for i in range(n)]
+    cls_out = [names[cls[i]] for i in range(n)]
+    if repeats:
+        seen = set()
+        for i in range(n):
+            if cls[i] == K_GOOD:
+                t = texts[i]
+                if len(t) >= repeat_min:
+                    if t in seen:
+                        cls_out[i] = repeated
+                    else:
+                        seen.add(t)
+    return cf_out, cls_out

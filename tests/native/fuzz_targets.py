@@ -7,7 +7,7 @@ process; the harness imports it under atheris's coverage instrumentation. The en
 * ``extract_plus``: ``corpustool.extract_text`` with the default extractor (justext-plus: the SAX
   parse into the compiled walk's arena, the evidence walk, the compiled decide), one language;
   then justext-learned's feature matrix of the page (``native/learned_features.pyx``), the same
-  bits as its Python twin's;
+  bits as its Python twin's, and its compiled decision's classes, the same as its twin's;
 * ``extract_auto``: the same with ``language="auto"`` (the parse kept for the language guess,
   ``SaxPage``; the compiled language-guess scans);
 * ``extract_engine``: the classic ``justext`` engine (``extract_html``: the engine's walk);
@@ -82,6 +82,17 @@ def learned_columns(data: bytes) -> None:
         X, struct = jl.page_columns(*args)
         assert X.tobytes() == jl.page_features_py(*args).tobytes()
         assert all(a.tobytes() == b.tobytes() for a, b in zip(struct, jl.page_struct(inp.paras)))
+        if inp.paras and jl._decide_classes is not None:
+            # the compiled decision (learned_features.decide_classes) and its Python twin, on
+            # probabilities and drops read from the input's bytes
+            import numpy as np
+
+            n = len(inp.paras)
+            prob = np.array([data[i % len(data)] / 255 for i in range(n)]) if data else np.zeros(n)
+            for drop in (None, [bool(data[i % len(data)] & 1) if data else False for i in range(n)]):
+                for repeats in (None, False):
+                    with_drop = inp.with_drop(drop)
+                    assert jl.decide_classes(prob, with_drop, repeats) == jl.decide_classes_py(prob, with_drop, repeats)
 
 
 def extract_auto(data: bytes) -> None:

@@ -80,7 +80,7 @@ def test_the_first_answer_is_line_verdicts_answer():
     # other scripts and every kind of space, and for headings)
     import random
 
-    from corpustool.extractors.template_lines import FIRST_ANSWER, line_verdict
+    from corpustool.extractors.template_lines import FIRST_ANSWER, line_verdict, lowered_verdict
 
     asked = []
 
@@ -88,10 +88,16 @@ def test_the_first_answer_is_line_verdicts_answer():
         asked.append(args)
         return line_verdict(*args)
 
+    def counted_lowered(text, low, gate, heading, keep_meta):
+        # (the lines under 400 characters it does not answer: with the line lower-cased and its mask)
+        assert low == text.lower() and gate == FIRST_ANSWER[0](low)
+        asked.append((text, heading, keep_meta))
+        return lowered_verdict(text, low, gate, heading, keep_meta)
+
     columns = backend.features.get("PageColumns")(
         jl.FEATURES, jl.NEIGHBOUR_KEYS, jl.KINDS, jl._TAG_CODE, jl._CF_CODE, jl._REASON_CODE,
         "".join(jl._SENTENCE_END), counted, jl._PRICE.search, jl._WORDS.findall, jl.SATURATED,
-        jl.SATURATION, FIRST_ANSWER)
+        jl.SATURATION, FIRST_ANSWER[:-1] + (counted_lowered,))
     rnd = random.Random(11)
     words = ["the", "Home", "share", "Share this", "posted", "12", "May", "2020", "\u0663\u0664", "(c)", "\xa9",
              "{{x}}", "Read more", "Advertisement", "Foto:", "Reuters", "\u0130stanbul", "ΣΟΦΊΑ", "&copy;",
@@ -111,3 +117,56 @@ def test_the_first_answer_is_line_verdicts_answer():
         assert columns.verdict_of(t, heading) == tuple(line_verdict(t, heading, False)), (t, heading)
     # (and it answers many of them itself: line_verdict is asked the rest, once each)
     assert len(asked) == len(set(asked)) and len(queries) // 4 < len(queries) - len(asked)
+
+
+def random_page(rng) -> list[Paragraph]:
+    """Paragraphs as jusText leaves them: short and long texts, headings, repeated texts (a quote,
+    a label), jusText's context-free classes."""
+    texts = ["Home", "Reply", "Share this", "A heading of the page", "x" * 30, "y" * 29,
+             "A paragraph long enough to be kept as text, with words. " * 3, "Posted on 12 May 2020"]
+    page = []
+    for _ in range(rng.randint(1, 60)):
+        text = rng.choice(texts) if rng.random() < 0.5 else " ".join("word" for _ in range(rng.randint(1, 80)))
+        page.append(Paragraph(text, cf_class=rng.choice(["good", "bad", "short", "neargood"]),
+                              heading=rng.random() < 0.15, tag="p"))
+    return page
+
+
+def test_the_compiled_decision_is_decide_classes_py():
+    # every phase at its limits: probabilities on the thresholds, the guard (nothing good), drops,
+    # headings near and far from good text, repeats of 29 and 30 characters, each repeat setting
+    import random
+
+    assert jl._decide_classes is not None
+    rng = random.Random(3)
+    probs = [0.0, 0.2, 0.45 - 1e-12, jl.BAD_BELOW, 0.5, jl.GOOD_AT - 1e-12, jl.GOOD_AT, 0.9, 1.0]
+    guarded = kept_heading = repeated = 0
+    for k in range(3000):
+        paras = random_page(rng)
+        n = len(paras)
+        scale = 0.5 if k % 5 == 0 else 1.0    # every fifth page: nothing reaches good, the guard decides
+        prob = np.array([scale * (rng.choice(probs) if rng.random() < 0.7 else rng.random()) for _ in range(n)])
+        drop = [rng.random() < 0.3 for _ in range(n)] if k % 3 == 0 else None
+        inp = jl.PageInput(paras, {}, [], [()] * n, frozenset(), None, drop, rng.choice([0, 20, 150, 10**9]))
+        for repeats in (None, False, True):
+            compiled = jl.decide_classes(prob, inp, repeats)
+            assert compiled == jl.decide_classes_py(prob, inp, repeats), (k, repeats)
+        cf, cls = compiled
+        revised = jl.revise(cf, [p.heading for p in paras], [p.text for p in paras], inp.max_heading_distance)
+        guarded += "good" not in [c if not (drop and drop[i]) else "bad" for i, c in enumerate(revised)]
+        kept_heading += any(p.heading and c == "good" and f != "good" for p, c, f in zip(paras, cls, cf))
+        repeated += jl.REPEATED in jl.decide_classes(prob, inp, True)[1]
+    assert guarded > 300 and kept_heading > 300 and repeated > 300
+
+
+def test_the_compiled_decision_refuses_arrays_of_another_length():
+    paras = [Paragraph("One", cf_class="short"), Paragraph("Two", cf_class="good")]
+    decide = jl._decide_classes
+    args = (jl.DROP_REPEATS, jl.GOOD_AT, jl.BAD_BELOW, jl.FALLBACK_SHARE, jl.REPEAT_MIN_CHARS, jl.REPEATED)
+    with pytest.raises(ValueError, match="one probability a paragraph"):
+        decide(np.array([0.9]), paras, None, 150, *args)
+    with pytest.raises(ValueError, match="one drop flag a paragraph"):
+        decide(np.array([0.9, 0.1]), paras, [True], 150, *args)
+    with pytest.raises(ValueError, match="a page without paragraphs"):
+        decide(np.zeros(0), [], None, 150, *args)
+    assert decide(np.array([0.9, 0.1]), paras, None, 150, *args) == (["good", "bad"], ["good", "bad"])
