@@ -5,10 +5,15 @@
 value (tests/native/test_backend_parity.py compares them bit for bit on the development pages),
 and the page's structure for stage 2 (``justext_learned.page_struct``): the same loops
 without the interpreter between them. What is not a loop over characters stays a Python call:
-the dictionaries that count DOM paths, parents and texts, ``line_verdict`` (cached), the price
-pattern, the title's words. The column layout and the code tables come from
-``justext_learned`` once (no column name is written here), so the two cannot drift apart.
-Every write goes to a row below ``len(paras)`` of a matrix checked for that shape.
+the dictionaries that count DOM paths, parents and texts, ``template_lines.lowered_verdict``
+(for the lines the matrix cannot answer itself; remembered here), the price pattern, the title's
+words. The column layout and the code tables come from ``justext_learned`` once (no column name
+is written here), so the two cannot drift apart. Every write goes to a row below ``len(paras)``
+of a matrix checked for that shape.
+
+:func:`decide_classes` is ``justext_learned.decide_classes_py`` compiled: the model's classes,
+jusText's revision (Algorithm 2.3), the drops, the guard and the repeats, over arrays of
+``len(paras)`` checked against ``prob`` and ``drop`` first.
 """
 cimport cython
 from libc.math cimport log1p, fabs, INFINITY
