@@ -2193,9 +2193,15 @@ cdef inline void set_slot(PyObject* obj, Py_ssize_t offset, object value) noexce
     (<PyObject**>((<char*>obj) + offset))[0] = <PyObject*>value
 
 
-# context-free and final classes as small integers during classification
+# jusText's revision (Algorithm 2.3) over integer classes, shared with learned_features.pyx
+include "revision.pxi"
+
+# context-free and final classes as small integers during classification (revision.pxi's codes)
 cdef enum Cls:
-    C_BAD, C_GOOD, C_NEARGOOD, C_SHORT
+    C_BAD = R_BAD
+    C_GOOD = R_GOOD
+    C_NEARGOOD = R_NEARGOOD
+    C_SHORT = R_SHORT
 
 _CLASS_NAMES = ("bad", "good", "neargood", "short")
 
@@ -2262,7 +2268,7 @@ cdef tuple evidence_walk(cetree._Element root, xmlNode* top, stoplist, params, p
 
 
 cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, good, bad):
-    cdef Py_ssize_t n = rows.n, i, j, n_chars, n_words, stop, link_chars, length, distance
+    cdef Py_ssize_t n = rows.n, i, n_chars, n_words, stop, link_chars, length
     cdef Numbers* row
     cdef list texts = rows.texts, dom_paths = rows.dom_paths, xpaths = rows.xpaths, tags = rows.tags
     cdef Py_ssize_t length_low = clamp(params.length_low), length_high = clamp(params.length_high)
@@ -2271,8 +2277,7 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
     cdef double max_link_density = params.max_link_density
     cdef bint tokens = params.length_unit == "tokens", headings = not params.no_headings
     cdef double link_density, stop_density
-    cdef int c, last_gb, last_any, prev, prev_any, marks
-    cdef bint any_short = False, any_neargood = False
+    cdef int c, marks
     cdef list out = []
     if n == 0:
         return out
@@ -2283,6 +2288,10 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
     cdef int* left_gb = cf + 2 * n
     cdef int* left_any = cf + 3 * n
     cdef int* heading = cf + 4 * n
+    cdef Py_ssize_t* chars = <Py_ssize_t*>malloc(n * sizeof(Py_ssize_t))
+    if chars is NULL:
+        free(cf)
+        raise MemoryError()
     names = _CLASS_NAMES
     offsets_bytes = slot_offsets(paragraph_type) if fast_init else None
     cdef const Py_ssize_t* offsets = NULL
@@ -2300,6 +2309,7 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
             stop = row.stop
             link_chars = row.link_chars
             heading[i] = row.heading and headings
+            chars[i] = n_chars
             link_density = <double>link_chars / n_chars
             stop_density = <double>stop / n_words
             length = n_words if tokens else n_chars
@@ -2325,65 +2335,7 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
                 c = C_BAD
             cf[i] = cls[i] = c
         # -- Algorithm 2.3 (see classify for the why of each step) ---------------
-        last_gb = last_any = C_BAD
-        for i in range(n):
-            c = cf[i]
-            if c == C_SHORT:
-                left_gb[i] = last_gb
-                left_any[i] = last_any
-                any_short = True
-            elif c == C_NEARGOOD:
-                last_any = c
-            else:
-                last_gb = last_any = c
-        if any_short:
-            last_gb = last_any = C_BAD
-            for i in range(n - 1, -1, -1):
-                c = cf[i]
-                if c == C_SHORT:
-                    prev = left_gb[i]
-                    prev_any = left_any[i]
-                    if prev == C_GOOD and last_gb == C_GOOD:
-                        cls[i] = C_GOOD
-                    elif prev == C_BAD and last_gb == C_BAD:
-                        cls[i] = C_BAD
-                    elif (prev == C_BAD and prev_any == C_NEARGOOD) or (last_gb == C_BAD and last_any == C_NEARGOOD):
-                        cls[i] = C_GOOD
-                    else:
-                        cls[i] = C_BAD
-                elif c == C_NEARGOOD:
-                    last_any = c
-                else:
-                    last_gb = last_any = c
-        for i in range(n):
-            if cls[i] == C_NEARGOOD:
-                any_neargood = True
-                break
-        if any_neargood:
-            # left_gb is free now: it holds the nearest good/bad class to the right
-            last_gb = C_BAD
-            for i in range(n - 1, -1, -1):
-                c = cls[i]
-                left_gb[i] = last_gb
-                if c != C_NEARGOOD:
-                    last_gb = c
-            prev = C_BAD
-            for i in range(n):
-                c = cls[i]
-                if c == C_NEARGOOD:
-                    c = cls[i] = C_BAD if prev == C_BAD and left_gb[i] == C_BAD else C_GOOD
-                prev = c
-        for i in range(n):
-            if not (heading[i] and cls[i] == C_BAD and cf[i] != C_BAD):
-                continue
-            j = i + 1
-            distance = 0
-            while j < n and distance <= max_distance:
-                if cls[j] == C_GOOD:
-                    cls[i] = C_GOOD
-                    break
-                distance += rows.numbers[j].chars   # len(text)
-                j += 1
+        revise_classes(cf, cls, left_gb, left_any, heading, chars, n, max_distance)
         # -- the paragraphs ------------------------------------------------------
         for i in range(n):
             row = &rows.numbers[i]
@@ -2460,6 +2412,7 @@ cdef list make_paragraphs(Rows rows, params, paragraph_type, bint fast_init, goo
             out.append(par)
     finally:
         free(cf)
+        free(chars)
     return out
 
 

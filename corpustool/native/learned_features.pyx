@@ -520,13 +520,8 @@ cdef class PageColumns:
 
 
 # -- justext_learned.decide_classes, compiled -------------------------------------------------
-# classes as small integers while deciding (the names returned are justext_learned's)
-cdef enum:
-    K_BAD = 0
-    K_GOOD = 1
-    K_NEARGOOD = 2
-    K_SHORT = 3
-    K_REPEAT = 4
+# jusText's revision (Algorithm 2.3) over integer classes, shared with justext_walk.pyx
+include "revision.pxi"
 
 _CLASS_NAMES = ("bad", "good", "neargood", "short")
 
@@ -535,17 +530,18 @@ _CLASS_NAMES = ("bad", "good", "neargood", "short")
 @cython.wraparound(False)
 def decide_classes(double[::1] prob, list paras, drop, Py_ssize_t max_distance, bint repeats, double good_at,
                    double bad_below, double fallback_share, Py_ssize_t repeat_min, str repeated):
-    """``justext_learned.decide_classes`` step for step (tests/native/test_backend_parity.py compares
+    """``justext_learned.decide_classes`` step for step (tests/native/test_learned_features.py compares
     them): the model's context-free classes (``good`` at or above ``good_at``, ``bad`` below
     ``bad_below``, else ``short`` where jusText found the paragraph short, else ``neargood``),
-    jusText's revision (Algorithm 2.3 with the headings rule, as ``justext_engine.revise``), the
-    paragraphs of ``drop`` (None, or one truth value a paragraph) bad, the guard against an empty
-    page, and with ``repeats`` a kept paragraph of ``repeat_min`` characters or more whose text an
-    earlier kept one has ``repeated``. Returns (context-free classes, final classes) as lists of
-    names. Every index is below ``len(paras)``, checked against ``prob`` and ``drop`` first."""
-    cdef Py_ssize_t n = len(paras), i, j, distance
-    cdef int c, last_gb, last_any, prev, prev_any
-    cdef bint any_short = False, any_neargood = False, any_good = False
+    jusText's revision (Algorithm 2.3 with the headings rule: revision.pxi, as classic jusText's),
+    the paragraphs of ``drop`` (None, or one truth value a paragraph) bad, the guard against an
+    empty page, and with ``repeats`` a kept paragraph of ``repeat_min`` characters or more whose
+    text an earlier kept one has ``repeated``. Returns (context-free classes, final classes) as
+    lists of names. The arrays are made for ``len(paras)``, checked against ``prob`` and ``drop``
+    first."""
+    cdef Py_ssize_t n = len(paras), i
+    cdef int c
+    cdef bint any_good = False
     cdef double x, best
     if prob.shape[0] != n:
         raise ValueError("decide_classes: one probability a paragraph")
@@ -554,94 +550,33 @@ def decide_classes(double[::1] prob, list paras, drop, Py_ssize_t max_distance, 
     if n == 0:
         raise ValueError("decide_classes: a page without paragraphs")
     codes = np.empty((5, n), dtype=np.int32)
+    lengths = np.empty(n, dtype=np.intp)
     cdef int[:, ::1] k = codes
     cdef int[::1] cf = k[0]
     cdef int[::1] cls = k[1]
-    cdef int[::1] left_gb = k[2]
-    cdef int[::1] left_any = k[3]
-    cdef int[::1] heading = k[4]
+    cdef Py_ssize_t[::1] chars = lengths
     texts = [None] * n
     for i in range(n):
         p = paras[i]
-        texts[i] = p.text
-        heading[i] = bool(p.heading)
+        t = p.text
+        texts[i] = t
+        chars[i] = len(t)
+        k[4, i] = bool(p.heading)
         x = prob[i]
         if x >= good_at:
-            c = K_GOOD
+            c = R_GOOD
         elif x < bad_below:
-            c = K_BAD
+            c = R_BAD
         else:
-            c = K_SHORT if p.cf_class == "short" else K_NEARGOOD
+            c = R_SHORT if p.cf_class == "short" else R_NEARGOOD
         cf[i] = cls[i] = c
-    # Algorithm 2.3: short paragraphs from their nearest good/bad neighbours (the edges bad) and,
-    # when those disagree, a neargood one next to the bad side
-    last_gb = last_any = K_BAD
-    for i in range(n):
-        c = cf[i]
-        if c == K_SHORT:
-            left_gb[i] = last_gb
-            left_any[i] = last_any
-            any_short = True
-        elif c == K_NEARGOOD:
-            last_any = c
-        else:
-            last_gb = last_any = c
-    if any_short:
-        last_gb = last_any = K_BAD
-        for i in range(n - 1, -1, -1):
-            c = cf[i]
-            if c == K_SHORT:
-                prev = left_gb[i]
-                prev_any = left_any[i]
-                if prev == K_GOOD and last_gb == K_GOOD:
-                    cls[i] = K_GOOD
-                elif prev == K_BAD and last_gb == K_BAD:
-                    cls[i] = K_BAD
-                elif (prev == K_BAD and prev_any == K_NEARGOOD) or (last_gb == K_BAD and last_any == K_NEARGOOD):
-                    cls[i] = K_GOOD
-                else:
-                    cls[i] = K_BAD
-            elif c == K_NEARGOOD:
-                last_any = c
-            else:
-                last_gb = last_any = c
-    for i in range(n):
-        if cls[i] == K_NEARGOOD:
-            any_neargood = True
-            break
-    if any_neargood:
-        # neargood ones left to right; left_gb now holds the nearest good/bad class to the right
-        last_gb = K_BAD
-        for i in range(n - 1, -1, -1):
-            c = cls[i]
-            left_gb[i] = last_gb
-            if c != K_NEARGOOD:
-                last_gb = c
-        prev = K_BAD
-        for i in range(n):
-            c = cls[i]
-            if c == K_NEARGOOD:
-                c = K_BAD if prev == K_BAD and left_gb[i] == K_BAD else K_GOOD
-                cls[i] = c
-            prev = c
-    # a heading bad only by context: good when a good paragraph starts within max_distance characters
-    for i in range(n):
-        if not (heading[i] and cls[i] == K_BAD and cf[i] != K_BAD):
-            continue
-        j = i + 1
-        distance = 0
-        while j < n and distance <= max_distance:
-            if cls[j] == K_GOOD:
-                cls[i] = K_GOOD
-                break
-            distance += len(texts[j])
-            j += 1
+    revise_classes(&cf[0], &cls[0], &k[2, 0], &k[3, 0], &k[4, 0], &chars[0], n, max_distance)
     if drop is not None:
         for i in range(n):
             if drop[i]:
-                cls[i] = K_BAD
+                cls[i] = R_BAD
     for i in range(n):
-        if cls[i] == K_GOOD:
+        if cls[i] == R_GOOD:
             any_good = True
             break
     if not any_good:
@@ -656,14 +591,14 @@ def decide_classes(double[::1] prob, list paras, drop, Py_ssize_t max_distance, 
                 best = x
         best = best * fallback_share
         for i in range(n):
-            cls[i] = K_GOOD if prob[i] >= best else K_BAD
+            cls[i] = R_GOOD if prob[i] >= best else R_BAD
     names = _CLASS_NAMES
     cf_out = [names[cf[i]] for i in range(n)]
     cls_out = [names[cls[i]] for i in range(n)]
     if repeats:
         seen = set()
         for i in range(n):
-            if cls[i] == K_GOOD:
+            if cls[i] == R_GOOD:
                 t = texts[i]
                 if len(t) >= repeat_min:
                     if t in seen:
