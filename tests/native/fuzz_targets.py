@@ -66,6 +66,8 @@ def extract_plus(data: bytes) -> None:
 def learned_columns(data: bytes) -> None:
     """justext-learned's feature matrix of the page: the compiled PageColumns (learned_features.pyx)
     and the Python page_features_py give the same bits."""
+    import numpy as np
+
     from corpustool.extractors import justext_learned as jl
 
     if jl._COLUMNS is None:
@@ -85,8 +87,6 @@ def learned_columns(data: bytes) -> None:
         if inp.paras and jl._decide_classes is not None:
             # the compiled decision (learned_features.decide_classes) and its Python twin, on
             # probabilities and drops read from the input's bytes
-            import numpy as np
-
             n = len(inp.paras)
             prob = np.array([data[i % len(data)] / 255 for i in range(n)]) if data else np.zeros(n)
             for drop in (None, [bool(data[i % len(data)] & 1) if data else False for i in range(n)]):
