@@ -824,7 +824,9 @@ def decide_classes(prob: np.ndarray, inp: PageInput, repeats: bool | None = None
     paras = inp.paras
     if _decide_classes is not None and paras:
         # the same phases compiled (native/learned_features.pyx)
-        return _decide_classes(np.ascontiguousarray(prob, dtype=np.float64), list(paras), inp.drop,
+        # (inp.paras is the engine's list: copied only when a caller passed another sequence)
+        return _decide_classes(np.ascontiguousarray(prob, dtype=np.float64),
+                               paras if type(paras) is list else list(paras), inp.drop,
                                inp.max_heading_distance, DROP_REPEATS if repeats is None else repeats,
                                GOOD_AT, BAD_BELOW, FALLBACK_SHARE, REPEAT_MIN_CHARS, REPEATED)
     return decide_classes_py(prob, inp, repeats)

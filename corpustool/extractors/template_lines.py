@@ -508,6 +508,5 @@ _NO_VERDICT = (False, False, None, False)
 _RIGHTS_VERDICT = (True, False, None, False)
 # what line_verdict's first answer reads, for the compiled feature matrix's copy of it
 # (native/learned_features.pyx): the gate's mask, the bits that look further, the most words of a
-# control's label, and the two answers
-# (and lowered_verdict, which it asks about the lines it cannot answer)
+# control's label, the two answers, and lowered_verdict for the lines it cannot answer itself
 FIRST_ANSWER = (GATE.mask, G_CHECKS, MAX_UI_WORDS, _LABEL_ONLY, _NO_VERDICT, lowered_verdict)
