@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 # setup.py and the .pyx too: a changed compiled jusText walk is rebuilt
 $(STAMP): pyproject.toml setup.py corpustool/native/justext_walk.pyx corpustool/native/sax_arena.pxi corpustool/native/revision.pxi \
-		corpustool/native/justext_plus_decide.pyx corpustool/native/learned_features.pyx \
+		corpustool/native/paragraph_slots.pxi corpustool/native/justext_plus_decide.pyx corpustool/native/learned_features.pyx \
 		corpustool/native/tree_scores.pyx \
 		corpustool/native/text_scan.pyx corpustool/native/_onion.c
 	@echo "make: installing corpustool and its Python dependencies into $(VENV) (a few minutes the first time)"
@@ -75,7 +75,7 @@ FUZZ_LOG ?= $(FUZZ_WORK)/fuzz.log
 FUZZ_STAMP := .venv-fuzz/.built
 $(FUZZ_STAMP): setup.py pyproject.toml scripts/fuzz/fuzz_build.sh corpustool/native/justext_walk.pyx \
 		corpustool/native/sax_arena.pxi corpustool/native/justext_plus_decide.pyx corpustool/native/text_scan.pyx \
-		corpustool/native/tree_scores.pyx corpustool/native/learned_features.pyx corpustool/native/revision.pxi
+		corpustool/native/tree_scores.pyx corpustool/native/learned_features.pyx corpustool/native/revision.pxi corpustool/native/paragraph_slots.pxi
 	FUZZ_WORK=$(FUZZ_WORK) PYTHON=$(PYTHON) sh scripts/fuzz/fuzz_build.sh
 	touch $(FUZZ_STAMP)
 

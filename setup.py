@@ -56,13 +56,15 @@ def extensions() -> list:
         return []
     # sax_arena.pxi (justext-plus's SAX parse by lxml's libxml2) is included by the .pyx
     ext = Extension(MODULE, [PYX], include_dirs=lxml.get_include(), extra_compile_args=["-O2"],
-                    depends=["corpustool/native/sax_arena.pxi", "corpustool/native/revision.pxi"])
+                    depends=["corpustool/native/sax_arena.pxi", "corpustool/native/revision.pxi",
+                             "corpustool/native/paragraph_slots.pxi"])
     decide = Extension(DECIDE_MODULE, [DECIDE_PYX], extra_compile_args=["-O2"])
     scan = Extension(SCAN_MODULE, [SCAN_PYX], extra_compile_args=["-O3"])   # -O3: the scans' loops vectorised
     trees = Extension(TREES_MODULE, [TREES_PYX], extra_compile_args=["-O3"])   # -O3: the rows' loops unrolled
-    # revision.pxi (jusText's Algorithm 2.3 over integer classes) is included by both .pyx
+    # revision.pxi (jusText's Algorithm 2.3 over integer classes) and paragraph_slots.pxi (a
+    # paragraph's slots by offset) are included by both .pyx
     features = Extension(FEATURES_MODULE, [FEATURES_PYX], extra_compile_args=["-O2"],
-                         depends=["corpustool/native/revision.pxi"])
+                         depends=["corpustool/native/revision.pxi", "corpustool/native/paragraph_slots.pxi"])
     # onion over vertical files at the C program's speed (plain C, no Cython): corpustool onion/dupngrams
     onion = Extension(ONION_MODULE, [ONION_C], extra_compile_args=["-O2"])
     try:

@@ -2152,45 +2152,12 @@ cdef tuple EMPTY_TUPLE = ()
 
 cdef extern from "Python.h":
     PyTypeObject PyBaseObject_Type
-    ctypedef struct PyMemberDef:
-        Py_ssize_t offset
-    ctypedef struct PyMemberDescrObject:
-        PyMemberDef* d_member
     PyObject* PyType_GenericAlloc(PyTypeObject* t, Py_ssize_t n) except NULL
 
 
-# A paragraph class with __slots__ (Paragraph: a slotted dataclass) gets its fields stored in its
-# slots directly, in the order of SLOT_FIELDS: the offsets of its member descriptors, per class.
-# 0.24 -> 0.18 ms per dev page for build's paragraphs against setting attributes of an instance dict
-SLOT_FIELDS = ("text", "cls", "cf_class", "heading", "tag", "dom_path", "xpath", "reason", "features", "lang",
-               "lang_score", "tokens", "glue", "_words")
-cdef dict SLOT_OFFSETS = {}     # class -> bytes of SLOT_FIELDS' offsets (Py_ssize_t each), or None
-
-
-cdef object slot_offsets(paragraph_type):
-    """The offsets of SLOT_FIELDS in paragraph_type's instances, or None when one is not a slot."""
-    import types
-    offsets = SLOT_OFFSETS.get(paragraph_type, False)
-    if offsets is not False:
-        return offsets
-    cdef Py_ssize_t[14] found
-    offsets = None
-    if type(paragraph_type) is type and "__slots__" in paragraph_type.__dict__:
-        for i, name in enumerate(SLOT_FIELDS):
-            d = paragraph_type.__dict__.get(name)
-            if type(d) is not types.MemberDescriptorType:
-                break
-            found[i] = (<PyMemberDescrObject*>d).d_member.offset
-        else:
-            offsets = (<char*>found)[:14 * sizeof(Py_ssize_t)]
-    SLOT_OFFSETS[paragraph_type] = offsets
-    return offsets
-
-
-cdef inline void set_slot(PyObject* obj, Py_ssize_t offset, object value) noexcept:
-    """A slot of a new object (NULL until now) takes a reference to value."""
-    Py_INCREF(value)
-    (<PyObject**>((<char*>obj) + offset))[0] = <PyObject*>value
+# A paragraph class with __slots__ gets its fields stored in its slots directly (SLOT_FIELDS'
+# offsets, per class), shared with learned_features.pyx
+include "paragraph_slots.pxi"
 
 
 # jusText's revision (Algorithm 2.3) over integer classes, shared with learned_features.pyx

@@ -170,3 +170,65 @@ def test_the_compiled_decision_refuses_arrays_of_another_length():
     with pytest.raises(ValueError, match="a page without paragraphs"):
         decide(np.zeros(0), [], None, 150, *args)
     assert decide(np.array([0.9, 0.1]), paras, None, 150, *args) == (["good", "bad"], ["good", "bad"])
+
+
+class PlainParagraph(Paragraph):
+    """A subclass with an instance dictionary: its fields are attributes, not the class's slots."""
+
+
+class ShoutedParagraph(Paragraph):
+    """A slotted subclass whose ``text`` is a property: the slot keeps the text as given, an
+    attribute read finds the property and gets it upper-cased."""
+
+    __slots__ = ()
+
+    @property
+    def text(self) -> str:
+        return Paragraph.text.__get__(self).upper()
+
+    @text.setter
+    def text(self, value: str) -> None:
+        Paragraph.text.__set__(self, value)
+
+
+def test_the_matrix_reads_a_paragraph_as_its_attributes_read():
+    # the compiled matrix reads a Paragraph's slots by offset; any other class (a subclass, one
+    # overriding a field, a page mixing classes) must give what reading its attributes gives
+    import random
+
+    rng = random.Random(5)
+    for k in range(40):
+        page = random_page(rng)
+        for i, p in enumerate(page):
+            p.tag = rng.choice(["p", "h2", "li", "a"])
+            p.xpath = f"/html[1]/body[1]/div[{rng.randint(1, 3)}]/{p.tag}[{i + 1}]"
+            p.dom_path = "html.body.div." + p.tag
+            p.cls = rng.choice(["good", "bad"])
+            p.features = {"words": len(p.text.split()), "link_density": rng.random(), "stopwords": 2,
+                          "stopword_density": rng.random()}
+        chains = [("/html[1]/body[1]",)] * len(page)
+        args = ({"/html[1]/body[1]": "main"}, [], chains, frozenset(), "A heading of the page")
+
+        def copied(cls, p):
+            return cls(p.text, cls=p.cls, cf_class=p.cf_class, heading=p.heading, tag=p.tag, dom_path=p.dom_path,
+                       xpath=p.xpath, features=p.features)
+
+        def same(a, b):
+            (Xa, sa), (Xb, sb) = jl.page_columns(a, *args), jl.page_columns(b, *args)
+            return np.array_equal(Xa, Xb) and all(np.array_equal(u, v) for u, v in zip(sa, sb))
+
+        assert same(page, [copied(PlainParagraph, p) for p in page]), k
+        # (a page whose first paragraph is a Paragraph: the others of another class are not read by its slots)
+        shouted = [p if i % 2 == 0 else copied(ShoutedParagraph, p) for i, p in enumerate(page)]
+        as_read = [copied(Paragraph, p) for p in shouted]      # (what their attributes say, in plain slots)
+        assert [p.text for p in as_read] == [p.text if i % 2 == 0 else p.text.upper() for i, p in enumerate(page)]
+        assert same(shouted, as_read), k
+        assert len(page) < 2 or any(p.text != p.text.upper() for p in page[1::2]) is not same(shouted, page), k
+
+
+def test_an_empty_slot_raises_as_reading_the_attribute_does():
+    page = [Paragraph("A first line of text.", tag="p", xpath="/html[1]/body[1]/p[1]"),
+            Paragraph("Home", tag="a", xpath="/html[1]/body[1]/a[1]")]
+    del page[1].dom_path
+    with pytest.raises(AttributeError, match="dom_path"):
+        jl.page_columns(page, {}, [], [()] * 2, frozenset(), None)
