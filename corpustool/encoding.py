@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections import Counter
 from dataclasses import dataclass
+from itertools import islice
 
 from .native import backend
 
@@ -311,16 +313,19 @@ _WEB_PREFERENCE = ["utf-8", "cp1252", "cp1250", "cp1251", "iso8859-2", "cp932", 
                    "koi8-r", "iso8859-15", "cp1253", "cp1254", "cp1255", "cp1256", "cp1257", "big5"]
 
 
+_WORD = re.compile(r"\w+")
+
+
 def _stopword_hits(text: str) -> int:
     """Words of ``text`` found in the best-matching stoplist of any language."""
-    words = re.findall(r"\w+", text.lower())[:3000]
+    words = [m.group() for m in islice(_WORD.finditer(text.lower()), 3000)]
     if not words:
         return 0
-    best = 0
-    for stoplist in _stoplists():
-        hits = sum(1 for w in words if w in stoplist)
-        best = max(best, hits)
-    return best
+    # each distinct word looked up once per stoplist, its occurrences added (a detected page
+    # with several candidate decodings: 13 -> 1 ms a candidate against a lookup per word)
+    counts = Counter(words)
+    distinct = counts.keys()
+    return max((sum(counts[w] for w in distinct & stoplist) for stoplist in _stoplists()), default=0)
 
 
 _STOPLISTS: list[frozenset[str]] | None = None

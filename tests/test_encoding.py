@@ -267,3 +267,27 @@ def test_the_bytes_libxml2_parses(native_backend):
     assert html_bytes(page) == page.encode("utf-8", "surrogatepass").replace(b"\x00", b"")
     assert html_bytes("<?xml version='1.0'?><p>x</p>") == b"<p>x</p>"
     assert html_bytes("") is None and html_bytes(" \n") is None
+
+
+def test_stopword_hits_count_every_occurrence_of_the_first_3000_words():
+    # the tie-break between candidate decodings counts, for the best stoplist, each of the text's
+    # first 3000 words (\w+, lower-cased) that the stoplist has: a word repeated counts each time
+    import random
+    import re
+
+    from corpustool import encoding
+
+    lists = encoding._stoplists()
+    assert len(lists) > 10
+    german, czech = sorted(next(sl for sl in lists if {"und", "der"} <= sl)), sorted(
+        next(sl for sl in lists if {"který", "jsou"} <= sl))
+    rng = random.Random(11)
+    for k in range(30):
+        words = [rng.choice(german if k % 2 else czech) if rng.random() < 0.6 else f"xq{rng.randint(0, 50)}"
+                 for _ in range(rng.choice([0, 5, 400, 3500]))]
+        text = " ".join(w.upper() if rng.random() < 0.2 else w for w in words) + " <ß>,"
+        first = re.findall(r"\w+", text.lower())[:3000]
+        expected = max((sum(1 for w in first if w in sl) for sl in lists), default=0) if first else 0
+        assert encoding._stopword_hits(text) == expected, k
+    assert encoding._stopword_hits("und " * 3500) == 3000
+    assert encoding._stopword_hits("") == 0 and encoding._stopword_hits("!!") == 0
