@@ -359,7 +359,8 @@ cdef class PageColumns:
             tag = get_slot(p, offsets, S_TAG) if slotted else p.tag
             if first_h1 < 0 and tag == "h1":
                 first_h1 = i
-            f = get_slot(p, offsets, S_FEATURES) if slotted else p.features
+            feats = get_slot(p, offsets, S_FEATURES) if slotted else p.features
+            f = feats if type(feats) is dict else dict(feats)    # (any mapping, as page_features_py reads it)
             X[i, self.c_log_chars] = log1p(<double>c)
             X[i, self.c_log_words] = log1p(<double>f.get("words", 0))
             x = f.get("link_density", 0.0)

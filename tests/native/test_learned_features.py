@@ -232,3 +232,17 @@ def test_an_empty_slot_raises_as_reading_the_attribute_does():
     del page[1].dom_path
     with pytest.raises(AttributeError, match="dom_path"):
         jl.page_columns(page, {}, [], [()] * 2, frozenset(), None)
+
+
+def test_features_of_any_mapping_are_read_as_a_dict():
+    from types import MappingProxyType
+
+    page = [Paragraph("A first line of text, long enough.", tag="p", xpath="/html[1]/body[1]/p[1]",
+                      features={"words": 7, "link_density": 0.25, "stopwords": 3, "stopword_density": 0.4}),
+            Paragraph("Home", tag="a", xpath="/html[1]/body[1]/a[1]", features={"words": 1, "link_density": 1.0})]
+    args = ({}, [], [()] * 2, frozenset(), None)
+    X = jl.page_columns(page, *args)[0]
+    for p in page:
+        p.features = MappingProxyType(dict(p.features))
+    assert np.array_equal(jl.page_columns(page, *args)[0], X)
+    assert X[0, jl._INDEX["link_density"]] == 0.25 and X[1, jl._INDEX["link_density"]] == 1.0
