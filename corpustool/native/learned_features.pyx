@@ -310,27 +310,36 @@ cdef class PageColumns:
         cdef const Py_ssize_t* offsets = NULL
         if offsets_bytes is not None:
             offsets = <const Py_ssize_t*><const char*>offsets_bytes
-        cdef bint slotted
         total_chars = total_good = 0
         first_h1 = -1
         related = 0.0
         # pass 1: the paragraph's own columns, and the counts the page's columns need
         for i in range(n):
             p = paras[i]
-            slotted = offsets is not NULL and type(p) is slotted_type
-            t = get_slot(p, offsets, S_TEXT) if slotted else p.text
+            # the paragraph's fields, from its slots or (another class) its attributes
+            if offsets is not NULL and type(p) is slotted_type:
+                t = get_slot(p, offsets, S_TEXT)
+                cls_name = get_slot(p, offsets, S_CLS)
+                cf_name = get_slot(p, offsets, S_CF_CLASS)
+                heading = get_slot(p, offsets, S_HEADING)
+                tag = get_slot(p, offsets, S_TAG)
+                dom = get_slot(p, offsets, S_DOM_PATH)
+                xp = get_slot(p, offsets, S_XPATH)
+                feats = get_slot(p, offsets, S_FEATURES)
+            else:
+                t, cls_name, cf_name, heading = p.text, p.cls, p.cf_class, p.heading
+                tag, dom, xp, feats = p.tag, p.dom_path, p.xpath, p.features
+            f = feats if type(feats) is dict else dict(feats)    # (any mapping, as page_features_py reads it)
             texts[i] = t
             c = len(t)
             chars[i] = c
             chars_out[i] = <double>c
             total_chars += c
-            is_good = (get_slot(p, offsets, S_CLS) if slotted else p.cls) == "good"
+            is_good = cls_name == "good"
             g = c if is_good else 0
             good[i] = g
             total_good += g
-            heading = get_slot(p, offsets, S_HEADING) if slotted else p.heading
             is_heading[i] = heading
-            xp = get_slot(p, offsets, S_XPATH) if slotted else p.xpath
             # (a paragraph's parent is often the one before's: compared in place, not cut and hashed again)
             k = xp.rfind(u"/")
             if k > 0 and prev_parent is not None and k == len(prev_parent) and \
@@ -343,7 +352,6 @@ cdef class PageColumns:
             prev_parent = parent
             prev_grand = grand
             grands[i] = grand
-            dom = get_slot(p, offsets, S_DOM_PATH) if slotted else p.dom_path
             pid = path_id.setdefault(dom, len(path_id))
             qid = parent_id.setdefault(parent, len(parent_id))
             path_ids[i] = pid
@@ -356,11 +364,8 @@ cdef class PageColumns:
             chars_parent[qid] += c
             count_grand[grand] = count_grand.get(grand, 0) + 1
             count_text[t] = count_text.get(t, 0) + 1
-            tag = get_slot(p, offsets, S_TAG) if slotted else p.tag
             if first_h1 < 0 and tag == "h1":
                 first_h1 = i
-            feats = get_slot(p, offsets, S_FEATURES) if slotted else p.features
-            f = feats if type(feats) is dict else dict(feats)    # (any mapping, as page_features_py reads it)
             X[i, self.c_log_chars] = log1p(<double>c)
             X[i, self.c_log_words] = log1p(<double>f.get("words", 0))
             x = f.get("link_density", 0.0)
@@ -370,7 +375,7 @@ cdef class PageColumns:
             X[i, self.c_heading] = heading
             X[i, self.c_tag] = self.tag_code.get(tag, 0)
             X[i, self.c_depth] = count_slashes(xp)
-            X[i, self.c_cf_class] = self.cf_code.get(get_slot(p, offsets, S_CF_CLASS) if slotted else p.cf_class, 0)
+            X[i, self.c_cf_class] = self.cf_code.get(cf_name, 0)
             X[i, self.c_jt_good] = is_good
             # t.rstrip().endswith(SENTENCE_END)
             j = c - 1
