@@ -339,7 +339,9 @@ def _stoplists() -> list[frozenset[str]]:
         lists = []
         for code in sorted(available_languages()):
             try:
-                lists.append(frozenset(w.lower() for w in stoplist(code)))
+                # (the lists stoplist() remembers, already lower-cased: a copy of the 100 lists would
+                # cost a process 23 MB more (tracemalloc), and every full garbage collection walks each set again)
+                lists.append(stoplist(code))
             except Exception:  # a broken stoplist file must not break decoding
                 continue
         _STOPLISTS = lists
