@@ -180,6 +180,22 @@ def _load_json(path: Path) -> dict:
 
 # -- snippets ---------------------------------------------------------------------
 
+def _snippet_lists(entry: dict, where: str) -> tuple[list[str], list[str]] | None:
+    """An entry's ``with`` and ``without`` snippets, or None (and a warning naming the entry) when
+    either is not a list of strings: a string there would otherwise be read as one snippet a
+    character, and its page scored on them without a word."""
+    lists = []
+    for key in ("with", "without"):
+        value = entry.get(key)
+        if value is None:
+            value = []
+        if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+            _warn(f"{where}: {key!r} is not a list of strings; skipped")
+            return None
+        lists.append(value)
+    return lists[0], lists[1]
+
+
 def read_snippets(path: Path) -> Iterator[GoldPage]:
     """Snippet sets; entries whose page file is missing are skipped (and counted)."""
     json_path = path / "evaldata.json" if path.is_dir() else path
@@ -190,15 +206,15 @@ def read_snippets(path: Path) -> Iterator[GoldPage]:
         if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
             _warn(f"{json_path}: entry {url!r} has no 'file'; skipped")
             continue
+        snippets = _snippet_lists(entry, f"{json_path}: entry {url!r}")
+        if snippets is None:
+            continue
         page = pages_dir / entry["file"]
         if not page.is_file():
             missing += 1
             continue
-        yield GoldPage(
-            id=entry["file"], url=url, format="snippets", path=str(page),
-            with_snippets=[s for s in entry.get("with") or [] if isinstance(s, str)],
-            without_snippets=[s for s in entry.get("without") or [] if isinstance(s, str)],
-        )
+        yield GoldPage(id=entry["file"], url=url, format="snippets", path=str(page),
+                       with_snippets=snippets[0], without_snippets=snippets[1])
     if missing:
         _warn(f"{json_path}: {missing} entries without a page in {pages_dir} skipped")
 
@@ -276,6 +292,9 @@ def read_wcxb(path: Path) -> Iterator[GoldPage]:
         if not isinstance(body, str) or not body.strip():
             no_text += 1
             continue
+        snippets = _snippet_lists(truth, str(gold))
+        if snippets is None:
+            continue
         page = next((p for p in (html_dir / f"{key}.html.gz", html_dir / f"{key}.html") if p.is_file()), None)
         if page is None:
             no_page += 1
@@ -287,8 +306,7 @@ def read_wcxb(path: Path) -> Iterator[GoldPage]:
         yield GoldPage(
             id=key, url=url, format="wcxb", path=str(page), text=body,
             paragraphs=[p.strip() for p in body.splitlines() if p.strip()],
-            with_snippets=[s for s in truth.get("with") or [] if isinstance(s, str)],
-            without_snippets=[s for s in truth.get("without") or [] if isinstance(s, str)],
+            with_snippets=snippets[0], without_snippets=snippets[1],
             meta={"page_type": ptype if isinstance(ptype, str) and ptype else "unknown",
                   "domain": registered_domain(url), "word_metric": "bag"},
         )

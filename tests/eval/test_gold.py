@@ -33,6 +33,24 @@ def test_snippets_reader(tmp_path):
     assert len(read_gold(f"snippets:{tmp_path / 'evaldata.json'}")) == 1
 
 
+@pytest.mark.parametrize("field, value", [("with", "steel supports"), ("without", "Privacy policy"),
+                                          ("with", ["steel supports", 42]), ("without", {"a": 1})])
+def test_snippets_reader_skips_an_entry_whose_snippets_are_not_a_list_of_strings(tmp_path, capsys, field, value):
+    # (a string there was read as one snippet a character: "with 13/13" on a page without the words)
+    (tmp_path / "pages").mkdir()
+    write(tmp_path / "pages" / "a.html", "<html><body><p>x</p></body></html>")
+    write(tmp_path / "pages" / "b.html", "<html><body><p>y</p></body></html>")
+    bad = {"file": "a.html", "with": ["Main text"], "without": []}
+    bad[field] = value
+    gold = {"http://a.example/": bad, "http://b.example/": {"file": "b.html", "with": ["y"]}}
+    write(tmp_path / "evaldata.json", json.dumps(gold))
+    pages = read_gold(str(tmp_path))
+    assert [p.id for p in pages] == ["b.html"]          # (a missing list is an empty one)
+    assert pages[0].without_snippets == []
+    err = capsys.readouterr().err
+    assert f"entry 'http://a.example/': '{field}' is not a list of strings; skipped" in err
+
+
 def test_article_body_reader(tmp_path):
     (tmp_path / "html").mkdir()
     (tmp_path / "html" / "42.html.gz").write_bytes(gzip.compress(b"<html><body><p>Body one</p></body></html>"))

@@ -46,6 +46,14 @@ def test_reader_reads_layout_type_domain_and_skips_pages_without_text(wcxb_dir, 
     assert "1 pages without a main text" in capsys.readouterr().err
 
 
+def test_reader_skips_a_page_whose_snippets_are_not_a_list_of_strings(wcxb_dir, capsys):
+    entry = json.loads((wcxb_dir / "ground-truth" / "0001.json").read_text(encoding="utf-8"))
+    entry["ground_truth"]["without"] = "About us"
+    (wcxb_dir / "ground-truth" / "0001.json").write_text(json.dumps(entry), encoding="utf-8")
+    assert [p.id for p in read_gold(str(wcxb_dir))] == ["0002"]
+    assert "0001.json: 'without' is not a list of strings; skipped" in capsys.readouterr().err
+
+
 def test_registered_domain():
     assert registered_domain("https://news.bbc.co.uk/a") == "bbc.co.uk"
     assert registered_domain("http://www.example.com:8080/x") == "example.com"
