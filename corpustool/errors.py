@@ -16,6 +16,15 @@ class OptionError(ValueError):
         self.options = ((option,) if option else ()) + tuple(o for o in options if o != option)
 
 
+class UnknownOptions(OptionError):
+    """Option names an extractor does not take (``unknown``), with the names it takes of the same
+    kind (``known``): the registry adds the extractor's name and its own options to the message."""
+
+    def __init__(self, message: str, unknown: tuple[str, ...], known: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.unknown, self.known = unknown, known
+
+
 class DataError(Exception):
     """The input holds nothing to work on (no document at all, not a page): the CLI prints one line
     and exits with status 1 (a data error, not an option error)."""

@@ -170,6 +170,8 @@ def option_message(exc: OptionError, command: str | None = None) -> str:
     from ..options import OPTIONS, flag_for
 
     message = str(exc)
+    if getattr(exc, "names_as_written", False):
+        return message
     names = getattr(exc, "options", ()) or ((exc.option,) if getattr(exc, "option", None) else ())
     if not names and command not in _NAMES_AS_WRITTEN:
         # a check that names its parameters itself: the one it begins with, and any parameter whose

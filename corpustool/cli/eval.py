@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--folds", type=int, metavar="K",
                    help="split the pages by registered domain into K folds (hash of the domain) and report "
                         "each fold and both halves (0 = none; default 4 for a wcxb gold, else 0)")
-    p.add_argument("--cv", type=int, nargs="?", const=5, default=0, metavar="K",
+    p.add_argument("--cv", type=int, nargs="?", const=5, default=None, metavar="K",
                    help="cross-validation grouped by domain (K folds, default 5): an extractor that learns "
                         "(justext-learned) scores each page with a model trained without the page's fold of "
                         "domains (on --train); the table per page type and per fold uses the same folds")
@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("--bootstrap must be >= 0")
     if args.folds is not None and (args.folds < 0 or args.folds == 1):
         raise OptionError("--folds must be 0 (none) or at least 2")
-    if args.cv and args.cv < 2:
+    if args.cv is not None and args.cv < 2:
+        # (0 too: unlike --folds 0, "--cv 0" would silently be no cross-validation)
         raise OptionError("--cv needs at least 2 folds")
     if args.train and not args.cv:
         raise OptionError("--train goes with --cv")

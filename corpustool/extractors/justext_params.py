@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from ..errors import OptionError
+from ..errors import OptionError, UnknownOptions
 
 LENGTH_UNITS = ("chars", "tokens")
 
@@ -59,7 +59,8 @@ class JustextParams:
         names = {f.name for f in fields(self)}
         unknown = sorted(set(options) - names)
         if unknown:
-            raise OptionError(f"unknown jusText option(s): {', '.join(unknown)}; known: {', '.join(sorted(names))}")
+            raise UnknownOptions(f"unknown jusText option(s): {', '.join(unknown)}; known: {', '.join(sorted(names))}",
+                                 tuple(unknown), tuple(sorted(names)))
         converted = {}
         for f in fields(self):
             if f.name in options and options[f.name] is not None:

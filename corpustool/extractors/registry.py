@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import OptionError
+from ..errors import OptionError, UnknownOptions
 from ..sitelevel.archive import ArchiveExtractor
 from ..sitelevel.temex import HybexExtractor, SiteConexExtractor, TemexExtractor
 from ..sitelevel.urltree import UrlTreeExtractor
@@ -42,4 +42,29 @@ def get_extractor(name: str, **options: Any) -> Extractor:
         cls = EXTRACTORS[name]
     except KeyError:
         raise OptionError(f"unknown extractor {name!r}; choose from: {', '.join(available())}") from None
-    return cls(**options)
+    try:
+        return cls(**options)
+    except UnknownOptions as exc:
+        # (jusText's parameters refused them: say which extractor, and what it takes besides)
+        known = [*own_options(cls), "preset", *exc.known]
+        error = OptionError(f"{name}: unknown option(s): {', '.join(exc.unknown)}; "
+                            f"known: {', '.join(dict.fromkeys(known))}")
+        error.names_as_written = True     # (--option NAME=VALUE's names: the CLI writes no flags for them)
+        raise error from None
+
+
+def own_options(cls: type) -> list[str]:
+    """The keyword parameters of an extractor class's constructors (its own and its bases'), in
+    the order they are written, without the ``**options`` passed on to jusText's engine."""
+    import inspect
+
+    names: list[str] = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        for param in inspect.signature(init).parameters.values():
+            if param.name != "self" and param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY) \
+                    and param.name not in names:
+                names.append(param.name)
+    return names

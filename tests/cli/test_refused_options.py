@@ -220,3 +220,20 @@ def test_a_master_that_does_not_take_the_application_is_refused_in_bounded_time(
         _start_context(None, "spark://h:7077", timeout=5)
     monkeypatch.setattr(pyspark, "SparkContext", lambda conf: ("context", conf))
     assert _start_context("c", "local[2]", timeout=None) == ("context", "c")
+
+
+@pytest.mark.parametrize("argv, extractor, own", [
+    (["clean", "--extractor", "justext-learned", "--option", "nosuch=1"], "justext-learned", ["model", "comments"]),
+    (["clean", "--extractor", "justext", "--option", "nosuch=1"], "justext", []),
+    (["eval", "--gold", str(REPO / "data" / "demo"), "--extractor", "justext", "--extractor", "justext-learned",
+      "--option", "nosuch=1", "-q"], "justext", []),
+])
+def test_an_unknown_extractor_option_names_the_extractor_and_what_it_takes(capsys, monkeypatch, argv, extractor, own):
+    # (the message listed jusText's parameters only, not the learned extractor's own comments and
+    # model, and did not say which of several extractors refused the name)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    err = one_line_error(capsys, argv)
+    assert f"{extractor}: unknown option(s): nosuch; known: " in err
+    known = err.split("known: ")[1].split(", ")
+    assert set(own) | {"preset", "length_low", "max_link_density"} <= set(known)      # names, as --option takes them
+    assert not any(k.startswith("--") for k in known)

@@ -654,6 +654,7 @@ def test_cv_cli_and_collapses(tmp_path):
     assert "cross-validation by domain, 3 folds: justext-learned" in r.stdout
     assert "fold 2" in r.stdout
     assert "collapses of justext-learned (F1 more than 0.5 below justext): 0 of 20 pages" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "corpustool", "eval", "--gold", f"wcxb:{gold}", "--cv", "1"],
-                       capture_output=True, text=True, cwd=REPO)
-    assert r.returncode != 0 and "--cv" in r.stderr
+    for folds in ("1", "0"):     # (--cv 0 was silently no cross-validation)
+        r = subprocess.run([sys.executable, "-m", "corpustool", "eval", "--gold", f"wcxb:{gold}", "--cv", folds],
+                           capture_output=True, text=True, cwd=REPO)
+        assert r.returncode == 2 and "--cv needs at least 2 folds" in r.stderr, r.stderr
