@@ -732,8 +732,10 @@ class JustextLearnedExtractor(JustextPlusExtractor):
             cf, cls = decide_classes(prob, inp)
         else:
             # comments=keep on an article: its comment section is judged as text (its comment
-            # regions hidden from the model, as on a thread of posts); the rest as the default has
-            # it; then the page's repeats, once, over the whole
+            # regions hidden from the model, as on a thread of posts), and what jusText keeps of it
+            # stays too: the model learned from gold texts without an article's comments, and on the
+            # short comments of authored blogs it kept one of three (session 27); the rest of the
+            # page as the default has it; then the page's repeats, once, over the whole
             cf, cls = decide_classes(prob, inp, repeats=False)
             as_text = PageInput(paras, without_comment_regions(inp.kinds), inp.hints, inp.chains, inp.types,
                                 inp.title, None, inp.max_heading_distance, inp.posts)
@@ -741,7 +743,8 @@ class JustextLearnedExtractor(JustextPlusExtractor):
             cf2, cls2 = decide_classes(self.model.predict(X2, paras, struct2), as_text, repeats=False)
             for i, inside in enumerate(inp.keep):
                 if inside:
-                    cf[i], cls[i] = cf2[i], cls2[i]
+                    # (jusText's final class: set_classes has not written the decision yet)
+                    cf[i], cls[i] = cf2[i], GOOD if paras[i].cls == GOOD else cls2[i]
             if DROP_REPEATS:
                 cls = without_repeats(cls, paras)
         set_classes(paras, cf, cls)
