@@ -65,8 +65,14 @@ def text_to_html(raw: bytes) -> bytes:
     return page.encode("utf-8", "replace")
 
 
+_GZIP_STEP = 1 << 16    # decompressed bytes asked for at a time
+
+
 def read_maybe_gzip(fh: IO[bytes], display: str, report: ReadReport) -> bytes | None:
-    """All bytes of a file, un-gzipped when it starts with the gzip magic; None when damaged.
+    """All bytes of a file, un-gzipped when it starts with the gzip magic. A damaged or truncated
+    gzip stream gives the bytes decompressed before the damage (reported: a page cut off by a
+    crawl's size limit keeps its beginning, as a WARC record's truncated gzip body does); None
+    when nothing could be decompressed.
 
     Reads at most ``max_bytes + 1`` decompressed bytes: enough to know the page is too large.
     """
@@ -76,11 +82,22 @@ def read_maybe_gzip(fh: IO[bytes], display: str, report: ReadReport) -> bytes | 
     if magic != b"\x1f\x8b":
         return fh.read(limit)
     gz = gzip.GzipFile(fileobj=fh, mode="rb")
+    out = bytearray()
     try:
-        return gz.read(limit)
+        # (in steps, one read of the stream each: what came before the damage is kept; read()
+        # would ask again within the call and lose it)
+        while limit < 0 or len(out) < limit:
+            chunk = gz.read1(_GZIP_STEP if limit < 0 else min(_GZIP_STEP, limit - len(out)))
+            if not chunk:
+                break
+            out += chunk
     except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
-        report.truncated(display, _tell(fh), 0, detail=f"gzip: {exc}")
-        return None
+        if not out:
+            report.truncated(display, _tell(fh), 0, detail=f"gzip: {exc}")
+            return None
+        report.truncated(display, _tell(fh), len(out), detail=f"gzip: {exc}", unit="decompressed bytes",
+                         kept=True)
+    return bytes(out)
 
 
 def _tell(fh: IO[bytes]) -> int:

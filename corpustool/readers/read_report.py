@@ -42,11 +42,16 @@ class ReadReport:
         return f", {length} bytes skipped"
 
     def truncated(self, display: str, offset: int, before: int, detail: str | None = None,
-                  unit: str = "records", length: int | None = None) -> None:
-        """The file ends (or its data breaks off) at ``offset``; what came before was read."""
+                  unit: str = "records", length: int | None = None, kept: bool = False) -> None:
+        """The file ends (or its data breaks off) at ``offset``; what came before was read
+        (``kept``: ``before`` units of the one page the file holds, kept as the page)."""
         self.stats.extra["error:truncated"] += 1
         extra = f" ({detail})" if detail else ""
         skipped = self._skipped(display, offset, length, "truncated")
+        if kept:
+            self.say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; "
+                     f"the page's first {before} {unit} are kept as the page")
+            return
         self.say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; "
                  f"{before} {unit} before it were read, the rest of the file is skipped")
 

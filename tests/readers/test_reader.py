@@ -281,10 +281,12 @@ def test_truncated_gzipped_html_file(tmp_path, capsys):
     ok = tmp_path / "ok.html"
     ok.write_bytes(page(2))
     docs, reader = read([path, ok])
-    assert [d.raw for d in docs] == [page(2)]
+    # what was decompressed before the cut is the page (a beginning of it), then the next file
+    assert len(docs) == 2 and docs[1].raw == page(2)
+    assert docs[0].raw and (page(1) * 50).startswith(docs[0].raw) and len(docs[0].raw) < len(page(1) * 50)
     assert reader.stats.extra["error:truncated"] == 1
     err = capsys.readouterr().err
-    assert "page.html.gz" in err and "byte offset" in err
+    assert "page.html.gz" in err and "byte offset" in err and "kept as the page" in err
 
 
 @pytest.mark.parametrize("gz", [True, False], ids=["gz", "plain"])
@@ -417,9 +419,33 @@ def test_format_readers_need_only_a_read_report(tmp_path, capsys):
     assert doc.drop_reason == "too-large" and doc.raw is None and doc.meta["size"] == 27
     assert report.stats.extra["too-large"] == 1 and report.stats.bytes_in == 27
     damaged = tmp_path / "page.html.gz"
-    damaged.write_bytes(gzip.compress(b"<p>hello</p>")[:-6])
+    damaged.write_bytes(gzip.compress(b"<p>hello</p>")[:10])     # the gzip header and nothing more
     report = ReadReport(StageStats("read"))
     with open(damaged, "rb") as fh:
         assert read_maybe_gzip(fh, "page.html.gz", report) is None
     assert report.stats.extra == {"error:truncated": 1}
     assert "corpustool: read: page.html.gz: truncated or damaged at byte offset" in capsys.readouterr().err
+
+
+def test_a_truncated_gzip_page_keeps_what_was_decompressed(tmp_path, capsys):
+    """A .html.gz cut off (a crawl's size limit, a broken download) keeps the page's beginning, as a
+    WARC record's truncated gzip body does, and says so; it lost the whole page before."""
+    import random
+
+    from corpustool.cli import main
+
+    rng = random.Random(7)
+    body = "".join(f"<p>Paragraph {i} of the page: " + " ".join(rng.choice(("the", "river", "bridge", "council",
+                                                                             "voted", "to", "close", "it"))
+                                                                  for _ in range(60)) + ".</p>\n" for i in range(400))
+    page = f"<html lang='en'><head><meta charset='utf-8'><title>Long page</title></head><body>{body}</body></html>"
+    data = gzip.compress(page.encode("utf-8"))
+    cut = tmp_path / "page.html.gz"
+    cut.write_bytes(data[:len(data) // 2])
+    out = tmp_path / "c.jsonl"
+    assert main(["build", str(cut), "-o", str(out), "--lang", "en", "-q", "--no-dedup-para"]) == 0
+    err = capsys.readouterr().err
+    assert "page.html.gz: truncated or damaged at byte offset" in err and "decompressed bytes are kept as the page" in err
+    (doc,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    text = "\n".join(p["text"] for p in doc["paragraphs"])
+    assert "Paragraph 0 of the page" in text and "Paragraph 399 of the page" not in text
