@@ -140,9 +140,8 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("nothing to evaluate: " + "; ".join(f"{l} {why}" for l, why in ev.skipped))
     for msg in skipped:
         print(f"corpustool eval: {msg}", file=sys.stderr)
-    pages = read_gold(args.gold, min_agreement=args.min_agreement)
-    if args.limit:
-        pages = pages[:args.limit]
+    every_page = read_gold(args.gold, min_agreement=args.min_agreement)
+    pages = every_page[:args.limit] if args.limit else every_page
     if not pages:
         raise OptionError(f"gold {args.gold!r} has no usable page")
     ev.pages = pages
@@ -160,7 +159,9 @@ def run(args: argparse.Namespace) -> int:
                 continue
             learners.append(c)
         if learners:
-            models = fold_models(args.train or [args.gold], args.cv, quiet=args.quiet)
+            # (the gold read once: as --train, all its pages, --limit or not, as read_gold gives them)
+            models = fold_models(args.train or [args.gold], args.cv, quiet=args.quiet,
+                                 read={args.gold: every_page} if not args.min_agreement else None)
             ev.set_folds(args.cv, {c.label: [{"model": m} for m in models] for c in learners})
 
     bar = None

@@ -31,15 +31,20 @@ def trainable(cfg: Any) -> bool:
     return bool(getattr(cls, "trainable", False))
 
 
-def fold_models(train_specs: Sequence[str], k: int, quiet: bool = False) -> list[dict[str, Any]]:
-    """One model per fold from the training golds (``[FORMAT:]PATH``: main-text or snippet gold)."""
+def fold_models(train_specs: Sequence[str], k: int, quiet: bool = False,
+                read: dict[str, Sequence[Any]] | None = None) -> list[dict[str, Any]]:
+    """One model per fold from the training golds (``[FORMAT:]PATH``: main-text or snippet gold;
+    ``read``: the pages of a spec the caller has read already, not read again: its skipped
+    entries are not named twice)."""
     from . import learn
     from .gold import read_gold
 
     collect, train_folds = learn.collect, learn.train_folds
     pages = []
     for spec in train_specs:
-        got = [p for p in read_gold(spec) if p.text is not None or p.with_snippets or p.without_snippets]
+        given = (read or {}).get(spec)
+        got = [p for p in (read_gold(spec) if given is None else given)
+               if p.text is not None or p.with_snippets or p.without_snippets]
         if not got:
             from ..errors import OptionError
             raise OptionError(f"train {spec!r}: no page with a gold to learn from", option="train")

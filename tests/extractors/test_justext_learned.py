@@ -726,10 +726,12 @@ def test_cv_cli_and_collapses(tmp_path):
             "url": f"https://site{i}.org/a", "file_id": f"{i:04d}",
             "_internal": {"page_type": {"primary": "article"}},
             "ground_truth": {"main_content": "Old library\n\n" + (TEXT + "\n") * 4}}))
+    (gold / "ground-truth" / "0099.json").write_text("{not json")
     r = subprocess.run([sys.executable, "-m", "corpustool", "eval", "--gold", f"wcxb:{gold}", "--cv", "3",
                         "--extractor", "justext-learned", "--extractor", "justext", "--bootstrap", "0", "-q"],
                        capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0, r.stderr
+    assert r.stderr.count("0099.json: cannot read") == 1      # (the gold is read once, not again to train)
     assert "cross-validation by domain, 3 folds: justext-learned" in r.stdout
     assert "fold 2" in r.stdout
     assert "collapses of justext-learned (F1 more than 0.5 below justext): 0 of 20 pages" in r.stdout
