@@ -41,9 +41,7 @@ context-free class (``good`` at or above 0.55, ``bad`` below 0.45, else
 ``neargood``, or ``short`` when jusText found it short) and Algorithm 2.3 of
 the engine revises the uncertain ones. One guard: a page where that keeps
 nothing keeps the paragraphs whose probability is at least half the page's
-highest, when jusText keeps something of it (a page is never emptied by the
-model alone; one jusText keeps nothing of stays empty, as classic jusText
-leaves it: a page of menus is no document). Last, a kept paragraph
+highest (a page is never emptied by the model alone). Last, a kept paragraph
 of 30 characters or more whose text the page has already kept is left out: a
 reply's quote of an earlier post, a block shown twice for two screen sizes
 (session 15: under domain CV, wcxb-dev 0.868 -> 0.873, forums 0.780 -> 0.802,
@@ -823,8 +821,8 @@ def without_wrapper_footers(kinds: dict[str, str], tree: Any, paras: Sequence[Pa
 
 def decide_classes(prob: np.ndarray, inp: PageInput, repeats: bool | None = None) -> tuple[list[str], list[str]]:
     """The decision's named phases: the model's context-free classes, jusText's revision
-    (Algorithm 2.3), an article's comment section out, the guard against an empty page (of which
-    jusText keeps something), the page's repeats out (``repeats``: None for :data:`DROP_REPEATS`; False: left to the caller).
+    (Algorithm 2.3), an article's comment section out, the guard against an empty page, the
+    page's repeats out (``repeats``: None for :data:`DROP_REPEATS`; False: left to the caller).
     Returns (context-free classes, final classes: good, bad, or repeat: not kept, a repeat)."""
     paras = inp.paras
     if _decide_classes is not None and paras:
@@ -844,9 +842,8 @@ def decide_classes_py(prob: np.ndarray, inp: PageInput, repeats: bool | None = N
     cls = revise(cf, [p.heading for p in paras], [p.text for p in paras], inp.max_heading_distance)
     if inp.drop is not None:
         cls = ["bad" if inside else c for c, inside in zip(cls, inp.drop)]
-    if "good" not in cls and any(p.cls == GOOD for p in paras):
-        # the guard: the model alone never empties a page (jusText's classes: set_classes has not
-        # written the decision yet; a page jusText keeps nothing of stays empty)
+    if "good" not in cls:
+        # the guard: the model alone never empties a page
         best = float(prob.max())
         cls = ["good" if x >= best * FALLBACK_SHARE else "bad" for x in prob.tolist()]
     if (DROP_REPEATS if repeats is None else repeats):

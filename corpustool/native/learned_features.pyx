@@ -558,14 +558,13 @@ def decide_classes(double[::1] prob, list paras, drop, Py_ssize_t max_distance, 
     ``bad_below``, else ``short`` where jusText found the paragraph short, else ``neargood``),
     jusText's revision (Algorithm 2.3 with the headings rule: revision.pxi, as classic jusText's),
     the paragraphs of ``drop`` (None, or one truth value a paragraph) bad, the guard against an
-    empty page (one of which jusText keeps something: a paragraph's ``cls`` is still jusText's),
-    and with ``repeats`` a kept paragraph of ``repeat_min`` characters or more whose
+    empty page, and with ``repeats`` a kept paragraph of ``repeat_min`` characters or more whose
     text an earlier kept one has ``repeated``. Returns (context-free classes, final classes) as
     lists of names. The arrays are made for ``len(paras)``, checked against ``prob`` and ``drop``
     first."""
     cdef Py_ssize_t n = len(paras), i
     cdef int c
-    cdef bint any_good = False, jt_kept = False
+    cdef bint any_good = False
     cdef double x, best
     if prob.shape[0] != n:
         raise ValueError("decide_classes: one probability a paragraph")
@@ -586,8 +585,6 @@ def decide_classes(double[::1] prob, list paras, drop, Py_ssize_t max_distance, 
         texts[i] = t
         chars[i] = len(t)
         k[4, i] = bool(p.heading)
-        if not jt_kept:
-            jt_kept = p.cls == "good"
         x = prob[i]
         if x >= good_at:
             c = R_GOOD
@@ -605,7 +602,7 @@ def decide_classes(double[::1] prob, list paras, drop, Py_ssize_t max_distance, 
         if cls[i] == R_GOOD:
             any_good = True
             break
-    if not any_good and jt_kept:
+    if not any_good:
         # the guard: what is at least fallback_share of the best probability (numpy's max: NaN if any)
         best = prob[0]
         for i in range(n):

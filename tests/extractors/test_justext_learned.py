@@ -139,26 +139,6 @@ def test_comments_keep_keeps_the_short_comments_jusText_keeps(lang):
     assert not set(comments) & set(drop)
 
 
-def test_a_page_jusText_keeps_nothing_of_stays_empty():
-    """The guard against an empty page keeps the model's likeliest paragraphs only on a page jusText
-    keeps something of: a page of menus and a footer (session 27's new-user test) became a document
-    of them; now it is dropped as classic jusText drops it, with its counted reason."""
-    from corpustool.extractors.base import Page
-    from corpustool.extractors.registry import get_extractor
-    from corpustool.language.stoplists import stoplist
-
-    page = ("<html lang='en'><head><title>Garden club</title></head><body><header><nav><ul>"
-            + "".join(f"<li><a href='/{w.lower()}'>{w}</a></li>" for w in ("Home", "Events", "Members", "News",
-                                                                              "About us", "Contact"))
-            + "</ul></nav></header><div class='content'><p>Welcome</p></div><footer><p>Privacy policy | Terms of "
-            "use | Imprint</p><p>(c) 2024 Garden club</p></footer></body></html>")
-    paras = get_extractor("justext-learned").extract(Page(page, stoplist=stoplist("en")))
-    assert paras and not any(p.features.get("jt_class") == "good" for p in paras)     # jusText: nothing
-    assert not any(p.is_good for p in paras)
-    stage = Clean(extractor="justext-learned", languages=["en"])
-    assert stage.process(Document(id="menus", raw=page.encode())).drop_reason == "boilerplate-only"
-
-
 def test_comments_keep_changes_only_the_comment_section():
     """comments=keep judges an article's comment section as text, apart; the model reads the page
     as under the default (it was trained so: under keep it read every article with comments as a
