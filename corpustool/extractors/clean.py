@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import encoding, page_type
 from ..document import BAD, Document
-from ..readers.http import ENCODED, PayloadError, decode_content
+from ..readers.http import ENCODED, PayloadError, TruncatedPayload, decode_content
 from ..stage import DocumentStage
 from ..text.normalize import clean_text
 from ..text_types import page_metadata
@@ -142,6 +142,14 @@ class Clean(DocumentStage):
             # process), streaming: at most max_bytes + 1 bytes come out, whatever the ratio
             try:
                 doc.raw = decode_content(doc.raw, codings, self.max_bytes)
+            except TruncatedPayload as exc:
+                # a body cut short (a crawler's size limit): what was decompressed is the page,
+                # the loss counted and named
+                doc.raw = exc.partial
+                doc.meta["payload_truncated"] = str(exc)[:200]
+                self.stats.extra["truncated-payload"] += 1
+                print(f"corpustool: clean: document {doc.id} ({doc.url or doc.source}): {exc}; the "
+                      f"{len(exc.partial)} bytes decompressed before the cut are kept as the page", file=sys.stderr)
             except PayloadError as exc:
                 doc.meta["payload_error"] = str(exc)[:200]
                 doc.raw = None

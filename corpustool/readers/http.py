@@ -34,6 +34,15 @@ class PayloadError(ValueError):
     """The HTTP body cannot be decoded (bad chunking or compression)."""
 
 
+class TruncatedPayload(PayloadError):
+    """A compressed body that ends before its stream does (a crawler's size limit, a broken
+    transfer): ``partial`` holds what was decompressed, which callers keep as the page, saying so."""
+
+    def __init__(self, message: str, partial: bytes) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
 @dataclass
 class HttpMessage:
     status: int | None
@@ -167,9 +176,13 @@ def decompress(body: bytes, coding: str, limit: int | None) -> bytes:
 def _zlib(body: bytes, wbits: int, cap: int | None, coding: str) -> bytes:
     d = zlib.decompressobj(wbits)
     try:
-        return d.decompress(body, cap) if cap else d.decompress(body)
+        out = d.decompress(body, cap) if cap else d.decompress(body)
     except zlib.error as exc:
         raise PayloadError(f"{coding}: {exc}") from None
+    if not d.eof and not d.unconsumed_tail and (cap is None or len(out) < cap):
+        # all the input read, the stream not ended, the cap not reached: the body was cut short
+        raise TruncatedPayload(f"{coding}: the compressed body ends early", out)
+    return out
 
 
 def _brotli(body: bytes, cap: int | None) -> bytes:
@@ -188,7 +201,7 @@ def _brotli(body: bytes, cap: int | None) -> bytes:
         while not d.is_finished() and (cap is None or total < cap):
             if not bounded or d.can_accept_more_data():
                 if pos >= len(body):
-                    raise PayloadError("brotli: the compressed data ends early")
+                    raise TruncatedPayload("br: the compressed body ends early", b"".join(parts))
                 chunk = body[pos:pos + step]
                 pos += len(chunk)
             else:
@@ -259,11 +272,19 @@ def content_codings(msg: HttpMessage) -> list[str]:
 
 def decode_content(body: bytes, codings: list[str] | str, limit: int | None = None) -> bytes:
     """Undo ``codings`` (a list, or a ``Content-Encoding`` value), last applied first, each capped at
-    ``limit + 1`` bytes of output; raises PayloadError."""
+    ``limit + 1`` bytes of output; raises PayloadError (TruncatedPayload, with what was decoded, for
+    a body cut short)."""
     if isinstance(codings, str):
         codings = [c for c in codings.split(",") if c.strip()]
+    cut: TruncatedPayload | None = None
     for coding in reversed(codings):
-        body = decompress(body, coding, limit)
+        try:
+            body = decompress(body, coding, limit)
+        except TruncatedPayload as exc:
+            # (the codings applied before it are undone on what came out of it)
+            cut, body = exc, exc.partial
+    if cut is not None:
+        raise TruncatedPayload(str(cut), body)
     return body
 
 

@@ -55,6 +55,12 @@ class ReadReport:
         self.say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; "
                  f"{before} {unit} before it were read, the rest of the file is skipped")
 
+    def truncated_payload(self, where: str, detail: str, kept: int) -> None:
+        """A record's compressed body ends before its stream does: the ``kept`` bytes decompressed
+        are the page (counted as ``truncated-payload``)."""
+        self.stats.extra["truncated-payload"] += 1
+        self.say(f"{where}: {detail}; the {kept} bytes decompressed before the cut are kept as the page")
+
     def damaged(self, display: str, offset: int, before: int, detail: str) -> None:
         """Data that is no record at all at ``offset``."""
         self.stats.extra["error:damaged"] += 1

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import IO, Callable, Iterator
 
 from ..document import Document
-from .http import (ENCODED, HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, content_codings,
-                   decode_content, http_body, media_type, parse_http_head, sniffs_as_html)
+from .http import (ENCODED, HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, TruncatedPayload,
+                   content_codings, decode_content, http_body, media_type, parse_http_head, sniffs_as_html)
 from .read_report import ReadReport
 
 # resync: our framing, which checks every record and resynchronises after a damaged one
@@ -242,8 +242,16 @@ def _record_document(rec: ArchiveRecord, display: str, base: str, report: ReadRe
     # the reader feeds the clean stage (build); here only enough of it to tell whether it is HTML
     defer = bool(codings) and report.defer_decoding
     try:
-        body = http_body(block, msg, report.max_bytes, decode=not defer) if msg else block
-        sniff = body if not defer or mtype in HTML_TYPES else decode_content(body, codings, 1024)
+        try:
+            body = http_body(block, msg, report.max_bytes, decode=not defer) if msg else block
+        except TruncatedPayload as exc:
+            # a compressed body cut short: what was decompressed is the page, said and counted
+            body = exc.partial
+            report.truncated_payload(where, str(exc), len(body))
+        try:
+            sniff = body if not defer or mtype in HTML_TYPES else decode_content(body, codings, 1024)
+        except TruncatedPayload as exc:
+            sniff = exc.partial     # (the clean stage says it, decoding the body itself)
     except PayloadError as exc:
         report.bad_record(where, "error:bad-payload", str(exc))
         return None

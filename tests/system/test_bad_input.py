@@ -235,6 +235,55 @@ def test_build_decompresses_in_the_worker_and_drops_a_bomb_as_too_large(tmp_path
 
 
 
+
+def test_a_compressed_body_cut_short_keeps_its_beginning_and_says_so(tmp_path, capfd):
+    """A gzip, deflate or brotli body that ends before its stream does (a crawler's size limit): the
+    bytes decompressed before the cut are the page, counted as truncated-payload and named on stderr.
+    Before, gzip's part was kept without a word, and a brotli body's record was dropped whole."""
+    import gzip
+    import json
+    import random
+    import zlib
+
+    from corpustool.cli import main
+    from corpustool.readers import make_reader
+
+    rng = random.Random(11)
+    words = ("the", "river", "bridge", "council", "voted", "to", "close", "it", "for", "cars", "and", "bikes")
+    page = ("<html><body>" + "".join(f"<p>Paragraph {i}: " + " ".join(rng.choice(words) for _ in range(60))
+                                     + ".</p>" for i in range(300)) + "</body></html>").encode()
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+    bodies = {"gzip": gzip.compress(page), "deflate": deflate.compress(page) + deflate.flush()}
+    try:
+        import brotli
+        bodies["br"] = brotli.compress(page)
+    except ImportError:
+        pass
+    records = [(f"http://ex.example/{c}", b[:len(b) // 2], [("Content-Encoding", c)]) for c, b in bodies.items()]
+    warc = tmp_path / "crawl.warc"
+    _warc(warc, records)
+
+    # `corpustool read`'s path: decoded by the reader
+    capfd.readouterr()
+    docs = list(make_reader([str(warc)]).read())
+    assert len(docs) == len(bodies)
+    for d in docs:
+        assert page.startswith(d.raw) and b"Paragraph 0:" in d.raw and len(d.raw) < len(page)
+    assert capfd.readouterr().err.count("the compressed body ends early") == len(bodies)
+
+    # build's path: decoded in the clean stage's worker
+    out, stats = tmp_path / "c.jsonl", tmp_path / "stats.json"
+    assert main(["build", str(warc), "-o", str(out), "--stats", str(stats), "--lang", "en", "-q",
+                 "--no-dedup-near", "--no-dedup-para"]) == 0
+    err = capfd.readouterr().err
+    assert err.count("the compressed body ends early") == len(bodies) and "kept as the page" in err
+    kept = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(d["url"] for d in kept) == sorted(r[0] for r in records)
+    for d in kept:
+        text = "\n".join(p["text"] for p in d["paragraphs"])
+        assert "Paragraph 0:" in text and "Paragraph 299:" not in text
+    assert "truncated-payload" in stats.read_text(encoding="utf-8")
+
 DEEP_BEFORE = ("The council met on Tuesday evening to discuss the future of the old library building in the "
                "centre of the town, which has been empty since the new one opened.")
 DEEP_AFTER = ("Residents waited in the drizzle to be among the first to cross the new bridge, and many of "
