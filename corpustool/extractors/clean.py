@@ -148,8 +148,8 @@ class Clean(DocumentStage):
                 doc.raw = exc.partial
                 doc.meta["payload_truncated"] = str(exc)[:200]
                 self.stats.extra["truncated-payload"] += 1
-                print(f"corpustool: clean: document {doc.id} ({doc.url or doc.source}): {exc}; the "
-                      f"{len(exc.partial)} bytes decompressed before the cut are kept as the page", file=sys.stderr)
+                print(f"corpustool: clean: document {doc.id} ({doc.url or doc.source}): {exc.kept_note()}",
+                      file=sys.stderr)
             except PayloadError as exc:
                 doc.meta["payload_error"] = str(exc)[:200]
                 doc.raw = None

@@ -42,6 +42,10 @@ class TruncatedPayload(PayloadError):
         super().__init__(message)
         self.partial = partial
 
+    def kept_note(self) -> str:
+        """What the reader and the clean stage say of it (one wording for both)."""
+        return f"{self}; the {len(self.partial)} bytes decompressed before the cut are kept as the page"
+
 
 @dataclass
 class HttpMessage:

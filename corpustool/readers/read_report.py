@@ -48,18 +48,15 @@ class ReadReport:
         self.stats.extra["error:truncated"] += 1
         extra = f" ({detail})" if detail else ""
         skipped = self._skipped(display, offset, length, "truncated")
-        if kept:
-            self.say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; "
-                     f"the page's first {before} {unit} are kept as the page")
-            return
-        self.say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; "
-                 f"{before} {unit} before it were read, the rest of the file is skipped")
+        rest = (f"the page's first {before} {unit} are kept as the page" if kept
+                else f"{before} {unit} before it were read, the rest of the file is skipped")
+        self.say(f"{display}: truncated or damaged at byte offset {offset}{extra}{skipped}; {rest}")
 
-    def truncated_payload(self, where: str, detail: str, kept: int) -> None:
-        """A record's compressed body ends before its stream does: the ``kept`` bytes decompressed
-        are the page (counted as ``truncated-payload``)."""
+    def truncated_payload(self, where: str, note: str) -> None:
+        """A record's compressed body ends before its stream does: what was decompressed is the page
+        (counted as ``truncated-payload``; ``note``: TruncatedPayload.kept_note())."""
         self.stats.extra["truncated-payload"] += 1
-        self.say(f"{where}: {detail}; the {kept} bytes decompressed before the cut are kept as the page")
+        self.say(f"{where}: {note}")
 
     def damaged(self, display: str, offset: int, before: int, detail: str) -> None:
         """Data that is no record at all at ``offset``."""

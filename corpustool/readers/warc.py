@@ -247,7 +247,7 @@ def _record_document(rec: ArchiveRecord, display: str, base: str, report: ReadRe
         except TruncatedPayload as exc:
             # a compressed body cut short: what was decompressed is the page, said and counted
             body = exc.partial
-            report.truncated_payload(where, str(exc), len(body))
+            report.truncated_payload(where, exc.kept_note())
         try:
             sniff = body if not defer or mtype in HTML_TYPES else decode_content(body, codings, 1024)
         except TruncatedPayload as exc:
