@@ -73,6 +73,36 @@ def test_executor_refuses_zero_workers():
         LocalExecutor(workers=0)
 
 
+def test_more_workers_than_the_cpus_can_use_are_cut_with_a_word(tmp_path):
+    """--workers 100000 started processes until the machine ran out of memory (a new user's
+    test, session 28): a request past WORKERS_PER_CPU per CPU runs that many, says so, and the
+    corpus is the one a small number of workers writes."""
+    import os
+    from corpustool.executors.local import WORKERS_PER_CPU
+    cpus = len(os.sched_getaffinity(0))
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    stories = ["The ferry to the island runs twice a day in winter, and the first boat leaves at seven "
+               "from the old harbour when the weather allows it to sail at all.",
+               "Our bakery opened on the corner of the market square in the spring, and the rye bread "
+               "that my grandmother taught us to bake has been sold out by noon every day since then.",
+               "The choir meets on Thursday evenings in the school hall, where anyone who likes to sing "
+               "is welcome to join us, whether or not they have ever read a note of music."]
+    for i, text in enumerate(stories):
+        (pages / f"{i}.html").write_text(f"<html><body><p>{text}</p></body></html>")
+    outs = {}
+    for workers in ("1", "100000"):
+        out = tmp_path / f"w{workers}.vert"
+        run = subprocess.run([sys.executable, "-m", "corpustool", "build", str(pages), "-o", str(out),
+                              "--workers", workers, "--lang", "en"], capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        outs[workers] = (out.read_bytes(), run.stderr)
+    assert outs["100000"][0] == outs["1"][0] and outs["1"][0].count(b"<doc ") == 3
+    assert f"100000 workers are more than {cpus} CPU" in outs["100000"][1]
+    assert f"running {WORKERS_PER_CPU * cpus} " in outs["100000"][1]
+    assert "workers are more" not in outs["1"][1]
+
+
 def test_exact_duplicates_normalise_case_and_space():
     st = ExactDuplicates()
     docs = [make_doc(1, ["Hello  World"]), make_doc(2, ["hello world"]), make_doc(3, ["other"])]

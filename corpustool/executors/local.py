@@ -17,12 +17,34 @@ this process instead, without that protection (for debugging).
 """
 from __future__ import annotations
 
+import os
+import sys
 from typing import Iterable, Iterator
 
 from ..document import Document
 from ..stage import Stage
 from ..options import check
 from .supervise import DEFAULT_DOC_TIMEOUT, WorkerPool
+
+
+# Per-document stages are CPU-bound: workers past a few per CPU only cost memory (some 150 MB each),
+# and many thousands of them exhaust it. The output is the same for any number, so a larger request
+# is cut to this many per CPU, with a word on stderr.
+WORKERS_PER_CPU = 4
+
+
+def usable_workers(workers: int) -> int:
+    """``workers``, at most :data:`WORKERS_PER_CPU` for each CPU this process may run on."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:          # (no affinity on macOS or Windows)
+        cpus = os.cpu_count() or 1
+    most = WORKERS_PER_CPU * cpus
+    if workers <= most:
+        return workers
+    print(f"corpustool: {workers} workers are more than {cpus} CPU{'s' if cpus > 1 else ''} can use; "
+          f"running {most} ({WORKERS_PER_CPU} per CPU; the output is the same)", file=sys.stderr)
+    return most
 
 
 def _segments(stages: list[Stage]) -> list[tuple[bool, list[Stage]]]:
@@ -58,9 +80,9 @@ class LocalExecutor:
         check("workers", workers)
         if not supervised and workers != 1:
             raise OptionError("unsupervised runs use one process (workers=1)")
-        self.workers = workers
+        self.workers = usable_workers(workers)
         self.batch_size = batch_size
-        self.window = window or 4 * workers
+        self.window = window or 4 * self.workers
         self.doc_timeout = check_doc_timeout(doc_timeout)
         self.supervised = supervised
         self.pool: WorkerPool | None = None     # while running: the supervised workers
