@@ -549,7 +549,7 @@ class SparkExecutor:
                  split_bytes: int | None = None) -> None:
         from ..errors import OptionError
         from ..options import check
-        from .local import check_doc_timeout
+        from .local import check_doc_timeout, usable_workers
 
         if master is not None:
             check_master(master)
@@ -563,7 +563,8 @@ class SparkExecutor:
             raise OptionError(f"the Spark engine is unavailable: {reason}")
         if master is not None:
             check_master_reachable(master)
-        self.master = master or f"local[{workers}]"
+        # (local[N] runs N tasks at once, each with a Python worker: cut as the local executor cuts them)
+        self.master = master or f"local[{usable_workers(workers)}]"
         self.chunk_size = chunk_size
         self.workdir = workdir
         self.conf = dict(conf or {})

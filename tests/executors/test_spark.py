@@ -498,3 +498,16 @@ def test_two_pass_paragraph_dedup_runs_in_the_executors(spark_context, tmp_path,
     para = {s["stage"]: s for s in local_stats}["dedup-para"]["extra"]
     assert para["paragraphs_removed"] >= 20 and para["stored_hashes"] > 0
     assert executor.last_build["in_executors"] and executor.last_build["partitions"] == 3
+
+
+@needs_spark
+def test_a_local_master_gets_no_more_workers_than_the_cpus_can_use(capsys):
+    """local[N] runs N tasks at once, each with a Python worker: --workers 100000 is cut to 4 per
+    CPU, as the local executor cuts it, and says so."""
+    import os
+    from corpustool.executors.local import WORKERS_PER_CPU
+    from corpustool.executors.spark import SparkExecutor
+    cpus = len(os.sched_getaffinity(0))
+    assert SparkExecutor(workers=2).master == "local[2]"
+    assert SparkExecutor(workers=100000).master == f"local[{WORKERS_PER_CPU * cpus}]"
+    assert "100000 workers are more than" in capsys.readouterr().err
