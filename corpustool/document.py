@@ -66,8 +66,12 @@ class Paragraph:
         if self.lang is not None:
             d["lang"] = self.lang
             d["lang_score"] = self.lang_score
-        if detail:
+        # jusText's context-free class travels with every paragraph, not only under --detail: the
+        # paragraph de-duplication's context smoothing (Sect. 3.5.2) revises by it, so a chain of
+        # filters (clean | langfilter | dedup-para) gives the corpus `build` gives
+        if detail or self.cf_class:
             d["cf_class"] = self.cf_class
+        if detail:
             d["tag"] = self.tag
             d["dom_path"] = self.dom_path
             d["xpath"] = self.xpath

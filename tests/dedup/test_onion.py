@@ -624,3 +624,46 @@ def test_onion_two_pass_reorder_command(tmp_path):
     # output stays in input order
     assert [l for l in reordered if l.startswith("<doc")] == ['<doc id="a0">', '<doc id="a1">', '<doc id="a2">']
     assert cli_main(["onion", "--reorder", str(tmp_path / "in.vert")]) == 2
+
+
+def test_a_chain_of_filters_smooths_as_build_does(tmp_path):
+    """The context smoothing (Sect. 3.5.2) revises by jusText's context-free classes; `clean`
+    wrote them only under --detail and the filters between dropped them again, so
+    `read | clean | langfilter | dedup-para | vert` kept the heading orphaned above a removed
+    duplicate, which `build` removes (a new user's test, session 28)."""
+    shared = ("When the river froze over in the winter of that year, the children of the village "
+              "walked across the ice to the school on the other bank every morning for six weeks, and their "
+              "parents stood on the shore and watched them until they reached the trees on the far side.")
+    own = [["The mill by the bridge was built by the monks in the twelfth century and was still "
+            "grinding flour for the bakers of the town when the railway came to the valley.",
+            "Its wheel was turned by the water of a channel that the monks had dug from the river, "
+            "and the channel can still be seen behind the houses on the western side of the square."],
+           ["The old ferryman told the story of that winter to everyone who crossed with him in the "
+            "spring, and he added a week to the frost each time he told it to a stranger on the boat.",
+            "Nobody in the village minded, because by then the story belonged to all of them, and each "
+            "family had its own version of who had been the first to cross the ice."]]
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for i, heading in enumerate(["The frozen river", "Stories of the valley"]):
+        body = [shared, *own[i]]
+        (pages / f"{i}.html").write_text(
+            f"<html lang=en><head><title>Page {i}</title></head><body><article><h1>{heading}</h1>"
+            + "".join(f"<p>{t}</p>" for t in body) + "</article></body></html>", encoding="utf-8")
+
+    def corpustool(*args, stdin=None):
+        res = subprocess.run([sys.executable, "-m", "corpustool", *args], input=stdin, capture_output=True,
+                             text=True, cwd=tmp_path, timeout=300)
+        assert res.returncode == 0, res.stderr
+        return res.stdout
+
+    assert corpustool("build", "pages", "-o", "built.vert", "--lang", "en", "-q", "--no-sentences") == ""
+    stream = corpustool("read", "pages")
+    for stage in (["clean", "--lang", "en"], ["langfilter", "--lang", "en"], ["dedup-para"]):
+        stream = corpustool(*stage, "-q", stdin=stream)
+    piped = corpustool("vert", "--no-sentences", stdin=stream)
+
+    def paragraphs(vert):
+        return [line for line in vert.splitlines() if not line.startswith("<doc")]
+    built = (tmp_path / "built.vert").read_text(encoding="utf-8")
+    assert "Stories\nof\nthe\nvalley" not in built       # the heading of the removed duplicate goes
+    assert paragraphs(piped) == paragraphs(built)
