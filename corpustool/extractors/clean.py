@@ -128,6 +128,11 @@ class Clean(DocumentStage):
         self.keep_html = keep_html or bool(getattr(self.extractor, "keep_html", False))
 
     def decode(self, doc: Document) -> bool:
+        status = doc.meta.get("http_status")
+        if isinstance(status, int) and not 200 <= status < 300:
+            # an error page or a redirect's stub: the server's message, not the page's text
+            doc.drop(f"http-{status}")
+            return False
         if doc.html is not None:   # given as text (JSON Lines "html", the library API)
             # the same size limits as for bytes, on the text's UTF-8 length
             outside = _outside_limits(doc.html, self.min_bytes, self.max_bytes)

@@ -34,3 +34,18 @@ def test_pages_with_little_or_odd_content(native_backend, extractor, languages):
     assert S2 in text
     # the classic engine keeps ruby annotations (as the justext package does); justext-plus strips them
     assert ("kan" in text) == (extractor == "justext")
+
+
+def test_error_pages_and_redirects_are_dropped_by_their_http_status():
+    """A crawl's 404 and 500 pages and a redirect's stub are the server's messages, not text of
+    the site: each is dropped, counted by its status (http-404 ...); 2xx pages are cleaned."""
+    html = ("<html><head><title>T</title></head><body><p>" + S2 + "</p></body></html>").encode()
+    stage = Clean(extractor="justext-plus", languages=["en"])
+    docs = []
+    for i, status in enumerate([200, 404, 301, 500, 206, None]):
+        doc = Document(id=str(i), raw=html)
+        if status is not None:
+            doc.meta["http_status"] = status
+        docs.append(stage.process(doc))
+    assert [d.drop_reason for d in docs] == [None, "http-404", "http-301", "http-500", None, None]
+    assert S2 in docs[4].clean_text() and S2 in docs[5].clean_text()
