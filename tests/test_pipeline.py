@@ -250,3 +250,28 @@ def test_tokenizer_fast_path_equals_the_regular_expression_on_the_whole_text():
                "我们是中国人。日本語テキスト", "हिन्दी भाषा", "ภาษาไทย ง่าย", "  leading and trailing  ", ""]
     for text in samples:
         assert tokenize(text) == reference(text), text
+
+
+def test_the_chain_of_filters_writes_the_corpus_build_writes(tmp_path):
+    """Each stage is also a filter (README): read | clean | langfilter | quality | dedup-exact |
+    dedup-near | dedup-para | vert gives build's corpus byte for byte, <doc> attributes (the
+    quality marks: there was no quality filter) and the paragraphs that the context smoothing
+    revises by jusText's classes (written only under --detail before) included."""
+    from tests.support.paths import DEMO_WARC
+
+    def corpustool(*args, stdin=None):
+        res = subprocess.run([sys.executable, "-m", "corpustool", *args], input=stdin, capture_output=True,
+                             cwd=tmp_path, timeout=600)
+        assert res.returncode == 0, res.stderr.decode()[-2000:]
+        return res.stdout
+
+    langs = ["--lang", "en,de,cs"]
+    corpustool("build", str(DEMO_WARC), "-o", "built.vert", *langs, "-q")
+    stream = corpustool("read", str(DEMO_WARC))
+    for stage in (["clean", *langs], ["langfilter", *langs], ["quality"], ["dedup-exact"], ["dedup-near"],
+                  ["dedup-para"]):
+        stream = corpustool(*stage, "-q", stdin=stream)
+    piped = corpustool("vert", stdin=stream)
+    built = (tmp_path / "built.vert").read_bytes()
+    assert built.count(b"<doc ") > 20 and b' q="' in built
+    assert piped == built

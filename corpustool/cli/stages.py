@@ -39,6 +39,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_stats_options(p)
     p.set_defaults(func=run_dedup_exact)
 
+    p = sub.add_parser("quality", help="mark each document's quality (q, q_* on <doc>), JSON Lines filter",
+                       description="Measure each document as build's quality stage does (docs/quality.md): "
+                                   "the marks go to the document's metadata and on to <doc>; with --drop the "
+                                   "documents judged low are dropped too (reasons counted as quality:RULE).")
+    p.add_argument("--drop", action="store_true", help="also drop the documents judged low (build's --quality drop)")
+    add_options(p, ("stoplist_file",))
+    add_stats_options(p)
+    p.set_defaults(func=run_quality)
+
     p = sub.add_parser("tokenize", help="tokenize the good paragraphs (JSON Lines in and out)")
     add_stats_options(p)
     p.set_defaults(func=run_tokenize)
@@ -93,6 +102,13 @@ def run_dedup_exact(args: argparse.Namespace) -> int:
     from ..dedup.exact import ExactDuplicates
 
     return run_stream_command(args, ExactDuplicates())
+
+
+def run_quality(args: argparse.Namespace) -> int:
+    from ..quality import QualityMarks
+
+    return run_stream_command(args, QualityMarks(mode="drop" if args.drop else "mark",
+                                                 stoplist_file=args.stoplist))
 
 
 def run_tokenize(args: argparse.Namespace) -> int:
