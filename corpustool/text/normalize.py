@@ -29,6 +29,7 @@ MAX_VALUE_BYTES = 4095
 INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
 # C0 controls but tab, line feed, vertical tab, form feed, carriage return; DEL and C1 but NEL
 # (white space to str.split, so a word boundary); lone surrogates; the 66 non-characters
+# (U+001C-U+001F, white space too, are a space in clean_text before this runs)
 _NONCHARS = "".join(f"\\U{p:04x}fffe\\U{p:04x}ffff" for p in range(1, 17))
 FORBIDDEN = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
                        + _NONCHARS + "]")
@@ -38,8 +39,16 @@ _FORMAT_ONLY = re.compile("[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\
                           "\U000e0001-\U000e007f\U000e0100-\U000e01ef]+")
 
 
+# vertical tab, form feed, the information separators U+001C-U+001F: white space to str.split
+# and the justext package (a word boundary), so a space rather than nothing
+SPACE_CONTROLS = re.compile("[\x0b\x0c\x1c-\x1f]")
+
+
 def clean_text(text: str) -> str:
-    """``text`` without invisible layout characters and forbidden code points, in NFC."""
+    """``text`` without invisible layout characters and forbidden code points (the white-space
+    controls a space), in NFC."""
+    if SPACE_CONTROLS.search(text):
+        text = SPACE_CONTROLS.sub(" ", text)
     if INVISIBLE.search(text):
         text = INVISIBLE.sub("", text)
     if FORBIDDEN.search(text):
