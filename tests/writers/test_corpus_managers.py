@@ -226,6 +226,7 @@ def adversarial_pages() -> list[tuple[str, str, str]]:
         ("http://adv.example/emoji", "Family \U0001F468\u200D\U0001F469\u200D\U0001F467 and flags \U0001F1E8\U0001F1FF",
          "A family \U0001F468\u200D\U0001F469\u200D\U0001F467 waved \U0001F44D\U0001F3FD flags "
          "\U0001F1E8\U0001F1FF\U0001F1E9\U0001F1EA and \u200eleft\u200f \u202bembedded\u202c \u2067isolate\u2069 marks."),
+        ("http://adv.example/zalgo", "T e" + "\u0301" * 3000 + " end", "One letter with 3,000 accents in the title."),
     ]
 
 
@@ -275,6 +276,9 @@ def test_adversarial_corpus_round_trips(tmp_path, adversarial_warc, target):
     assert docs["http://adv.example/controls"]["title"] == "Bell and end"
     assert docs["http://adv.example/quote"]["title"] == 'He said "yes" & <left>\\ \\"'
     assert docs['http://adv.example/q?a=1&b="2"']["title"] == "Folder C:\\"
+    # a character over the limit by itself is cut between its code points (the title was "T")
+    zalgo = docs["http://adv.example/zalgo"]["title"]
+    assert zalgo.startswith("T \u00e9\u0301\u0301") and len(zalgo.encode()) > 4090
     if target == "cwb":
         well_formed_xml(out)
     # the same file read by the other corpus manager would not round-trip, and vert-check says so
