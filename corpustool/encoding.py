@@ -173,13 +173,21 @@ def declared_encodings(raw: bytes, content_type: str | None) -> list[tuple[str, 
 
 
 _CONTROL_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# of these, vertical tab, form feed and the information separators are white space (form feed is
+# HTML's; str.split and the justext package's \s split at all of them): a space, not nothing
+_SPACE_CONTROLS = frozenset("\x0b\x0c\x1c\x1d\x1e\x1f")
+
+
+def _control_replacement(m: re.Match) -> str:
+    return " " if m.group() in _SPACE_CONTROLS else ""
 
 
 def decode(raw: bytes, content_type: str | None = None) -> Decoded:
     """Decode a page's bytes; never raises for any input.
 
     C0 control characters other than tab and line breaks are removed from the
-    text: they are not allowed in HTML, and lxml refuses strings holding them.
+    text: they are not allowed in HTML, and lxml refuses strings holding them
+    (vertical tab, form feed and U+001C-U+001F become a space: they separate words).
     """
     dec = _decode(raw, content_type)
     if _ascii_compatible(dec.encoding) and not _has_control_bytes(raw):
@@ -209,9 +217,10 @@ def _ascii_compatible(encoding: str) -> bool:
 
 
 def strip_controls(text: str) -> str:
-    """``text`` without the C0 control characters HTML forbids (the same object when it has none)."""
+    """``text`` without the C0 control characters HTML forbids, the white-space ones a space
+    (the same object when it has none)."""
     found = _first_control(text) >= 0 if _first_control is not None else _CONTROL_CHARS.search(text)
-    return _CONTROL_CHARS.sub("", text) if found else text
+    return _CONTROL_CHARS.sub(_control_replacement, text) if found else text
 
 
 def _has_control_bytes_py(raw: bytes) -> bool:

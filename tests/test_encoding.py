@@ -8,10 +8,13 @@ the original, and the recorded source must say which evidence decided.
 from __future__ import annotations
 
 import codecs
+import subprocess
+import sys
 
 import pytest
 
 from corpustool.encoding import canonical, decode, looks_binary
+from tests.support.paths import REPO
 
 CZECH = ("Letošní jaro je v kraji jedno z nejsušších za posledních padesát let a včelaři se obávají, "
          "že to bude mít vliv na úrodu medu i na zdraví včelstev. Ovocné stromy sice rozkvetly bohatě, "
@@ -237,9 +240,9 @@ def test_control_characters_removed_in_every_encoding(encoding):
     text = "<html><head><meta charset='%s'></head><body><p>Plain \x01text\x0b with\x1f controls.</p></body></html>"
     raw = (text % encoding).encode(encoding)
     out = decode(raw).text
-    assert "Plain text with controls." in out
+    assert "Plain text  with  controls." in out          # vertical tab, U+001F: white space, a space
     assert not any(c in out for c in "\x01\x0b\x1f")
-    clean = (text % encoding).replace("\x01", "").replace("\x0b", "").replace("\x1f", "").encode(encoding)
+    clean = (text % encoding).replace("\x01", "").replace("\x0b", " ").replace("\x1f", " ").encode(encoding)
     assert decode(clean).text == decode(raw).text
 
 
@@ -250,11 +253,12 @@ def test_control_characters_are_removed_from_text_and_bytes(native_backend):
 
     page = "<p>caf\xe9 \u0142\xf3d\u017a \U0001f600\t\n\r</p>" * 100
     assert encoding.strip_controls(page) is page
-    assert encoding.strip_controls(page + "\x0c\x1f") == page
+    assert encoding.strip_controls(page + "\x01\x0c\x1f") == page + "  "
     assert decode(b"<p>caf\xc3\xa9\x01</p>").text == "<p>caf\xe9</p>"
-    for value in (0x01, 0x08, 0x0b, 0x0c, 0x0e, 0x1f):
+    for value, kept in ((0x01, ""), (0x08, ""), (0x0b, " "), (0x0c, " "), (0x0e, ""), (0x1b, ""), (0x1c, " "),
+                        (0x1f, " ")):
         raw = b"<p>" + b"x" * 20 + bytes([value]) + b"y</p>"
-        assert encoding._has_control_bytes(raw) and decode(raw).text == "<p>" + "x" * 20 + "y</p>"
+        assert encoding._has_control_bytes(raw) and decode(raw).text == "<p>" + "x" * 20 + kept + "y</p>"
     assert not encoding._has_control_bytes(b"<p>x\ty\r\n</p>")
 
 
@@ -291,3 +295,29 @@ def test_stopword_hits_count_every_occurrence_of_the_first_3000_words():
         assert encoding._stopword_hits(text) == expected, k
     assert encoding._stopword_hits("und " * 3500) == 3000
     assert encoding._stopword_hits("") == 0 and encoding._stopword_hits("!!") == 0
+
+
+@pytest.mark.parametrize("sep", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f"])
+def test_white_space_controls_separate_words(tmp_path, sep):
+    """Vertical tab, form feed and U+001C-U+001F are white space (str.split, the justext package;
+    form feed is HTML's): a space in the title and between tokens, raw or as a character reference,
+    never glue ("Title\\x0cff here" was "Titleff here", "alpha\\x0bbeta" one token)."""
+    from corpustool.text.normalize import clean_text, clean_value
+
+    assert clean_value(f"Title{sep}ff here") == ("Title ff here", False)
+    assert clean_text(f"alpha{sep}beta") == "alpha beta"
+    ref = f"&#{ord(sep)};"
+    body = ("Any there make then too been since us another did. Or now on out make had first in or then. "
+            "From can by do all get and must right good. First there with year could you who do as out. ")
+    for i, mark in enumerate((sep, ref)):
+        page = (f"<html lang=en><head><meta charset=utf-8><title>Title{mark}ff here</title></head><body>"
+                f"<p>{body * 2}alpha{mark}beta gamma {mark} delta{mark}</p></body></html>")
+        path = tmp_path / "page.html"
+        path.write_text(page, encoding="utf-8")
+        out = tmp_path / f"c{i}.vert"
+        r = subprocess.run([sys.executable, "-m", "corpustool", "build", str(path), "-o", str(out), "--lang", "en",
+                            "-q"], capture_output=True, text=True, cwd=REPO, timeout=300)
+        assert r.returncode == 0, r.stderr
+        vert = out.read_text(encoding="utf-8")
+        assert 'title="Title ff here"' in vert, (mark, vert[:300])
+        assert "\nalpha\nbeta\ngamma\ndelta\n" in vert, mark

@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
             raise OptionError("--registry needs a vertical output file (-o NAME.vert or .vert.gz)")
         if os.path.exists(args.registry) and not os.path.isdir(args.registry):
             raise OptionError(f"--registry {args.registry!r} is not a directory")
+        from ..writers.registry import check_paths
+        check_paths(args.registry, args.output, args.target)     # refused before the build, not after it
     progress = not args.quiet and sys.stderr.isatty()
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
                         output_format=args.output_format, progress=progress)

@@ -15,7 +15,8 @@ fails) and truncates a token or attribute value over 4,095 bytes (and in
 values at 32,767 bytes, possibly inside a UTF-8 character. So a token is at most
 :data:`MAX_TOKEN_BYTES` (a longer one is split into glued pieces: nothing of
 the text is lost) and an attribute value at most :data:`MAX_VALUE_BYTES` (cut
-on a character boundary, never inside a combining sequence).
+on a character boundary, never inside a combining sequence unless that sequence alone is over the
+limit: then between two of its code points).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ MAX_VALUE_BYTES = 4095
 INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
 # C0 controls but tab, line feed, vertical tab, form feed, carriage return; DEL and C1 but NEL
 # (white space to str.split, so a word boundary); lone surrogates; the 66 non-characters
+# (U+001C-U+001F, white space too, are a space in clean_text before this runs)
 _NONCHARS = "".join(f"\\U{p:04x}fffe\\U{p:04x}ffff" for p in range(1, 17))
 FORBIDDEN = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
                        + _NONCHARS + "]")
@@ -38,8 +40,16 @@ _FORMAT_ONLY = re.compile("[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\
                           "\U000e0001-\U000e007f\U000e0100-\U000e01ef]+")
 
 
+# vertical tab, form feed, the information separators U+001C-U+001F: white space to str.split
+# and the justext package (a word boundary), so a space rather than nothing
+SPACE_CONTROLS = re.compile("[\x0b\x0c\x1c-\x1f]")
+
+
 def clean_text(text: str) -> str:
-    """``text`` without invisible layout characters and forbidden code points, in NFC."""
+    """``text`` without invisible layout characters and forbidden code points (the white-space
+    controls a space), in NFC."""
+    if SPACE_CONTROLS.search(text):
+        text = SPACE_CONTROLS.sub(" ", text)
     if INVISIBLE.search(text):
         text = INVISIBLE.sub("", text)
     if FORBIDDEN.search(text):
@@ -51,14 +61,27 @@ def clean_text(text: str) -> str:
 
 def cut_utf8(text: str, limit: int) -> str:
     """The longest prefix of ``text`` of at most ``limit`` UTF-8 bytes that ends between two
-    user-perceived characters (not before a combining mark, a ZWJ or a variation selector)."""
+    user-perceived characters (not before a combining mark, a ZWJ or a variation selector), or,
+    when the character the limit falls in is itself over ``limit`` bytes (``e`` and 3,000
+    combining accents: it can never be kept whole), the longest that ends between two code points."""
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= limit:
         return text
-    cut = data[:limit].decode("utf-8", "ignore")          # drops a character cut in half
-    while cut and len(cut) < len(text) and _continues(text[len(cut)], cut[-1]):
-        cut = cut[:-1]
-    return cut
+    pos = limit
+    while pos and data[pos] & 0xC0 == 0x80:               # not inside a code point's bytes
+        pos -= 1
+    end = len(data[:pos].decode("utf-8", "surrogatepass"))
+    start = end                                            # where the character at the limit begins
+    while start and _continues(text[start], text[start - 1]):
+        start -= 1
+    stop = end                                             # and where it ends
+    while 0 < stop < len(text) and _continues(text[stop], text[stop - 1]):
+        stop += 1
+    if len(text[start:stop].encode("utf-8", "surrogatepass")) > limit:
+        # it can never be kept whole: cut inside it rather than drop it ("e" + 3,000 accents came
+        # out empty, a title with one such character in the middle was cut back to "T")
+        return text[:end]
+    return text[:start]
 
 
 def _continues(nxt: str, prev: str) -> bool:

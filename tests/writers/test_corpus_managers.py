@@ -226,6 +226,7 @@ def adversarial_pages() -> list[tuple[str, str, str]]:
         ("http://adv.example/emoji", "Family \U0001F468\u200D\U0001F469\u200D\U0001F467 and flags \U0001F1E8\U0001F1FF",
          "A family \U0001F468\u200D\U0001F469\u200D\U0001F467 waved \U0001F44D\U0001F3FD flags "
          "\U0001F1E8\U0001F1FF\U0001F1E9\U0001F1EA and \u200eleft\u200f \u202bembedded\u202c \u2067isolate\u2069 marks."),
+        ("http://adv.example/zalgo", "T e" + "\u0301" * 3000 + " end", "One letter with 3,000 accents in the title."),
     ]
 
 
@@ -275,6 +276,9 @@ def test_adversarial_corpus_round_trips(tmp_path, adversarial_warc, target):
     assert docs["http://adv.example/controls"]["title"] == "Bell and end"
     assert docs["http://adv.example/quote"]["title"] == 'He said "yes" & <left>\\ \\"'
     assert docs['http://adv.example/q?a=1&b="2"']["title"] == "Folder C:\\"
+    # a character over the limit by itself is cut between its code points (the title was "T")
+    zalgo = docs["http://adv.example/zalgo"]["title"]
+    assert zalgo.startswith("T \u00e9\u0301\u0301") and len(zalgo.encode()) > 4090
     if target == "cwb":
         well_formed_xml(out)
     # the same file read by the other corpus manager would not round-trip, and vert-check says so
@@ -339,3 +343,62 @@ def test_vert_filter_takes_the_target_and_sentences_options(tmp_path):
     with gzip.open(path, "wt", encoding="utf-8") as fh:
         fh.write(outs[("cwb", False)])
     well_formed_xml(path)
+
+
+# -- paths with spaces, quotes and backslashes -------------------------------------------------
+
+# each folder holds the corpus, the registry and the data; Manatee quotes a path with ' or ", so no
+# one path has both (refused, below)
+ODD_DIRS = ["my corpus/it's here", 'say "q" \\b\\']
+
+
+@pytest.mark.parametrize("odd", ODD_DIRS, ids=["space-apostrophe", "quote-backslash"])
+@pytest.mark.parametrize("target", ["cwb", "manatee"])
+def test_registry_paths_with_spaces_quotes_and_backslashes(tmp_path, target, odd):
+    env = _tool_env(target)
+    base = tmp_path / odd
+    base.mkdir(parents=True)
+    page = base / "page.html"
+    page.write_text(f"<html lang=\"en\"><head><title>Quay</title></head><body>{BODY.format(extra='')}</body></html>")
+    out, reg = base / "c.vert.gz", base / "reg"
+    r = subprocess.run([sys.executable, "-m", "corpustool", "build", str(page), "-o", str(out), "--lang", "en",
+                        "--target", target, "--registry", str(reg), "-q"], capture_output=True, text=True,
+                       cwd=REPO, timeout=300)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["sh", str(reg / "encode.sh"), target], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+    def query() -> str:
+        if target == "cwb":
+            q = subprocess.run(["cqp", "-r", str(reg / "registry"), "-D", "C"], input='[word="quay"];\n',
+                               capture_output=True, text=True, env=env, timeout=120)
+        else:
+            q = subprocess.run(["corpquery", str(reg / "c.manatee"), '[word="quay"]'], capture_output=True,
+                               text=True, env=env, timeout=120)
+        assert q.returncode == 0, q.stderr
+        return re.sub(r"<\s*(\S+)\s*>", r"<\1>", q.stdout)     # corpquery writes "< quay >"
+
+    found = query()
+    assert "new <quay> would" in found, found      # the hit in its context: the text came back
+    if target == "manatee":
+        # the configuration's VERTICAL (| zcat PATH) is a command line of its own: encode through it
+        shutil.rmtree(reg / "manatee" / "c")
+        r = subprocess.run(["encodevert", "-c", str(reg / "c.manatee")], capture_output=True, text=True,
+                           env=env, timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert "new <quay> would" in query()
+
+
+@pytest.mark.parametrize("odd,target,says", [
+    ("line\nbreak", "manatee", "line break (U+000A)"),
+    ("both ' and \"", "manatee", "both ' and \""),
+    ("co:lon", "cwb", "it has ':'"),
+])
+def test_registry_refuses_a_path_the_tools_cannot_hold(tmp_path, odd, target, says):
+    out = tmp_path / "c.vert"
+    r = subprocess.run([sys.executable, "-m", "corpustool", "build", str(DEMO), "-o", str(out), "--lang", "en",
+                        "--target", target, "--registry", str(tmp_path / odd), "-q"], capture_output=True,
+                       text=True, cwd=REPO, timeout=300)
+    assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert repr(str(tmp_path / odd)) in r.stderr or repr(str(tmp_path / odd / "registry")) in r.stderr
+    assert not out.exists()
