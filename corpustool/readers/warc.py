@@ -197,6 +197,14 @@ def _read_resync(display: str, fh: IO[bytes], report: ReadReport, fmt: str = "wa
 _TRUNCATED = Document(id="<truncated>")
 
 
+def _target_uri(value: str) -> str | None:
+    """The record's URL: WARC 1.0 tools write ``<http://...>``; only a URL wrapped at both ends is
+    unwrapped, as a lone ``<`` or ``>`` at either end belongs to the URL (``?x=<y>``)."""
+    if len(value) >= 2 and value[0] == "<" and value[-1] == ">":
+        value = value[1:-1]
+    return value or None
+
+
 def _record_document(rec: ArchiveRecord, display: str, base: str, report: ReadReport) -> Document | None:
     stats = report.stats
     declared = rec.headers.get("content-length") if "warc-type" in rec.headers else str(rec.length)
@@ -223,7 +231,7 @@ def _record_document(rec: ArchiveRecord, display: str, base: str, report: ReadRe
     payload_length = rec.length - header_length
     doc = Document(
         id=f"{base}:{rec.index}",
-        url=rec.headers.get("warc-target-uri", "").strip("<>") or None,
+        url=_target_uri(rec.headers.get("warc-target-uri", "")),
         crawl_date=rec.headers.get("warc-date") or None,
         http_headers=dict(msg.headers) if msg else {},
         warc_record_id=rec.headers.get("warc-record-id") or None,

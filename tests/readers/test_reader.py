@@ -449,3 +449,15 @@ def test_a_truncated_gzip_page_keeps_what_was_decompressed(tmp_path, capsys):
     (doc,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     text = "\n".join(p["text"] for p in doc["paragraphs"])
     assert "Paragraph 0 of the page" in text and "Paragraph 399 of the page" not in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_target_uri_unwrapped_only_when_wrapped_at_both_ends(tmp_path, backend):
+    """WARC 1.0 tools write ``<URL>``; a lone ``<`` or ``>`` at either end is the URL's own (it lost it before)."""
+    urls = ["http://ex.example/a>", "<http://ex.example/b>", "http://ex.example/c?x=<y>", "http://ex.example/d<",
+            "<http://ex.example/e", "http://ex.example/g>>"]
+    path = tmp_path / "crawl.warc"
+    write_warc(path, [("response", u, page(i), "text/html", ()) for i, u in enumerate(urls)], gz=False)
+    docs, _ = read([path], backend=backend)
+    assert [d.url for d in docs] == ["http://ex.example/a>", "http://ex.example/b", "http://ex.example/c?x=<y>",
+                                     "http://ex.example/d<", "<http://ex.example/e", "http://ex.example/g>>"]
