@@ -3,7 +3,7 @@
 Inputs are read in the order given; directories are walked recursively in
 sorted order, so the same inputs always give the same documents in the same
 order with the same ids. With ``input_format="auto"`` a file's format comes
-from its name (``.warc[.gz]``, ``.arc[.gz]``, ``.jsonl[.gz]``, ``.html``/``.htm``
+from its name (``.warc[.gz|.bz2|.zst]``, ``.arc[...]``, ``.jsonl[.gz]``, ``.html``/``.htm``
 [``.gz``]); files given explicitly with another name are sniffed (a ``.txt`` file,
 or one without markup, is a plain-text document: paragraphs between blank lines),
 and in directories files with other names are skipped and counted. An empty
@@ -26,6 +26,8 @@ from typing import IO, Iterable, Iterator
 from ..document import Document
 from ..errors import OptionError
 from ..stage import Stage
+from .compressed import BZIP2, ZSTD, compression, unsupported
+from .compressed import head as compressed_head
 from .html_files import (is_html_name, is_text_name, read_html_bytes, read_html_file, read_maybe_gzip,
                          read_text_bytes, relative_url)
 from .jsonl import is_jsonl_name, read_jsonl
@@ -33,8 +35,10 @@ from .read_report import ReadReport
 from .sniff import describe_content, sniff_format
 from .warc import BACKENDS, DEFAULT_BACKEND, read_archive
 
+_WHOLE_FILE = (BZIP2, ZSTD)       # compressions read (streaming) for whole WARC and ARC files
 FORMATS = ("auto", "warc", "arc", "html", "jsonl", "text")
-_ARCHIVE_SUFFIXES = {".warc": "warc", ".warc.gz": "warc", ".arc": "arc", ".arc.gz": "arc"}
+_ARCHIVE_SUFFIXES = {f"{name}{z}": fmt for name, fmt in ((".warc", "warc"), (".arc", "arc"))
+                     for z in ("", ".gz", ".bz2", ".zst")}
 
 
 class InputError(Exception):
@@ -199,6 +203,10 @@ class Reader(Stage):
             self.report.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
             return
         with fh:
+            kind = compression(fh.read(10))
+            fh.seek(0)
+            if not self._readable_compression(kind, display):
+                return
             if fmt in ("warc", "arc", "sniff"):
                 head = _head(fh)
                 sniffed = sniff_format(head)
@@ -210,6 +218,10 @@ class Reader(Stage):
                     fmt = sniffed
                 elif sniffed in ("warc", "arc"):
                     fmt = sniffed      # the bytes know better than the name
+            if kind in _WHOLE_FILE and fmt not in ("warc", "arc"):
+                fh.seek(0)
+                self._refuse_compressed(kind, display, _head(fh))
+                return
             if fmt in ("html", "text"):
                 raw = read_maybe_gzip(fh, display, self.report)
                 if raw is not None and fmt == "text":
@@ -232,6 +244,13 @@ class Reader(Stage):
         if not data:
             self.stats.extra["empty-file"] += 1
             return
+        kind = compression(data[:10])
+        if not self._readable_compression(kind, "<stdin>"):
+            return
+        if kind in _WHOLE_FILE and fmt not in ("warc", "arc"):
+            fh.seek(0)
+            self._refuse_compressed(kind, "<stdin>", _head(fh))
+            return
         if fmt in ("html", "text"):
             raw = read_maybe_gzip(fh, "<stdin>", self.report)
             if raw is not None and fmt == "text":
@@ -242,6 +261,21 @@ class Reader(Stage):
             yield from read_jsonl(fh, "<stdin>", self.report)
         else:
             yield from read_archive("<stdin>", "<stdin>", fh, self.report, fmt=fmt, backend=self.backend)
+
+    def _readable_compression(self, kind: str | None, display: str) -> bool:
+        """False (the file counted and named) when it is compressed in a way this run cannot read."""
+        why = unsupported(kind)
+        if why:
+            self.report.bad_record(display, "error:unreadable-file", why)
+        return not why
+
+    def _refuse_compressed(self, kind: str, display: str, head: bytes) -> None:
+        """bzip2 and Zstandard are read for whole WARC and ARC files only: anything else so compressed
+        is named and counted, not passed on as one binary page."""
+        what = describe_content(head) if head else "data"
+        self.report.bad_record(display, "error:unreadable-file",
+                               f"{kind}-compressed {what}: only WARC and ARC files are read {kind}-compressed; "
+                               f"decompress it first")
 
     def _format_by_name(self, path: str, in_dir: bool) -> str | None:
         if self.input_format != "auto":
@@ -258,8 +292,12 @@ class Reader(Stage):
 
 
 def _head(fh: IO[bytes], n: int = 4096) -> bytes:
-    """The first bytes of a file, un-gzipped when it is gzipped (damage is found later)."""
+    """The first bytes of a file, decompressed when it is gzipped, bzip2- or Zstandard-compressed
+    (damage is found later)."""
     head = fh.read(n)
+    kind = compression(head)
+    if kind in _WHOLE_FILE:
+        return b"" if unsupported(kind) else compressed_head(fh, kind, n)
     if head[:2] == b"\x1f\x8b":
         try:
             d = zlib.decompressobj(zlib.MAX_WBITS | 16)

@@ -29,6 +29,7 @@ from typing import IO, Callable, Iterator
 from ..document import Document
 from .http import (ENCODED, HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, TruncatedPayload,
                    content_codings, decode_content, http_body, media_type, parse_http_head, sniffs_as_html)
+from .compressed import BZIP2, ZSTD, compression, spool
 from .read_report import ReadReport
 
 # resync: our framing, which checks every record and resynchronises after a damaged one
@@ -107,6 +108,12 @@ def read_archive(path: str, display: str, fh: IO[bytes], report: ReadReport, fmt
     with the libraries (and for ARC files) damage ends the file.
     """
     backend = backend or DEFAULT_BACKEND
+    fh.seek(0)
+    kind = compression(fh.read(10))
+    fh.seek(0)
+    if kind in (BZIP2, ZSTD):
+        yield from _read_decompressed(path, display, fh, report, fmt, backend, kind)
+        return
     if backend == "resync":
         yield from _read_resync(display, fh, report, fmt)
         return
@@ -157,6 +164,21 @@ def read_archive(path: str, display: str, fh: IO[bytes], report: ReadReport, fmt
                 report.damaged(display, 0, 0, f"no {fmt.upper()} record found")
             else:
                 report.truncated(display, offset, n_records)
+
+
+def _read_decompressed(path: str, display: str, fh: IO[bytes], report: ReadReport, fmt: str, backend: str,
+                       kind: str) -> Iterator[Document]:
+    """A bzip2- or Zstandard-compressed file: its decompressed stream read as a plain one (offsets
+    are offsets in the uncompressed data, as for a file gzipped as one stream). Where the compressed
+    data breaks off, the records before the cut are kept and the cut is reported, once."""
+    plain, broken = spool(fh, kind)
+    with plain:
+        truncated = report.stats.extra["error:truncated"]
+        records = report.stats.extra["records"]
+        yield from read_archive(path, display, plain, report, fmt=fmt, backend=backend)
+        if broken and report.stats.extra["error:truncated"] == truncated:
+            plain.seek(0, os.SEEK_END)
+            report.truncated(display, plain.tell(), report.stats.extra["records"] - records, detail=broken)
 
 
 def _read_resync(display: str, fh: IO[bytes], report: ReadReport, fmt: str = "warc",
