@@ -6,7 +6,6 @@ stream written by ``corpustool read`` (or a later stage) can be read back.
 from __future__ import annotations
 
 import gzip
-import os
 import zlib
 from typing import IO, Iterator
 
@@ -31,7 +30,7 @@ def read_jsonl(fh: IO[bytes], display: str, report: ReadReport) -> Iterator[Docu
     magic = fh.read(2)
     fh.seek(0)
     lines: IO[bytes] = gzip.GzipFile(fileobj=fh, mode="rb") if magic == b"\x1f\x8b" else fh
-    base = os.path.basename(display)
+    base = report.id_base(display)
     lineno = 0
     bad = 0
     good = 0

@@ -8,6 +8,7 @@ it to the format readers, which need nothing else of it.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from ..document import Document
@@ -25,6 +26,14 @@ class ReadReport:
         # one line per file that held no document though it had lines (a WARC given as JSON
         # Lines); the read stage says them when the next document comes or at the end
         self.notes: list[str] = []
+        # display name -> what its documents' ids begin with, for files whose name another input
+        # of the run shares (shared_names); the others' ids begin with their name
+        self.id_names: dict[str, str] = {}
+
+    def id_base(self, display: str) -> str:
+        """What the ids of a file's documents begin with (``base:N``): its name, or its path as given
+        when another input of the run has the same name (two ``crawl.warc.gz`` made the same ids)."""
+        return self.id_names.get(display) or os.path.basename(display)
 
     def say(self, message: str) -> None:
         """A line on stderr about the input."""

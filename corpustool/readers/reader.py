@@ -88,6 +88,9 @@ class Reader(Stage):
         # or at the end; with ``hold_notes`` (build) and no document at all they are kept for the
         # build's one error line (no_documents_message)
         self.hold_notes = False
+        # shared_names of the run's files, found when reading starts; a reader of one input of a
+        # longer run (a resumable build) is given the run's
+        self.id_names: dict[str, str] | None = None
 
     @property
     def notes(self) -> list[str]:
@@ -100,6 +103,9 @@ class Reader(Stage):
         return self.read()
 
     def read(self) -> Iterator[Document]:
+        if self.id_names is None:
+            self.id_names = shared_names(self._displays())
+        self.report.id_names = self.id_names
         for inp in self.inputs:
             if inp == "-":
                 docs = self._read_stdin()
@@ -145,13 +151,25 @@ class Reader(Stage):
         for path in self._walk(root):
             yield from self._read_file(path, path, root=root)
 
-    def _walk(self, directory: str) -> Iterator[str]:
-        """Files under ``directory`` in sorted path order (entries sorted by name, subdirectories in place)."""
+    def _displays(self) -> Iterator[str]:
+        """The display names of the files the inputs hold, as :meth:`read` names them (nothing counted)."""
+        for inp in self.inputs:
+            if inp == "-":
+                yield "<stdin>"
+            elif os.path.isdir(inp):
+                yield from self._walk(inp, count=False)
+            else:
+                yield inp
+
+    def _walk(self, directory: str, count: bool = True) -> Iterator[str]:
+        """Files under ``directory`` in sorted path order (entries sorted by name, subdirectories in place);
+        ``count``: unreadable directories and skipped links are counted and named."""
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            self.report.bad_record(directory, "error:unreadable-file", exc.strerror or str(exc))
+            if count:
+                self.report.bad_record(directory, "error:unreadable-file", exc.strerror or str(exc))
             return
         for entry in entries:
             try:
@@ -160,9 +178,10 @@ class Reader(Stage):
                 is_dir = False
             if is_dir:
                 if entry.is_symlink():
-                    self.stats.extra["skipped:symlinked-directory"] += 1   # no loops
+                    if count:
+                        self.stats.extra["skipped:symlinked-directory"] += 1   # no loops
                     continue
-                yield from self._walk(entry.path)
+                yield from self._walk(entry.path, count)
             else:
                 yield entry.path
 
@@ -289,6 +308,16 @@ class Reader(Stage):
         if is_html_name(name):
             return "html"
         return None if in_dir else "sniff"
+
+
+def shared_names(displays: Iterable[str]) -> dict[str, str]:
+    """{display: display} for the files whose name another file of the run has: their documents' ids
+    begin with the path as given (``d1/crawl.warc.gz:3``), so ids stay unique in the run; the ids of
+    a run whose files all have different names stay ``name:N``."""
+    by_name: dict[str, set[str]] = {}
+    for display in displays:
+        by_name.setdefault(os.path.basename(display), set()).add(display)
+    return {d: d for paths in by_name.values() if len(paths) > 1 for d in paths}
 
 
 def _head(fh: IO[bytes], n: int = 4096) -> bytes:

@@ -120,7 +120,7 @@ def read_archive(path: str, display: str, fh: IO[bytes], report: ReadReport, fmt
     if fmt == "arc":
         backend = "warcio"          # FastWARC reads WARC only
     records = _iter_fastwarc(fh) if backend == "fastwarc" else _iter_warcio(fh)
-    base = os.path.basename(display)
+    base = report.id_base(display)
     last: ArchiveRecord | None = None
     reported_at: int | None = None
     n_records = 0
@@ -186,7 +186,7 @@ def _read_resync(display: str, fh: IO[bytes], report: ReadReport, fmt: str = "wa
     """``frames(on_damage, keep)``: the framed records to read (default: the whole file's)."""
     from .warc_framing import Damage, frame_warc
 
-    base = os.path.basename(display)
+    base = report.id_base(display)
     n_records = 0
 
     def on_damage(damage: Damage) -> None:

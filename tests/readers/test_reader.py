@@ -550,3 +550,24 @@ def test_bzip2_compressed_page_is_named_not_read_as_a_binary_page(tmp_path, caps
     docs, reader = read([path])
     assert docs == [] and reader.stats.extra["error:unreadable-file"] == 1
     assert "page.html.bz2: skipped: bzip2-compressed HTML: only WARC and ARC files" in capsys.readouterr().err
+
+
+def test_ids_stay_unique_when_two_inputs_share_a_file_name(tmp_path):
+    """Two crawl.warc.gz (or pages.jsonl) in different folders gave the same ids (``crawl.warc.gz:N``):
+    the files whose name another input shares use the path as given; the others keep their name."""
+    for d in ("d1", "d2"):
+        (tmp_path / d).mkdir()
+        write_warc(tmp_path / d / "crawl.warc.gz", STANDARD)
+        (tmp_path / d / "pages.jsonl").write_text(json.dumps({"url": "http://ex.example/j", "html": "<p>x</p>"}) + "\n")
+    write_warc(tmp_path / "d2" / "other.warc.gz", STANDARD)
+    d1, d2 = tmp_path / "d1", tmp_path / "d2"
+    inputs = [d1 / "crawl.warc.gz", d2 / "crawl.warc.gz", d2 / "other.warc.gz", d1 / "pages.jsonl", d2 / "pages.jsonl"]
+    docs, _ = read(inputs)
+    ids = [d.id for d in docs]
+    assert len(ids) == len(set(ids)) == 20
+    assert ids[0] == f"{d1 / 'crawl.warc.gz'}:2" and ids[6] == f"{d2 / 'crawl.warc.gz'}:2"
+    assert ids[12] == "other.warc.gz:2" and ids[-2:] == [f"{d1 / 'pages.jsonl'}:1", f"{d2 / 'pages.jsonl'}:1"]
+    walked, _ = read([tmp_path])                       # the same files found in a directory: the same ids
+    assert sorted(d.id for d in walked) == sorted(ids)
+    alone, _ = read([d1 / "crawl.warc.gz", d2 / "other.warc.gz"])    # distinct names: ids as before
+    assert [d.id.split(":")[0] for d in alone] == ["crawl.warc.gz"] * 6 + ["other.warc.gz"] * 6
