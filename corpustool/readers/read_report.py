@@ -94,6 +94,13 @@ class ReadReport:
         if say:
             self.say(f"{where}: skipped: {detail}")
 
+    def no_html(self, doc: Document) -> Document:
+        """A JSON Lines record without the page (``html`` or ``html_base64``): passed on marked to be
+        dropped as ``no-html``, counted (the reader says it once per file)."""
+        self.stats.extra["no-html"] += 1
+        doc.drop_reason = "no-html"
+        return doc
+
     def too_large(self, doc: Document, size: int) -> Document:
         """A page over ``max_bytes``: passed on without its bytes, marked to be dropped."""
         self.stats.extra["too-large"] += 1
