@@ -418,6 +418,7 @@ class Pipeline:
         from .checkpoint import Checkpoint
         from .errors import OptionError
         from .readers import make_reader
+        from .readers.reader import shared_names
         from .writers.base import format_for, prepare_output, remove_quietly
 
         partial = self.output + ".partial"
@@ -451,11 +452,13 @@ class Pipeline:
                 st.close()
             return self.stats()
         writer = self._open_writer(partial, fmt, append=True, **self._writer_options())
+        id_names = shared_names(self.reader._displays())     # ids as one reading of all inputs makes them
         try:
             for index in range(done, len(self.inputs)):
                 reader = make_reader([self.inputs[index]], input_format=self.input_format,
                                      max_bytes=self.options.max_bytes, defer_decoding=True)
                 reader.on_drop = self.on_drop
+                reader.id_names = id_names
                 for doc in self.executor.run(reader.read(), self.stages):
                     writer.write(doc)
                     self.profile.add(doc)

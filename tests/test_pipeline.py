@@ -275,3 +275,22 @@ def test_the_chain_of_filters_writes_the_corpus_build_writes(tmp_path):
     built = (tmp_path / "built.vert").read_bytes()
     assert built.count(b"<doc ") > 20 and b' q="' in built
     assert piped == built
+
+
+@pytest.mark.parametrize("how", [[], ["--workers", "2"], ["--resume"]], ids=["one-worker", "two-workers", "resume"])
+def test_build_ids_unique_when_two_warc_inputs_share_a_name(tmp_path, how):
+    """d1/crawl.warc.gz and d2/crawl.warc.gz made the same <doc id="crawl.warc.gz:N">; a resumable build
+    reads its inputs one at a time and must name them as one reading of all of them does."""
+    from corpustool.cli import main
+    from tests.support.paths import REPO
+
+    for d in ("d1", "d2"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "crawl.warc.gz").write_bytes((REPO / "data" / "demo" / "crawl.warc.gz").read_bytes())
+    out = tmp_path / "c.vert"
+    inputs = [str(tmp_path / "d1" / "crawl.warc.gz"), str(tmp_path / "d2" / "crawl.warc.gz")]
+    assert main(["build", *inputs, "-o", str(out), "--lang", "en,de,cs", "-q", "--no-dedup-exact",
+                 "--no-dedup-near", "--no-dedup-para", *how]) == 0
+    ids = re.findall(r'<doc id="([^"]*)"', out.read_text(encoding="utf-8"))
+    assert ids and len(ids) == len(set(ids))
+    assert {i.rsplit(":", 1)[0] for i in ids} == set(inputs)

@@ -126,9 +126,10 @@ def input_partitions(reader: Any, inputs: list[str], split_bytes: int | None,
 
 
 def read_partition(input_format: str, max_bytes: int | None, backend: str | None,
-                   specs: Iterable[tuple]) -> Iterator[tuple]:
+                   specs: Iterable[tuple], id_names: dict[str, str] | None = None) -> Iterator[tuple]:
     """Read input partitions where the task runs: tagged document records in file order, then one
-    summary (partition, read counters, file notes, what a range held)."""
+    summary (partition, read counters, file notes, what a range held). ``id_names``: the run's
+    :func:`~corpustool.readers.reader.shared_names`, so ids are those of a local run."""
     from ..readers.reader import Reader
     from ..readers.warc_ranges import RangeRead, read_range
 
@@ -136,6 +137,7 @@ def read_partition(input_format: str, max_bytes: int | None, backend: str | None
         reader = Reader([path], input_format=input_format, max_bytes=max_bytes, backend=backend,
                         defer_decoding=True)
         reader.hold_notes = True
+        reader.report.id_names = id_names or {}
         found = None
         if rng is None:
             docs = reader._read_file(path, display, root)
@@ -151,7 +153,7 @@ def read_partition(input_format: str, max_bytes: int | None, backend: str | None
 
 
 def read_hadoop_files(input_format: str, max_bytes: int | None, backend: str | None, specs: Any,
-                      files: Iterable[tuple[str, bytes]]) -> Iterator[tuple]:
+                      files: Iterable[tuple[str, bytes]], id_names: dict[str, str] | None = None) -> Iterator[tuple]:
     """Files Spark read through Hadoop (``binaryFiles``: (URI, contents)), each put in a local
     temporary file under its own name (and its path below the input directory, for the URL of an
     HTML file) and read as a local run reads it; keys and summaries as :func:`read_partition`.
@@ -178,7 +180,8 @@ def read_hadoop_files(input_format: str, max_bytes: int | None, backend: str | N
                 os.chdir(tmp)
                 local = os.path.basename(local)
             yield from read_partition(input_format, max_bytes, backend,
-                                      [(part, local, display, tmp if root is not None else None, None)])
+                                      [(part, local, display, tmp if root is not None else None, None)],
+                                      id_names)
         finally:
             os.chdir(cwd)
             shutil.rmtree(tmp, ignore_errors=True)
@@ -214,6 +217,7 @@ def read_input(sc: Any, reader: Any, input_format: str, inputs: list[str], split
     read summaries in partition order)."""
     from pyspark import StorageLevel
 
+    from ..readers.reader import shared_names
     from ..readers.warc_ranges import consistent, records_before
 
     whole: frozenset[str] = frozenset()
@@ -221,16 +225,19 @@ def read_input(sc: Any, reader: Any, input_format: str, inputs: list[str], split
         specs = input_partitions(reader, inputs, split_bytes, whole, sc, through_hadoop)
         if not specs:
             return specs, None, None, []        # an empty Hadoop directory
+        # ids as a local run makes them: the path as given for files whose name another file shares
+        id_names = shared_names(s[2] for s in specs)
         local = [s for s in specs if s[4] != "hadoop"]
         remote = {s[1]: s for s in specs if s[4] == "hadoop"}
         parts = []
         if local:
             parts.append(sc.parallelize(local, len(local))
-                         .mapPartitions(partial(read_partition, input_format, reader.max_bytes, reader.backend)))
+                         .mapPartitions(partial(read_partition, input_format, reader.max_bytes, reader.backend,
+                                                id_names=id_names)))
         if remote:
             parts.append(sc.binaryFiles(",".join(remote), len(remote))
                          .mapPartitions(partial(read_hadoop_files, input_format, reader.max_bytes, reader.backend,
-                                                sc.broadcast(remote))))
+                                                sc.broadcast(remote), id_names=id_names)))
         read = (parts[0] if len(parts) == 1 else sc.union(parts)).persist(StorageLevel.MEMORY_AND_DISK)
         summaries = sorted(read.filter(_is_stats).map(_summary).collect(), key=lambda summary: summary[0])
         by_file: dict[str, list[tuple[int, Any]]] = {}

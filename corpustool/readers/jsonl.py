@@ -1,4 +1,5 @@
-"""JSON Lines: one page per line with ``url`` and ``html`` (text) or ``html_base64`` (bytes).
+"""JSON Lines: one page per line with ``url`` and ``html`` (text) or ``html_base64`` (bytes);
+a line without either is dropped as ``no-html`` (said once a file).
 
 Lines are the same objects the stage subcommands exchange, so a document
 stream written by ``corpustool read`` (or a later stage) can be read back.
@@ -6,7 +7,6 @@ stream written by ``corpustool read`` (or a later stage) can be read back.
 from __future__ import annotations
 
 import gzip
-import os
 import zlib
 from typing import IO, Iterator
 
@@ -31,11 +31,12 @@ def read_jsonl(fh: IO[bytes], display: str, report: ReadReport) -> Iterator[Docu
     magic = fh.read(2)
     fh.seek(0)
     lines: IO[bytes] = gzip.GzipFile(fileobj=fh, mode="rb") if magic == b"\x1f\x8b" else fh
-    base = os.path.basename(display)
+    base = report.id_base(display)
     lineno = 0
     bad = 0
     good = 0
     waiting: list[str] = []
+    no_html_said = False
     head = bytearray()
     first_problem = ""
     while True:
@@ -77,6 +78,14 @@ def read_jsonl(fh: IO[bytes], display: str, report: ReadReport) -> Iterator[Docu
         good += 1
         if doc.source is None:
             doc.source = where
+        if doc.raw is None and doc.drop_reason is None:
+            # text or cleaned paragraphs but no page: cleaning it would give an empty document,
+            # counted only as the clean stage's "empty"; say why, once a file, and count it
+            if not no_html_said:
+                no_html_said = True
+                report.say(_no_html_message(display, lineno, line))
+            yield report.no_html(doc)
+            continue
         if report.max_bytes is not None and doc.raw is not None and len(doc.raw) > report.max_bytes:
             size = len(doc.raw)
             doc.raw = None
@@ -89,6 +98,19 @@ def read_jsonl(fh: IO[bytes], display: str, report: ReadReport) -> Iterator[Docu
         if magic == b"\x1f\x8b":
             kind += " (gzip-compressed)"
         report.file_note(no_document_message(display, kind, bad, first_problem, "is --input-format right?"))
+
+
+def _no_html_message(display: str, lineno: int, line: bytes) -> str:
+    import json
+
+    try:
+        fields = [k for k in json.loads(line) if k in ("text", "paragraphs", "content", "body")]
+    except ValueError:
+        fields = []
+    has = f" (it has {', '.join(repr(f) for f in fields)})" if fields else ""
+    return (f"line {lineno} of {display}: no 'html' or 'html_base64' field{has}: the read stage takes the page's "
+            f"HTML from one of them; such records are dropped as no-html and counted (JSON Lines of cleaned "
+            f"documents, with 'paragraphs', become vertical text with `corpustool vert`)")
 
 
 def _flush(report: ReadReport, waiting: list[str]) -> None:

@@ -8,6 +8,7 @@ it to the format readers, which need nothing else of it.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from ..document import Document
@@ -25,6 +26,14 @@ class ReadReport:
         # one line per file that held no document though it had lines (a WARC given as JSON
         # Lines); the read stage says them when the next document comes or at the end
         self.notes: list[str] = []
+        # display name -> what its documents' ids begin with, for files whose name another input
+        # of the run shares (shared_names); the others' ids begin with their name
+        self.id_names: dict[str, str] = {}
+
+    def id_base(self, display: str) -> str:
+        """What the ids of a file's documents begin with (``base:N``): its name, or its path as given
+        when another input of the run has the same name (two ``crawl.warc.gz`` made the same ids)."""
+        return self.id_names.get(display) or os.path.basename(display)
 
     def say(self, message: str) -> None:
         """A line on stderr about the input."""
@@ -84,6 +93,13 @@ class ReadReport:
         self.stats.extra[counter] += 1
         if say:
             self.say(f"{where}: skipped: {detail}")
+
+    def no_html(self, doc: Document) -> Document:
+        """A JSON Lines record without the page (``html`` or ``html_base64``): passed on marked to be
+        dropped as ``no-html``, counted (the reader says it once per file)."""
+        self.stats.extra["no-html"] += 1
+        doc.drop_reason = "no-html"
+        return doc
 
     def too_large(self, doc: Document, size: int) -> Document:
         """A page over ``max_bytes``: passed on without its bytes, marked to be dropped."""

@@ -3,7 +3,7 @@
 Inputs are read in the order given; directories are walked recursively in
 sorted order, so the same inputs always give the same documents in the same
 order with the same ids. With ``input_format="auto"`` a file's format comes
-from its name (``.warc[.gz]``, ``.arc[.gz]``, ``.jsonl[.gz]``, ``.html``/``.htm``
+from its name (``.warc[.gz|.bz2|.zst]``, ``.arc[...]``, ``.jsonl[.gz]``, ``.html``/``.htm``
 [``.gz``]); files given explicitly with another name are sniffed (a ``.txt`` file,
 or one without markup, is a plain-text document: paragraphs between blank lines),
 and in directories files with other names are skipped and counted. An empty
@@ -26,6 +26,8 @@ from typing import IO, Iterable, Iterator
 from ..document import Document
 from ..errors import OptionError
 from ..stage import Stage
+from .compressed import BZIP2, ZSTD, compression, unsupported
+from .compressed import head as compressed_head
 from .html_files import (is_html_name, is_text_name, read_html_bytes, read_html_file, read_maybe_gzip,
                          read_text_bytes, relative_url)
 from .jsonl import is_jsonl_name, read_jsonl
@@ -33,8 +35,10 @@ from .read_report import ReadReport
 from .sniff import describe_content, sniff_format
 from .warc import BACKENDS, DEFAULT_BACKEND, read_archive
 
+_WHOLE_FILE = (BZIP2, ZSTD)       # compressions read (streaming) for whole WARC and ARC files
 FORMATS = ("auto", "warc", "arc", "html", "jsonl", "text")
-_ARCHIVE_SUFFIXES = {".warc": "warc", ".warc.gz": "warc", ".arc": "arc", ".arc.gz": "arc"}
+_ARCHIVE_SUFFIXES = {f"{name}{z}": fmt for name, fmt in ((".warc", "warc"), (".arc", "arc"))
+                     for z in ("", ".gz", ".bz2", ".zst")}
 
 
 class InputError(Exception):
@@ -84,6 +88,9 @@ class Reader(Stage):
         # or at the end; with ``hold_notes`` (build) and no document at all they are kept for the
         # build's one error line (no_documents_message)
         self.hold_notes = False
+        # shared_names of the run's files, found when reading starts; a reader of one input of a
+        # longer run (a resumable build) is given the run's
+        self.id_names: dict[str, str] | None = None
 
     @property
     def notes(self) -> list[str]:
@@ -96,6 +103,9 @@ class Reader(Stage):
         return self.read()
 
     def read(self) -> Iterator[Document]:
+        if self.id_names is None:
+            self.id_names = shared_names(self._displays())
+        self.report.id_names = self.id_names
         for inp in self.inputs:
             if inp == "-":
                 docs = self._read_stdin()
@@ -141,13 +151,25 @@ class Reader(Stage):
         for path in self._walk(root):
             yield from self._read_file(path, path, root=root)
 
-    def _walk(self, directory: str) -> Iterator[str]:
-        """Files under ``directory`` in sorted path order (entries sorted by name, subdirectories in place)."""
+    def _displays(self) -> Iterator[str]:
+        """The display names of the files the inputs hold, as :meth:`read` names them (nothing counted)."""
+        for inp in self.inputs:
+            if inp == "-":
+                yield "<stdin>"
+            elif os.path.isdir(inp):
+                yield from self._walk(inp, count=False)
+            else:
+                yield inp
+
+    def _walk(self, directory: str, count: bool = True) -> Iterator[str]:
+        """Files under ``directory`` in sorted path order (entries sorted by name, subdirectories in place);
+        ``count``: unreadable directories and skipped links are counted and named."""
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            self.report.bad_record(directory, "error:unreadable-file", exc.strerror or str(exc))
+            if count:
+                self.report.bad_record(directory, "error:unreadable-file", exc.strerror or str(exc))
             return
         for entry in entries:
             try:
@@ -156,9 +178,10 @@ class Reader(Stage):
                 is_dir = False
             if is_dir:
                 if entry.is_symlink():
-                    self.stats.extra["skipped:symlinked-directory"] += 1   # no loops
+                    if count:
+                        self.stats.extra["skipped:symlinked-directory"] += 1   # no loops
                     continue
-                yield from self._walk(entry.path)
+                yield from self._walk(entry.path, count)
             else:
                 yield entry.path
 
@@ -199,6 +222,10 @@ class Reader(Stage):
             self.report.bad_record(display, "error:unreadable-file", exc.strerror or str(exc))
             return
         with fh:
+            kind = compression(fh.read(10))
+            fh.seek(0)
+            if not self._readable_compression(kind, display):
+                return
             if fmt in ("warc", "arc", "sniff"):
                 head = _head(fh)
                 sniffed = sniff_format(head)
@@ -210,6 +237,10 @@ class Reader(Stage):
                     fmt = sniffed
                 elif sniffed in ("warc", "arc"):
                     fmt = sniffed      # the bytes know better than the name
+            if kind in _WHOLE_FILE and fmt not in ("warc", "arc"):
+                fh.seek(0)
+                self._refuse_compressed(kind, display, _head(fh))
+                return
             if fmt in ("html", "text"):
                 raw = read_maybe_gzip(fh, display, self.report)
                 if raw is not None and fmt == "text":
@@ -232,6 +263,13 @@ class Reader(Stage):
         if not data:
             self.stats.extra["empty-file"] += 1
             return
+        kind = compression(data[:10])
+        if not self._readable_compression(kind, "<stdin>"):
+            return
+        if kind in _WHOLE_FILE and fmt not in ("warc", "arc"):
+            fh.seek(0)
+            self._refuse_compressed(kind, "<stdin>", _head(fh))
+            return
         if fmt in ("html", "text"):
             raw = read_maybe_gzip(fh, "<stdin>", self.report)
             if raw is not None and fmt == "text":
@@ -242,6 +280,21 @@ class Reader(Stage):
             yield from read_jsonl(fh, "<stdin>", self.report)
         else:
             yield from read_archive("<stdin>", "<stdin>", fh, self.report, fmt=fmt, backend=self.backend)
+
+    def _readable_compression(self, kind: str | None, display: str) -> bool:
+        """False (the file counted and named) when it is compressed in a way this run cannot read."""
+        why = unsupported(kind)
+        if why:
+            self.report.bad_record(display, "error:unreadable-file", why)
+        return not why
+
+    def _refuse_compressed(self, kind: str, display: str, head: bytes) -> None:
+        """bzip2 and Zstandard are read for whole WARC and ARC files only: anything else so compressed
+        is named and counted, not passed on as one binary page."""
+        what = describe_content(head) if head else "data"
+        self.report.bad_record(display, "error:unreadable-file",
+                               f"{kind}-compressed {what}: only WARC and ARC files are read {kind}-compressed; "
+                               f"decompress it first")
 
     def _format_by_name(self, path: str, in_dir: bool) -> str | None:
         if self.input_format != "auto":
@@ -257,9 +310,23 @@ class Reader(Stage):
         return None if in_dir else "sniff"
 
 
+def shared_names(displays: Iterable[str]) -> dict[str, str]:
+    """{display: display} for the files whose name another file of the run has: their documents' ids
+    begin with the path as given (``d1/crawl.warc.gz:3``), so ids stay unique in the run; the ids of
+    a run whose files all have different names stay ``name:N``."""
+    by_name: dict[str, set[str]] = {}
+    for display in displays:
+        by_name.setdefault(os.path.basename(display), set()).add(display)
+    return {d: d for paths in by_name.values() if len(paths) > 1 for d in paths}
+
+
 def _head(fh: IO[bytes], n: int = 4096) -> bytes:
-    """The first bytes of a file, un-gzipped when it is gzipped (damage is found later)."""
+    """The first bytes of a file, decompressed when it is gzipped, bzip2- or Zstandard-compressed
+    (damage is found later)."""
     head = fh.read(n)
+    kind = compression(head)
+    if kind in _WHOLE_FILE:
+        return b"" if unsupported(kind) else compressed_head(fh, kind, n)
     if head[:2] == b"\x1f\x8b":
         try:
             d = zlib.decompressobj(zlib.MAX_WBITS | 16)

@@ -29,6 +29,7 @@ from typing import IO, Callable, Iterator
 from ..document import Document
 from .http import (ENCODED, HTML_TYPES, MAX_HEADER_BYTES, UNKNOWN_TYPES, PayloadError, TruncatedPayload,
                    content_codings, decode_content, http_body, media_type, parse_http_head, sniffs_as_html)
+from .compressed import BZIP2, ZSTD, compression, spool
 from .read_report import ReadReport
 
 # resync: our framing, which checks every record and resynchronises after a damaged one
@@ -107,13 +108,19 @@ def read_archive(path: str, display: str, fh: IO[bytes], report: ReadReport, fmt
     with the libraries (and for ARC files) damage ends the file.
     """
     backend = backend or DEFAULT_BACKEND
+    fh.seek(0)
+    kind = compression(fh.read(10))
+    fh.seek(0)
+    if kind in (BZIP2, ZSTD):
+        yield from _read_decompressed(path, display, fh, report, fmt, backend, kind)
+        return
     if backend == "resync":
         yield from _read_resync(display, fh, report, fmt)
         return
     if fmt == "arc":
         backend = "warcio"          # FastWARC reads WARC only
     records = _iter_fastwarc(fh) if backend == "fastwarc" else _iter_warcio(fh)
-    base = os.path.basename(display)
+    base = report.id_base(display)
     last: ArchiveRecord | None = None
     reported_at: int | None = None
     n_records = 0
@@ -159,12 +166,27 @@ def read_archive(path: str, display: str, fh: IO[bytes], report: ReadReport, fmt
                 report.truncated(display, offset, n_records)
 
 
+def _read_decompressed(path: str, display: str, fh: IO[bytes], report: ReadReport, fmt: str, backend: str,
+                       kind: str) -> Iterator[Document]:
+    """A bzip2- or Zstandard-compressed file: its decompressed stream read as a plain one (offsets
+    are offsets in the uncompressed data, as for a file gzipped as one stream). Where the compressed
+    data breaks off, the records before the cut are kept and the cut is reported, once."""
+    plain, broken = spool(fh, kind)
+    with plain:
+        truncated = report.stats.extra["error:truncated"]
+        records = report.stats.extra["records"]
+        yield from read_archive(path, display, plain, report, fmt=fmt, backend=backend)
+        if broken and report.stats.extra["error:truncated"] == truncated:
+            plain.seek(0, os.SEEK_END)
+            report.truncated(display, plain.tell(), report.stats.extra["records"] - records, detail=broken)
+
+
 def _read_resync(display: str, fh: IO[bytes], report: ReadReport, fmt: str = "warc",
                  frames: Callable | None = None) -> Iterator[Document]:
     """``frames(on_damage, keep)``: the framed records to read (default: the whole file's)."""
     from .warc_framing import Damage, frame_warc
 
-    base = os.path.basename(display)
+    base = report.id_base(display)
     n_records = 0
 
     def on_damage(damage: Damage) -> None:
@@ -197,6 +219,14 @@ def _read_resync(display: str, fh: IO[bytes], report: ReadReport, fmt: str = "wa
 _TRUNCATED = Document(id="<truncated>")
 
 
+def _target_uri(value: str) -> str | None:
+    """The record's URL: WARC 1.0 tools write ``<http://...>``; only a URL wrapped at both ends is
+    unwrapped, as a lone ``<`` or ``>`` at either end belongs to the URL (``?x=<y>``)."""
+    if len(value) >= 2 and value[0] == "<" and value[-1] == ">":
+        value = value[1:-1]
+    return value or None
+
+
 def _record_document(rec: ArchiveRecord, display: str, base: str, report: ReadReport) -> Document | None:
     stats = report.stats
     declared = rec.headers.get("content-length") if "warc-type" in rec.headers else str(rec.length)
@@ -223,7 +253,7 @@ def _record_document(rec: ArchiveRecord, display: str, base: str, report: ReadRe
     payload_length = rec.length - header_length
     doc = Document(
         id=f"{base}:{rec.index}",
-        url=rec.headers.get("warc-target-uri", "").strip("<>") or None,
+        url=_target_uri(rec.headers.get("warc-target-uri", "")),
         crawl_date=rec.headers.get("warc-date") or None,
         http_headers=dict(msg.headers) if msg else {},
         warc_record_id=rec.headers.get("warc-record-id") or None,

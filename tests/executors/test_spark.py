@@ -511,3 +511,26 @@ def test_a_local_master_gets_no_more_workers_than_the_cpus_can_use(capsys):
     assert SparkExecutor(workers=2).master == "local[2]"
     assert SparkExecutor(workers=100000).master == f"local[{WORKERS_PER_CPU * cpus}]"
     assert "100000 workers are more than" in capsys.readouterr().err
+
+
+@needs_spark
+def test_spark_ids_equal_local_when_two_inputs_share_a_name(spark_context, tmp_path):
+    """Two crawl-0.warc.gz in different folders: each task reads one file, yet names its documents as
+    the local run does (the path as given, since the name is shared), byte for byte, in ranges too."""
+    from corpustool.executors.spark import SparkExecutor
+
+    for d in ("d1", "d2"):
+        split_warc(CRAWL, tmp_path / d, 1)
+    inputs = [str(tmp_path / "d1" / "crawl-0.warc.gz"), str(tmp_path / "d2")]
+    local_stats, _, _ = build_run(inputs, tmp_path / "local.vert", dedup_exact=False, dedup_near=False,
+                                  dedup_para=False)
+    local_out = (tmp_path / "local.vert").read_text(encoding="utf-8")
+    ids = __import__("re").findall(r'<doc id="([^"]*)"', local_out)
+    assert ids and len(ids) == len(set(ids))
+    assert {i.rsplit(":", 1)[0] for i in ids} == {inputs[0], str(tmp_path / "d2" / "crawl-0.warc.gz")}
+    for split_bytes in (None, 20000):
+        executor = SparkExecutor(workers=2, split_bytes=split_bytes)
+        spark_stats, _, _ = build_run(inputs, tmp_path / "spark.vert", executor, engine="spark",
+                                      dedup_exact=False, dedup_near=False, dedup_para=False)
+        assert (tmp_path / "spark.vert").read_text(encoding="utf-8") == local_out
+        assert spark_stats == local_stats

@@ -265,3 +265,35 @@ def test_vert_prints_its_statistics_table_when_asked(tmp_path):
     err = proc.stderr.decode()
     assert proc.returncode == 0, err
     assert "vert" in err and "malformed-jsonl=3" in err
+
+
+def test_records_without_html_are_dropped_as_no_html_and_named_once(tmp_path):
+    """{"url", "text"} and cleaned documents (`read | clean` output) gave an empty corpus, exit 0, each
+    counted only as the clean stage's "empty"; now each is dropped as no-html, counted, and the first
+    one of a file is named with what the reader expects and where cleaned documents go (vert)."""
+    rows = [{"url": f"http://ex.example/t{i}", "text": _text(i)} for i in range(3)]
+    plain = tmp_path / "text.jsonl"
+    plain.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    cleaned = tmp_path / "cleaned.jsonl"
+    cleaned.write_text("".join(json.dumps({"id": f"c{i}", "url": f"http://ex.example/c{i}",
+                                           "paragraphs": [{"text": _text(i), "class": "good"}]}) + "\n"
+                               for i in range(2)) + _good(9) + "\n", encoding="utf-8")
+    out, stats, rejects = tmp_path / "c.vert", tmp_path / "s.json", tmp_path / "r.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "corpustool", "build", str(plain), str(cleaned), "-o", str(out),
+                           "--lang", "en", "-q", "--stats", str(stats), "--rejects", str(rejects)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 2
+    assert err[0].startswith(f"corpustool: read: line 1 of {plain}: no 'html' or 'html_base64' field (it has 'text')")
+    assert err[1].startswith(f"corpustool: read: line 1 of {cleaned}: no 'html' or 'html_base64' field "
+                             "(it has 'paragraphs')")
+    assert all("corpustool vert" in line and "no-html" in line for line in err)
+    assert out.read_text(encoding="utf-8").count("<doc ") == 1         # the one record with html
+    by_stage = {s["stage"]: s for s in json.loads(stats.read_text())["stages"]}
+    assert by_stage["read"]["extra"]["no-html"] == 5 and by_stage["clean"]["drops"] == {"no-html": 5}
+    assert [json.loads(l)["reason"] for l in rejects.read_text().splitlines()] == ["no-html"] * 5
+    # read passes them on marked, as it does a page over the size limit
+    proc = subprocess.run([sys.executable, "-m", "corpustool", "read", str(plain)], capture_output=True, text=True)
+    assert [json.loads(l)["drop_reason"] for l in proc.stdout.splitlines()] == ["no-html"] * 3
+    assert len(proc.stderr.strip().splitlines()) == 1 and "no-html" in proc.stderr

@@ -449,3 +449,125 @@ def test_a_truncated_gzip_page_keeps_what_was_decompressed(tmp_path, capsys):
     (doc,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     text = "\n".join(p["text"] for p in doc["paragraphs"])
     assert "Paragraph 0 of the page" in text and "Paragraph 399 of the page" not in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_target_uri_unwrapped_only_when_wrapped_at_both_ends(tmp_path, backend):
+    """WARC 1.0 tools write ``<URL>``; a lone ``<`` or ``>`` at either end is the URL's own (it lost it before)."""
+    urls = ["http://ex.example/a>", "<http://ex.example/b>", "http://ex.example/c?x=<y>", "http://ex.example/d<",
+            "<http://ex.example/e", "http://ex.example/g>>"]
+    path = tmp_path / "crawl.warc"
+    write_warc(path, [("response", u, page(i), "text/html", ()) for i, u in enumerate(urls)], gz=False)
+    docs, _ = read([path], backend=backend)
+    assert [d.url for d in docs] == ["http://ex.example/a>", "http://ex.example/b", "http://ex.example/c?x=<y>",
+                                     "http://ex.example/d<", "<http://ex.example/e", "http://ex.example/g>>"]
+
+
+def _big_page(n: int) -> bytes:
+    import random
+    rng = random.Random(n)
+    words = " ".join(rng.choice(("river", "bridge", "council", "voted", "close", "town", "road")) for _ in range(200))
+    return f"<html><body><p>Page {n}: {words}.</p></body></html>".encode()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bzip2_warc_is_read_as_its_plain_warc(tmp_path, backend):
+    """A .warc.bz2 was read as one binary page (an empty corpus, exit 0); the magic bytes decide, not the name,
+    and concatenated streams (pbzip2) are read one after the other."""
+    import bz2
+    plain = tmp_path / "crawl.warc"
+    write_warc(plain, STANDARD, gz=False)
+    data = plain.read_bytes()
+    expected, _ = read([plain], backend=backend)
+    named = tmp_path / "d" / "crawl.warc.bz2"
+    named.parent.mkdir()
+    named.write_bytes(bz2.compress(data))
+    misnamed = tmp_path / "crawl2.warc"
+    half = data.index(b"WARC/1", len(data) // 2)
+    misnamed.write_bytes(bz2.compress(data[:half]) + bz2.compress(data[half:]))
+    for inp in (named, misnamed, named.parent):            # a directory picks up .warc.bz2 too
+        docs, reader = read([inp], backend=backend)
+        assert [(d.url, d.raw, d.id.split(":")[1]) for d in docs] == [(d.url, d.raw, d.id.split(":")[1])
+                                                                      for d in expected]
+        assert not any(k.startswith("error") for k in reader.stats.extra)
+
+
+def test_truncated_bzip2_warc_keeps_the_records_before_the_cut(tmp_path, capsys):
+    import bz2
+    plain = tmp_path / "crawl.warc"
+    write_warc(plain, [("response", f"http://ex.example/{n}", _big_page(n), "text/html", ()) for n in range(200)],
+               gz=False)
+    data = bz2.compress(plain.read_bytes(), compresslevel=1)       # blocks of 100 KB: the cut leaves some whole
+    cut = tmp_path / "crawl.warc.bz2"
+    cut.write_bytes(data[:len(data) * 3 // 4])
+    docs, reader = read([cut])
+    assert 0 < len(docs) < 200
+    assert [d.url for d in docs] == [f"http://ex.example/{n}" for n in range(len(docs))]
+    assert [d.raw for d in docs] == [_big_page(n) for n in range(len(docs))]
+    assert reader.stats.extra["error:truncated"] == 1
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "crawl.warc.bz2: truncated or damaged at byte offset" in line and "bzip2" in line
+
+
+def test_zstd_warc_read_when_zstandard_is_installed(tmp_path):
+    zstandard = pytest.importorskip("zstandard")
+    plain = tmp_path / "crawl.warc"
+    write_warc(plain, STANDARD, gz=False)
+    data = plain.read_bytes()
+    expected, _ = read([plain])
+    half = data.index(b"WARC/1", len(data) // 2)
+    z = zstandard.ZstdCompressor()
+    path = tmp_path / "crawl.warc.zst"
+    path.write_bytes(z.compress(data[:half]) + z.compress(data[half:]))        # two frames
+    docs, reader = read([path])
+    assert [(d.url, d.raw) for d in docs] == [(d.url, d.raw) for d in expected]
+    assert not any(k.startswith("error") for k in reader.stats.extra)
+
+
+def test_zstd_warc_refused_in_one_line_without_zstandard(tmp_path):
+    try:
+        import zstandard  # noqa: F401
+        pytest.skip("zstandard is installed: zstd files are read")
+    except ImportError:
+        pass
+    path = tmp_path / "crawl.warc.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(range(256)) * 4)
+    ok = tmp_path / "ok.html"
+    ok.write_bytes(page(1))
+    proc = subprocess.run([sys.executable, "-m", "corpustool", "read", str(path), str(ok)], capture_output=True,
+                          cwd=REPO)
+    assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 1        # the next input is read
+    (line,) = proc.stderr.decode().strip().splitlines()
+    assert line.startswith(f"corpustool: read: {path}: skipped: Zstandard-compressed") and "zstd -d" in line
+    docs, reader = read([path, ok])
+    assert len(docs) == 1 and reader.stats.extra["error:unreadable-file"] == 1
+
+
+def test_bzip2_compressed_page_is_named_not_read_as_a_binary_page(tmp_path, capsys):
+    import bz2
+    path = tmp_path / "page.html.bz2"
+    path.write_bytes(bz2.compress(page(1)))
+    docs, reader = read([path])
+    assert docs == [] and reader.stats.extra["error:unreadable-file"] == 1
+    assert "page.html.bz2: skipped: bzip2-compressed HTML: only WARC and ARC files" in capsys.readouterr().err
+
+
+def test_ids_stay_unique_when_two_inputs_share_a_file_name(tmp_path):
+    """Two crawl.warc.gz (or pages.jsonl) in different folders gave the same ids (``crawl.warc.gz:N``):
+    the files whose name another input shares use the path as given; the others keep their name."""
+    for d in ("d1", "d2"):
+        (tmp_path / d).mkdir()
+        write_warc(tmp_path / d / "crawl.warc.gz", STANDARD)
+        (tmp_path / d / "pages.jsonl").write_text(json.dumps({"url": "http://ex.example/j", "html": "<p>x</p>"}) + "\n")
+    write_warc(tmp_path / "d2" / "other.warc.gz", STANDARD)
+    d1, d2 = tmp_path / "d1", tmp_path / "d2"
+    inputs = [d1 / "crawl.warc.gz", d2 / "crawl.warc.gz", d2 / "other.warc.gz", d1 / "pages.jsonl", d2 / "pages.jsonl"]
+    docs, _ = read(inputs)
+    ids = [d.id for d in docs]
+    assert len(ids) == len(set(ids)) == 20
+    assert ids[0] == f"{d1 / 'crawl.warc.gz'}:2" and ids[6] == f"{d2 / 'crawl.warc.gz'}:2"
+    assert ids[12] == "other.warc.gz:2" and ids[-2:] == [f"{d1 / 'pages.jsonl'}:1", f"{d2 / 'pages.jsonl'}:1"]
+    walked, _ = read([tmp_path])                       # the same files found in a directory: the same ids
+    assert sorted(d.id for d in walked) == sorted(ids)
+    alone, _ = read([d1 / "crawl.warc.gz", d2 / "other.warc.gz"])    # distinct names: ids as before
+    assert [d.id.split(":")[0] for d in alone] == ["crawl.warc.gz"] * 6 + ["other.warc.gz"] * 6
