@@ -83,6 +83,45 @@ def test_checkpoint_of_other_options_is_refused(shards, tmp_path):
         other.run_resumable()
 
 
+def _interrupted(shards, out):
+    first = Pipeline(shards, str(out), _options())
+    first.stages.insert(1, InterruptOnce())
+    INTERRUPTED.clear()
+    with pytest.raises(KeyboardInterrupt):
+        first.run_resumable()
+    assert first.load_checkpoint()["done"] == 1
+
+
+def test_input_changed_after_its_checkpoint_is_refused(shards, tmp_path):
+    out = tmp_path / "x.vert"
+    _interrupted(shards, out)
+    # a finished input replaced: its old documents are in the partial output
+    page = os.path.join(shards[0], "page0.html")
+    with open(page, "a", encoding="utf-8") as fh:
+        fh.write("<p>more</p>")
+    with pytest.raises(OptionError, match=f"{shards[0]} changed after .*x.vert.checkpoint was written"):
+        Pipeline(shards, str(out), _options()).run_resumable()
+
+
+def test_input_not_yet_read_may_change(shards, tmp_path):
+    out = tmp_path / "x.vert"
+    _interrupted(shards, out)
+    with open(os.path.join(shards[2], "page0.html"), "a", encoding="utf-8") as fh:
+        fh.write("<p>more</p>")
+    Pipeline(shards, str(tmp_path / "full.vert"), _options()).run()
+    Pipeline(shards, str(out), _options()).run_resumable()
+    assert out.read_bytes() == (tmp_path / "full.vert").read_bytes()
+
+
+def test_resume_with_another_worker_count(shards, tmp_path):
+    out = tmp_path / "x.vert"
+    _interrupted(shards, out)
+    Pipeline(shards, str(tmp_path / "full.vert"), _options()).run()
+    # the output is the same for any number of workers: not an option the checkpoint depends on
+    Pipeline(shards, str(out), PipelineOptions(languages=["en"], workers=2)).run_resumable()
+    assert out.read_bytes() == (tmp_path / "full.vert").read_bytes()
+
+
 def test_resume_needs_an_output_file(shards):
     with pytest.raises(OptionError):
         Pipeline(shards, "-", _options()).run_resumable()
