@@ -185,6 +185,7 @@ class Pipeline:
         # raised before the output takes its name
         self.require_documents = False
         self._pending: tuple | None = None     # an output finished but not yet moved into place
+        self._order = 0                          # the next document's place in the input (_numbered)
 
     def lock_output(self) -> None:
         """Hold ``OUTPUT.lock``: a second run writing the same output is refused at once (OptionError)."""
@@ -199,11 +200,25 @@ class Pipeline:
 
     def documents(self) -> Iterator[Document]:
         """The kept documents, as a stream (no writer)."""
-        source: Iterable[Document] = self.reader.read()
+        source: Iterable[Document] = self._numbered(self.reader.read())
         if self.progress:
             from .progress import with_progress
             source = with_progress(source, self.inputs, sys.stderr)
         return self.executor.run(source, self.stages)
+
+    def _numbered(self, docs: Iterable[Document]) -> Iterator[Document]:
+        """Each document with its place in the input (``_order``): the ``--rejects`` file lists the
+        dropped ones in that order, whatever stage dropped them and however the stages batch
+        (a resumed build's stages decide at every input's end, an uninterrupted one's in mid-batch)."""
+        for doc in docs:
+            doc._order = self._order         # type: ignore[attr-defined]  (pickled with the document)
+            self._order += 1
+            yield doc
+
+    def _kept(self, doc: Document) -> None:
+        kept = getattr(self.on_drop, "kept", None)
+        if kept is not None:
+            kept(doc)
 
     def commit_output(self) -> None:
         """Move the output finished by ``run(commit=False)`` into place (a rename)."""
@@ -246,6 +261,7 @@ class Pipeline:
             try:
                 for doc in self.documents():
                     writer.write(doc)
+                    self._kept(doc)
                     self.profile.add(doc)
                 self._check_documents()
                 writer.close(commit=commit)
@@ -467,8 +483,9 @@ class Pipeline:
                 reader = make_reader([self.inputs[index]], input_format=self.input_format,
                                      max_bytes=self.options.max_bytes, defer_decoding=True)
                 reader.on_drop = self.on_drop
-                for doc in self.executor.run(reader.read(), self.stages):
+                for doc in self.executor.run(self._numbered(reader.read()), self.stages):
                     writer.write(doc)
+                    self._kept(doc)
                     self.profile.add(doc)
                 self.reader.stats.merge(reader.stats)
                 size = writer.flush()

@@ -232,6 +232,12 @@ class RejectsWriter:
         self.resumable = resumable
         self.finished = False
         self.tmp: str | None = None
+        # lines waiting for every document read before theirs to be kept or dropped: the file lists
+        # dropped documents in input order (Pipeline._numbered), not in the order stages report them
+        self._waiting: list[tuple[int, str]] = []
+        self._decided: set[int] = set()
+        self._next = 0          # the first document not yet kept or dropped
+        self._seen = 0          # one past the last document heard of
         if path:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             self.tmp = f"{path}.partial" if resumable else f"{path}.tmp{os.getpid()}"
@@ -249,6 +255,7 @@ class RejectsWriter:
     def size(self) -> int:
         if self.fh is None:
             return 0
+        self._write_waiting()       # a checkpoint: every document read so far is decided
         self.fh.flush()
         os.fsync(self.fh.fileno())      # a checkpoint counts these bytes
         return self.fh.tell()
@@ -256,8 +263,40 @@ class RejectsWriter:
     def __call__(self, doc: Document, stage: str) -> None:
         if self.fh is None:
             return
+        order = getattr(doc, "_order", None)
+        if order is None:               # not numbered (a filter's stream): in the order reported
+            self._write(self.line(doc, stage))
+            return
+        import heapq
+        heapq.heappush(self._waiting, (order, self.line(doc, stage)))
+        self._decide(order)
+
+    def kept(self, doc: Document) -> None:
+        """A numbered document was written to the corpus: the drops before it may go out."""
+        order = getattr(doc, "_order", None)
+        if self.fh is not None and order is not None:
+            self._decide(order)
+
+    def _decide(self, order: int) -> None:
+        import heapq
+        self._seen = max(self._seen, order + 1)
+        self._decided.add(order)
+        while self._next in self._decided:
+            self._decided.discard(self._next)
+            self._next += 1
+        while self._waiting and self._waiting[0][0] < self._next:
+            self._write(heapq.heappop(self._waiting)[1])
+
+    def _write_waiting(self) -> None:
+        import heapq
+        while self._waiting:
+            self._write(heapq.heappop(self._waiting)[1])
+        self._decided.clear()
+        self._next = self._seen
+
+    def _write(self, line: str) -> None:
         try:
-            self.fh.write(self.line(doc, stage))
+            self.fh.write(line)
         except OSError as exc:          # a full disk: the message names the rejects file
             from ..writers.base import named_error
             raise named_error(exc, self.path) from None
@@ -284,6 +323,7 @@ class RejectsWriter:
     def finish(self) -> None:
         """Everything written and closed, still under the temporary name (:meth:`commit` renames)."""
         if self.fh is not None:
+            self._write_waiting()
             fh, self.fh = self.fh, None
             try:
                 fh.close()
