@@ -391,3 +391,38 @@ def test_dev_stdout_is_standard_output(tmp_path):
     proc = _run("build", src, "-o", "/dev/stdout", "--lang", "en", "--quiet")
     assert ref.returncode == 0 and proc.returncode == 0, proc.stderr
     assert proc.stdout == ref.stdout and "<doc " in proc.stdout
+
+
+def test_stats_and_rejects_dash_are_standard_output(tmp_path):
+    src = _pages(tmp_path / "in", 3)
+    (tmp_path / "in" / "dup.html").write_text((tmp_path / "in" / "p0000.html").read_text())
+    proc = _run("build", src, "-o", tmp_path / "c.vert", "--lang", "en", "--quiet", "--stats", "-", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["stages"] and (tmp_path / "c.vert").exists()
+    proc = _run("build", src, "-o", tmp_path / "d.vert", "--lang", "en", "--quiet", "--rejects", "-", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["reason"] for line in proc.stdout.splitlines()] == ["exact-duplicate"]
+    proc = subprocess.run(_cli("vert", "-o", tmp_path / "e.vert", "--stats", "-"), input="", capture_output=True,
+                          text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0 and json.loads(proc.stdout), proc.stderr
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["build", "IN", "-o", "-", "--stats", "-"],
+    ["build", "IN", "-o", "OUT", "--stats", "-", "--rejects", "/dev/stdout"],
+    ["build", "IN", "-o", "-", "--report", "-"],
+    ["build", "IN", "-o", "OUT", "--rejects", "-", "--resume"],
+    ["clean", "--lang", "en", "--rejects", "-"],
+    ["read", "IN", "--stats", "-"],
+    ["vert", "--stats", "-"],
+    ["onion", "--stats", "-"],
+], ids=["build-o-stats", "build-stats-rejects", "build-o-report", "build-resume-rejects", "clean-rejects",
+        "read-stats", "vert-stats", "onion-stats"])
+def test_two_outputs_on_standard_output_are_refused(tmp_path, args):
+    src = _pages(tmp_path / "in", 2)
+    args = [src if a == "IN" else tmp_path / "c.vert" if a == "OUT" else a for a in args]
+    proc = subprocess.run(_cli(*args), input="", capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and "standard output" in proc.stderr, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
