@@ -426,3 +426,31 @@ def test_two_outputs_on_standard_output_are_refused(tmp_path, args):
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
     assert len(proc.stderr.splitlines()) == 1 and "standard output" in proc.stderr, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+def _closed_early(args, stdin=None):
+    """Run, read a little of standard output and close it, as `| head -c 100` does."""
+    proc = subprocess.Popen(_cli(*args), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    return proc.wait(timeout=300), err
+
+
+@pytest.mark.parametrize("command", ["build", "read", "onion"])
+def test_standard_output_closed_early_is_no_success(tmp_path, command):
+    src = _pages(tmp_path / "in", 300)
+    stats, rejects = tmp_path / "s.json", tmp_path / "r.jsonl"
+    if command == "build":
+        args = ["build", src, "-o", "-", "--lang", "en", "--quiet", "--stats", stats, "--rejects", rejects]
+    elif command == "read":
+        args = ["read", src, "--stats", stats]
+    else:
+        vert = tmp_path / "c.vert"
+        assert _run("build", src, "-o", vert, "--lang", "en", "--quiet").returncode == 0
+        args = ["onion", vert, "--stats", stats]
+    rc, err = _closed_early(args)
+    # as a process killed by SIGPIPE, quietly; not a success, and no statistics as if it were one
+    assert rc == 128 + signal.SIGPIPE and err == "", err
+    assert not stats.exists() and not rejects.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["in"] + (["c.vert"] if command == "onion" else []))
