@@ -185,6 +185,7 @@ class Pipeline:
         # raised before the output takes its name
         self.require_documents = False
         self._pending: tuple | None = None     # an output finished but not yet moved into place
+        self._order = 0                          # the next document's place in the input (_numbered)
 
     def lock_output(self) -> None:
         """Hold ``OUTPUT.lock``: a second run writing the same output is refused at once (OptionError)."""
@@ -199,11 +200,25 @@ class Pipeline:
 
     def documents(self) -> Iterator[Document]:
         """The kept documents, as a stream (no writer)."""
-        source: Iterable[Document] = self.reader.read()
+        source: Iterable[Document] = self._numbered(self.reader.read())
         if self.progress:
             from .progress import with_progress
             source = with_progress(source, self.inputs, sys.stderr)
         return self.executor.run(source, self.stages)
+
+    def _numbered(self, docs: Iterable[Document]) -> Iterator[Document]:
+        """Each document with its place in the input (``_order``): the ``--rejects`` file lists the
+        dropped ones in that order, whatever stage dropped them and however the stages batch
+        (a resumed build's stages decide at every input's end, an uninterrupted one's in mid-batch)."""
+        for doc in docs:
+            doc._order = self._order         # type: ignore[attr-defined]  (pickled with the document)
+            self._order += 1
+            yield doc
+
+    def _kept(self, doc: Document) -> None:
+        kept = getattr(self.on_drop, "kept", None)
+        if kept is not None:
+            kept(doc)
 
     def commit_output(self) -> None:
         """Move the output finished by ``run(commit=False)`` into place (a rename)."""
@@ -246,6 +261,7 @@ class Pipeline:
             try:
                 for doc in self.documents():
                     writer.write(doc)
+                    self._kept(doc)
                     self.profile.add(doc)
                 self._check_documents()
                 writer.close(commit=commit)
@@ -309,8 +325,10 @@ class Pipeline:
         import dataclasses
         import hashlib
         import json
+        options = dataclasses.asdict(self.options)
+        del options["workers"]      # the output is byte-identical for every worker count
         key = {"inputs": [os.path.abspath(i) for i in self.inputs], "format": self.input_format,
-               "output_format": self.output_format, "options": dataclasses.asdict(self.options)}
+               "output_format": self.output_format, "options": options}
 
         def value(v: Any) -> str:   # an array (onion_dup_ngrams) by its contents, not numpy's shortened repr
             return hashlib.sha256(v.tobytes()).hexdigest() if hasattr(v, "tobytes") else str(v)
@@ -330,6 +348,10 @@ class Pipeline:
         if state.get("fingerprint") != self.fingerprint():
             raise OptionError(f"{path} was written by a run with other inputs or options; "
                               f"remove it to start afresh")
+        # a finished input replaced or changed since: its old documents are in the partial output
+        for name, saved in zip(self.inputs, state.get("input_states", [])):
+            if saved != _input_state(name):
+                raise OptionError(f"{name} changed after {path} was written; remove it to start afresh")
         return state
 
     def discard_checkpoint(self) -> None:
@@ -386,7 +408,7 @@ class Pipeline:
             j += 1
 
     def _save_checkpoint(self, checkpoint, done: int, output_bytes: int,
-                         rejects_size: Callable[[], int] | None) -> None:
+                         rejects_size: Callable[[], int] | None, input_states: list) -> None:
         import pickle
         from .errors import OptionError
 
@@ -410,7 +432,8 @@ class Pipeline:
                 raise OptionError(f"this configuration cannot be resumed: {exc}") from None
         rejects_bytes = rejects_size() if rejects_size else 0
         manifest = {"fingerprint": self.fingerprint(), "output_bytes": output_bytes,
-                    "rejects_bytes": rejects_bytes, "reader_stats": self.reader.stats.to_dict(),
+                    "rejects_bytes": rejects_bytes, "input_states": input_states,
+                    "reader_stats": self.reader.stats.to_dict(),
                     "profile": self.profile.state(), "stages": stages}
         checkpoint.write(done, manifest, arrays, blob)
 
@@ -426,8 +449,10 @@ class Pipeline:
         state = self.load_checkpoint()
         done = 0
         finished = False
+        input_states: list = []
         if state is not None:
             done = state["done"]
+            input_states = state.get("input_states", [])[:done]
             self._restore(state, checkpoint.load_segments(done), checkpoint.load_opaque(done))
             for st in [self.reader, *self.stages]:
                 st.on_drop = self.on_drop
@@ -455,16 +480,19 @@ class Pipeline:
         id_names = shared_names(self.reader._displays())     # ids as one reading of all inputs makes them
         try:
             for index in range(done, len(self.inputs)):
+                # taken before reading: a change while the input is read refuses the resume too
+                input_states.append(_input_state(self.inputs[index]))
                 reader = make_reader([self.inputs[index]], input_format=self.input_format,
                                      max_bytes=self.options.max_bytes, defer_decoding=True)
                 reader.on_drop = self.on_drop
                 reader.id_names = id_names
-                for doc in self.executor.run(reader.read(), self.stages):
+                for doc in self.executor.run(self._numbered(reader.read()), self.stages):
                     writer.write(doc)
+                    self._kept(doc)
                     self.profile.add(doc)
                 self.reader.stats.merge(reader.stats)
                 size = writer.flush()
-                self._save_checkpoint(checkpoint, index + 1, size, rejects_size)
+                self._save_checkpoint(checkpoint, index + 1, size, rejects_size, input_states)
         finally:
             writer.close()
             self._note_structures(writer, resumed=done > 0)
@@ -517,6 +545,30 @@ class Pipeline:
 class _Written:
     def __init__(self, structures: dict[str, set[str]]) -> None:
         self.structures = structures
+
+
+def _input_state(path: str) -> list | None:
+    """Size and modification time (ns) of an input file, or of every file under an input directory;
+    None for standard input (its bytes cannot be checked again) or a path that does not exist."""
+    if path == "-":
+        return None
+    try:
+        if not os.path.isdir(path):
+            st = os.stat(path)
+            return [st.st_size, st.st_mtime_ns]
+        files = []
+        for root, dirs, names in os.walk(path):
+            dirs.sort()
+            for name in sorted(names):
+                full = os.path.join(root, name)
+                try:
+                    st = os.stat(full)
+                    files.append([os.path.relpath(full, path), st.st_size, st.st_mtime_ns])
+                except OSError:         # a broken symbolic link: its name only
+                    files.append([os.path.relpath(full, path), None, None])
+        return files
+    except OSError:
+        return None
 
 
 def _load_stats(target: StageStats, saved: dict[str, Any]) -> None:

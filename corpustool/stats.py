@@ -41,6 +41,10 @@ def write_stats(path: str, stats: list[StageStats], commit: bool = True, **extra
     the temporary file is left for the caller to rename (its name is returned)."""
     from .writers.base import named_error
 
+    if path == "-":         # standard output: nothing to rename
+        sys.stdout.write(json.dumps(stats_dict(stats, **extra), indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+        return path
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
     try:

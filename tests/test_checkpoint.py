@@ -83,6 +83,45 @@ def test_checkpoint_of_other_options_is_refused(shards, tmp_path):
         other.run_resumable()
 
 
+def _interrupted(shards, out):
+    first = Pipeline(shards, str(out), _options())
+    first.stages.insert(1, InterruptOnce())
+    INTERRUPTED.clear()
+    with pytest.raises(KeyboardInterrupt):
+        first.run_resumable()
+    assert first.load_checkpoint()["done"] == 1
+
+
+def test_input_changed_after_its_checkpoint_is_refused(shards, tmp_path):
+    out = tmp_path / "x.vert"
+    _interrupted(shards, out)
+    # a finished input replaced: its old documents are in the partial output
+    page = os.path.join(shards[0], "page0.html")
+    with open(page, "a", encoding="utf-8") as fh:
+        fh.write("<p>more</p>")
+    with pytest.raises(OptionError, match=f"{shards[0]} changed after .*x.vert.checkpoint was written"):
+        Pipeline(shards, str(out), _options()).run_resumable()
+
+
+def test_input_not_yet_read_may_change(shards, tmp_path):
+    out = tmp_path / "x.vert"
+    _interrupted(shards, out)
+    with open(os.path.join(shards[2], "page0.html"), "a", encoding="utf-8") as fh:
+        fh.write("<p>more</p>")
+    Pipeline(shards, str(tmp_path / "full.vert"), _options()).run()
+    Pipeline(shards, str(out), _options()).run_resumable()
+    assert out.read_bytes() == (tmp_path / "full.vert").read_bytes()
+
+
+def test_resume_with_another_worker_count(shards, tmp_path):
+    out = tmp_path / "x.vert"
+    _interrupted(shards, out)
+    Pipeline(shards, str(tmp_path / "full.vert"), _options()).run()
+    # the output is the same for any number of workers: not an option the checkpoint depends on
+    Pipeline(shards, str(out), PipelineOptions(languages=["en"], workers=2)).run_resumable()
+    assert out.read_bytes() == (tmp_path / "full.vert").read_bytes()
+
+
 def test_resume_needs_an_output_file(shards):
     with pytest.raises(OptionError):
         Pipeline(shards, "-", _options()).run_resumable()
@@ -98,9 +137,31 @@ def test_cli_resume_gives_the_same_corpus_and_rejects(shards, tmp_path):
                "--lang", "en", "--rejects", str(tmp_path / f"{name}.rej"), "-q", *extra]
         r = subprocess.run(cmd, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
-        rejects = sorted((tmp_path / f"{name}.rej").read_text().splitlines())
-        outs.append(((tmp_path / f"{name}.vert.gz").read_bytes(), rejects))
-    # the same corpus, byte for byte, and the same dropped documents; stages that batch
-    # documents (the paragraph de-duplication) report drops at each input's end, so the
-    # order of lines from different stages in the rejects file may differ
-    assert outs[0] == outs[1] and "exact-duplicate" in str(outs[0][1])
+        outs.append(((tmp_path / f"{name}.vert.gz").read_bytes(), (tmp_path / f"{name}.rej").read_bytes()))
+    # the same corpus and rejects file, byte for byte (stages that batch documents decide at each
+    # input's end in a resumable build: the rejects file lists the drops in input order)
+    assert outs[0] == outs[1]
+    assert b"exact-duplicate" in outs[0][1] and b"near-duplicate" in outs[0][1]
+
+
+def test_interrupted_build_writes_the_rejects_file_of_an_uninterrupted_one(shards, tmp_path):
+    from corpustool.cli.common import RejectsWriter
+
+    plain = RejectsWriter(str(tmp_path / "plain.rej"))
+    Pipeline(shards, str(tmp_path / "plain.vert"), _options(), on_drop=plain).run()
+    plain.close()
+
+    out, rej = tmp_path / "res.vert", str(tmp_path / "res.rej")
+    rejects = RejectsWriter(rej, resumable=True)
+    first = Pipeline(shards, str(out), _options(), on_drop=rejects)
+    first.stages.insert(1, InterruptOnce())
+    INTERRUPTED.clear()
+    with pytest.raises(KeyboardInterrupt):
+        first.run_resumable(rejects.size)
+    rejects.abort()
+    state = first.load_checkpoint()
+    rejects = RejectsWriter(rej, resume_at=state["rejects_bytes"], resumable=True)
+    Pipeline(shards, str(out), _options(), on_drop=rejects).run_resumable(rejects.size)
+    rejects.close()
+    assert out.read_bytes() == (tmp_path / "plain.vert").read_bytes()
+    assert (tmp_path / "res.rej").read_bytes() == (tmp_path / "plain.rej").read_bytes()

@@ -125,7 +125,16 @@ def main(argv: list[str] | None = None) -> int:
     import os
     _install_signal_handlers()
     try:
-        return int(args.func(args) or 0)
+        try:
+            status = int(args.func(args) or 0)
+            sys.stdout.flush()      # here, not at the interpreter's exit: a reader gone is told below
+            return status
+        except Exception as exc:
+            # the reader of our standard output went away (`| head`), whatever the error says
+            # (a writer's OSError, `cannot read FILE` of a read-and-write loop): that, and only that
+            if _stdout_closed(exc):
+                return _broken_pipe()
+            raise
     except OptionError as exc:
         print(f"corpustool {args.command}: error: {option_message(exc, args.command)}", file=sys.stderr)
         return 2
@@ -135,8 +144,6 @@ def main(argv: list[str] | None = None) -> int:
     except Terminated as exc:
         return _stopped(args.command, exc.signum, getattr(args, "resume", False))
     except OSError as exc:
-        if isinstance(exc, BrokenPipeError):
-            return _broken_pipe()
         if _received:
             return _stopped(args.command, _received[0], getattr(args, "resume", False))
         # a disk full, a file that became unreadable...: one line naming the file, no traceback
@@ -198,10 +205,39 @@ def _stopped(command: str, signum: int, resumable: bool = False) -> int:
     return 128 + signum
 
 
+def _stdout_closed(exc: BaseException) -> bool:
+    """``exc``, or an error it was raised from, is EPIPE, and standard output has no reader left."""
+    import errno
+    import select
+
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None or (isinstance(seen, OSError) and seen.errno == errno.EPIPE):
+            break
+        seen = seen.__cause__ or seen.__context__
+    else:
+        return False
+    if seen is None:
+        return False
+    try:        # a pipe without a reader polls as an error (a worker's pipe breaking is no such thing)
+        poll = select.poll()
+        poll.register(sys.__stdout__.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poll.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return True
+
+
 def _broken_pipe() -> int:
-    # `corpustool ... | head`: the reader went away; not an error of ours
-    try:
-        sys.stdout = None  # type: ignore[assignment]
-    finally:
-        return 0
+    # `corpustool ... | head`: the reader went away before the output was complete. Exit as a process
+    # killed by SIGPIPE does (128 + 13), quietly like other Unix tools; the run failed: its other
+    # outputs (--stats, --rejects) were not written, as after any error
+    import os
+    import signal
+    try:        # the interpreter's last flush of stdout must not fail again (and print about it)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass
+    return 128 + signal.SIGPIPE
 

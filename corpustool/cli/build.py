@@ -120,9 +120,9 @@ def _build(args: argparse.Namespace, pipeline) -> list:
                  else pipeline.run(commit=False))
         rejects.finish()
         extra = {"options": _jsonable(vars(args)), "corpus": pipeline.profile.to_dict()}
-        if args.stats:
+        if args.stats and args.stats != "-":
             ready.append((write_stats(args.stats, stats, commit=False, **extra), args.stats))
-        if args.report:
+        if args.report and args.report != "-":
             from ..report import write_report
             from ..stats import stats_dict
             ready.append((write_report(stats_dict(stats, **extra), args.report, commit=False), args.report))
@@ -137,6 +137,14 @@ def _build(args: argparse.Namespace, pipeline) -> list:
     rejects.commit()
     for tmp, path in ready:
         os.replace(tmp, path)
+    # standard output cannot be taken back: written once every file is in place
+    if args.stats == "-":
+        write_stats("-", stats, **extra)
+    if args.report == "-":
+        from ..report import render_report
+        from ..stats import stats_dict
+        sys.stdout.write(render_report(stats_dict(stats, **extra)))
+        sys.stdout.flush()
     if args.registry and pipeline.structures is not None:
         from ..writers.registry import write_registry
         write_registry(args.registry, args.output, pipeline.structures, args.target)

@@ -111,12 +111,16 @@ def write_stream(docs: Iterable[Document], out: IO[str] | None = None, detail: b
 def check_outputs(args: argparse.Namespace, inputs: Iterable[str] = ()) -> None:
     """Refuse, before any work, output files (-o, --rejects, --stats, --report) that cannot be written,
     that are an input, or that are the same file twice."""
-    from ..writers.base import check_distinct_outputs, check_output_path
+    from ..writers.base import check_distinct_outputs, check_one_stdout, check_output_path
 
-    if getattr(args, "output", None) in STDOUT_NAMES:
-        args.output = "-"           # written as stdout, not renamed over the device
+    for name in ("output", "rejects", "stats", "report"):
+        if getattr(args, name, None) in STDOUT_NAMES:
+            setattr(args, name, "-")        # written as stdout, not renamed over the device
     named = [("-o", getattr(args, "output", None)), ("--rejects", getattr(args, "rejects", None)),
              ("--stats", getattr(args, "stats", None)), ("--report", getattr(args, "report", None))]
+    # a filter (no -o) writes its document stream to standard output
+    stream = [] if hasattr(args, "output") else [("the document stream", "-")]
+    check_one_stdout(stream + [(f"{what} -", path) for what, path in named])
     check_distinct_outputs(named)
     for what, path in named:
         if path:
@@ -138,14 +142,15 @@ def add_stats_options(p: argparse.ArgumentParser, table: bool = False, rejects: 
     """``table``: the command prints its statistics table unless --quiet (build); a filter
     prints it only when asked (``--stats``), or every stage of a pipe would (issue 22)."""
     if table:
-        p.add_argument("--stats", metavar="FILE", help="write per-stage statistics as JSON to FILE")
+        p.add_argument("--stats", metavar="FILE", help="write per-stage statistics as JSON to FILE (- for stdout)")
     else:
         p.add_argument("--stats", metavar="FILE", nargs="?", const=STATS_TABLE,
                        help="print the statistics table on stderr; with FILE, write the statistics as JSON "
                             "to FILE instead")
     if rejects:
         p.add_argument("--rejects", metavar="FILE",
-                       help="write dropped documents (id, url, stage, reason) as JSON Lines to FILE")
+                       help="write dropped documents (id, url, stage, reason) as JSON Lines to FILE "
+                            "(- for stdout)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar and no statistics on stderr" if table else "no messages on stderr")
     p.set_defaults(stats_table=table)
@@ -224,6 +229,7 @@ class RejectsWriter:
     the run succeeds; :meth:`abort` (an error or a signal) removes it, so no
     partial rejects file is left. A resumable build writes ``REJECTS.partial``
     instead, kept across interruptions and cut back to the last checkpoint.
+    ``-`` is standard output, written as the run goes (a resumable build refuses it).
     """
 
     def __init__(self, path: str | None, resume_at: int | None = None, resumable: bool = False) -> None:
@@ -232,7 +238,18 @@ class RejectsWriter:
         self.resumable = resumable
         self.finished = False
         self.tmp: str | None = None
-        if path:
+        # lines waiting for every document read before theirs to be kept or dropped: the file lists
+        # dropped documents in input order (Pipeline._numbered), not in the order stages report them
+        self._waiting: list[tuple[int, str]] = []
+        self._decided: set[int] = set()
+        self._next = 0          # the first document not yet kept or dropped
+        self._seen = 0          # one past the last document heard of
+        self.stdout = path == "-"
+        if self.stdout:
+            if resumable:
+                raise OptionError("--resume needs a --rejects file, not standard output")
+            self.fh = sys.stdout
+        elif path:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
             self.tmp = f"{path}.partial" if resumable else f"{path}.tmp{os.getpid()}"
             if resumable and resume_at is not None and not os.path.exists(self.tmp) and os.path.exists(path):
@@ -249,6 +266,7 @@ class RejectsWriter:
     def size(self) -> int:
         if self.fh is None:
             return 0
+        self._write_waiting()       # a checkpoint: every document read so far is decided
         self.fh.flush()
         os.fsync(self.fh.fileno())      # a checkpoint counts these bytes
         return self.fh.tell()
@@ -256,8 +274,40 @@ class RejectsWriter:
     def __call__(self, doc: Document, stage: str) -> None:
         if self.fh is None:
             return
+        order = getattr(doc, "_order", None)
+        if order is None:               # not numbered (a filter's stream): in the order reported
+            self._write(self.line(doc, stage))
+            return
+        import heapq
+        heapq.heappush(self._waiting, (order, self.line(doc, stage)))
+        self._decide(order)
+
+    def kept(self, doc: Document) -> None:
+        """A numbered document was written to the corpus: the drops before it may go out."""
+        order = getattr(doc, "_order", None)
+        if self.fh is not None and order is not None:
+            self._decide(order)
+
+    def _decide(self, order: int) -> None:
+        import heapq
+        self._seen = max(self._seen, order + 1)
+        self._decided.add(order)
+        while self._next in self._decided:
+            self._decided.discard(self._next)
+            self._next += 1
+        while self._waiting and self._waiting[0][0] < self._next:
+            self._write(heapq.heappop(self._waiting)[1])
+
+    def _write_waiting(self) -> None:
+        import heapq
+        while self._waiting:
+            self._write(heapq.heappop(self._waiting)[1])
+        self._decided.clear()
+        self._next = self._seen
+
+    def _write(self, line: str) -> None:
         try:
-            self.fh.write(self.line(doc, stage))
+            self.fh.write(line)
         except OSError as exc:          # a full disk: the message names the rejects file
             from ..writers.base import named_error
             raise named_error(exc, self.path) from None
@@ -284,8 +334,12 @@ class RejectsWriter:
     def finish(self) -> None:
         """Everything written and closed, still under the temporary name (:meth:`commit` renames)."""
         if self.fh is not None:
+            self._write_waiting()
             fh, self.fh = self.fh, None
             try:
+                if self.stdout:             # not ours to close
+                    fh.flush()
+                    return
                 fh.close()
             except OSError as exc:
                 from ..writers.base import named_error
@@ -305,12 +359,12 @@ class RejectsWriter:
 
     def abort(self) -> None:
         """The run failed or was stopped: no partial rejects file (a resumable one stays for the resume)."""
-        if self.fh is not None:
+        if self.fh is not None and not self.stdout:
             try:
                 self.fh.close()
             except OSError:
                 pass
-            self.fh = None
+        self.fh = None
         if self.tmp and not self.resumable:
             from ..writers.base import remove_quietly
             remove_quietly(self.tmp)

@@ -226,6 +226,9 @@ def _vertical_run(args: argparse.Namespace) -> VerticalOnion:
 def run_onion(args: argparse.Namespace) -> int:
     from ..dedup.onion_files import run_onion as run
 
+    from ..writers.base import check_one_stdout
+
+    check_one_stdout([("-o -", args.output), ("--stats -", args.stats)])
     resolve_vertical_defaults(args)
     stats = run(_vertical_run(args), warn=_Warnings(args.quiet))
     if not args.quiet:

@@ -496,6 +496,10 @@ def _stats(counts, elapsed: float, problems) -> dict[str, Any]:
 def _write_stats(path: str | None, stats: dict[str, Any]) -> None:
     if not path:
         return
+    if path == "-":         # standard output (refused when the corpus goes there too: cli/onion.py)
+        sys.stdout.write(json.dumps(stats, indent=2) + "\n")
+        sys.stdout.flush()
+        return
     try:
         with open(path, "w", encoding="utf-8") as fh:
             json.dump(stats, fh, indent=2)

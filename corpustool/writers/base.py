@@ -225,6 +225,16 @@ def check_distinct_outputs(named: Iterable[tuple[str, str | None]]) -> None:
         seen[real] = what
 
 
+def check_one_stdout(named: Iterable[tuple[str, str | None]]) -> None:
+    """Refuse two outputs of one run that are both ``-``: their bytes would be mixed on standard output."""
+    from ..errors import OptionError
+
+    users = [what for what, path in named if path == "-"]
+    if len(users) > 1:
+        raise OptionError(f"{users[0]} and {users[1]} would both write to standard output; "
+                          f"give one of them a file name")
+
+
 class OutputLock:
     """An exclusive lock on ``OUTPUT.lock``, so that two runs never write the same output.
 

@@ -391,3 +391,66 @@ def test_dev_stdout_is_standard_output(tmp_path):
     proc = _run("build", src, "-o", "/dev/stdout", "--lang", "en", "--quiet")
     assert ref.returncode == 0 and proc.returncode == 0, proc.stderr
     assert proc.stdout == ref.stdout and "<doc " in proc.stdout
+
+
+def test_stats_and_rejects_dash_are_standard_output(tmp_path):
+    src = _pages(tmp_path / "in", 3)
+    (tmp_path / "in" / "dup.html").write_text((tmp_path / "in" / "p0000.html").read_text())
+    proc = _run("build", src, "-o", tmp_path / "c.vert", "--lang", "en", "--quiet", "--stats", "-", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["stages"] and (tmp_path / "c.vert").exists()
+    proc = _run("build", src, "-o", tmp_path / "d.vert", "--lang", "en", "--quiet", "--rejects", "-", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["reason"] for line in proc.stdout.splitlines()] == ["exact-duplicate"]
+    proc = subprocess.run(_cli("vert", "-o", tmp_path / "e.vert", "--stats", "-"), input="", capture_output=True,
+                          text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0 and json.loads(proc.stdout), proc.stderr
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["build", "IN", "-o", "-", "--stats", "-"],
+    ["build", "IN", "-o", "OUT", "--stats", "-", "--rejects", "/dev/stdout"],
+    ["build", "IN", "-o", "-", "--report", "-"],
+    ["build", "IN", "-o", "OUT", "--rejects", "-", "--resume"],
+    ["clean", "--lang", "en", "--rejects", "-"],
+    ["read", "IN", "--stats", "-"],
+    ["vert", "--stats", "-"],
+    ["onion", "--stats", "-"],
+], ids=["build-o-stats", "build-stats-rejects", "build-o-report", "build-resume-rejects", "clean-rejects",
+        "read-stats", "vert-stats", "onion-stats"])
+def test_two_outputs_on_standard_output_are_refused(tmp_path, args):
+    src = _pages(tmp_path / "in", 2)
+    args = [src if a == "IN" else tmp_path / "c.vert" if a == "OUT" else a for a in args]
+    proc = subprocess.run(_cli(*args), input="", capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and "standard output" in proc.stderr, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+def _closed_early(args, stdin=None):
+    """Run, read a little of standard output and close it, as `| head -c 100` does."""
+    proc = subprocess.Popen(_cli(*args), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(100)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    return proc.wait(timeout=300), err
+
+
+@pytest.mark.parametrize("command", ["build", "read", "onion"])
+def test_standard_output_closed_early_is_no_success(tmp_path, command):
+    src = _pages(tmp_path / "in", 300)
+    stats, rejects = tmp_path / "s.json", tmp_path / "r.jsonl"
+    if command == "build":
+        args = ["build", src, "-o", "-", "--lang", "en", "--quiet", "--stats", stats, "--rejects", rejects]
+    elif command == "read":
+        args = ["read", src, "--stats", stats]
+    else:
+        vert = tmp_path / "c.vert"
+        assert _run("build", src, "-o", vert, "--lang", "en", "--quiet").returncode == 0
+        args = ["onion", vert, "--stats", stats]
+    rc, err = _closed_early(args)
+    # as a process killed by SIGPIPE, quietly; not a success, and no statistics as if it were one
+    assert rc == 128 + signal.SIGPIPE and err == "", err
+    assert not stats.exists() and not rejects.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["in"] + (["c.vert"] if command == "onion" else []))
