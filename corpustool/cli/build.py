@@ -77,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
         if os.path.exists(args.registry) and not os.path.isdir(args.registry):
             raise OptionError(f"--registry {args.registry!r} is not a directory")
         from ..writers.registry import check_paths
-        check_paths(args.registry, args.output, args.target)     # refused before the build, not after it
+        try:        # refused before the build, not after it; the library's message names no flag
+            check_paths(args.registry, args.output, args.target)
+        except OptionError as exc:
+            raise OptionError(f"--registry: {exc}") from None
     progress = not args.quiet and sys.stderr.isatty()
     pipeline = Pipeline(args.inputs, args.output, options, input_format=args.input_format,
                         output_format=args.output_format, progress=progress)

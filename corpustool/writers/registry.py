@@ -81,15 +81,15 @@ def check_paths(directory: str, vertical: str, target: str) -> None:
     registry = os.path.join(os.path.abspath(directory), "registry")
     if target == "cwb" and ":" in registry:
         # CWB reads -r (and CORPUS_REGISTRY) as a list of directories separated by ':'
-        raise OptionError(f"--registry: CWB cannot read the registry directory {registry!r}: it has ':' "
+        raise OptionError(f"CWB cannot read the registry directory {registry!r}: it has ':' "
                           "(CWB's separator of registry directories)")
     for path in (os.path.abspath(directory), os.path.abspath(vertical)):
         for ch in "\n\r":
             if ch in path:      # ends a line of either tool's file (and a line of encode.sh)
-                raise OptionError(f"--registry: the corpus managers' configurations cannot hold the path "
+                raise OptionError(f"the corpus managers' configurations cannot hold the path "
                                   f"{path!r}: it has a line break (U+{ord(ch):04X})")
         if "'" in path and '"' in path:
-            raise OptionError(f"--registry: a Manatee configuration cannot hold the path {path!r}: it has "
+            raise OptionError(f"a Manatee configuration cannot hold the path {path!r}: it has "
                               "both ' and \" (its strings are quoted with one, unescaped)")
 
 
