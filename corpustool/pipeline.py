@@ -548,27 +548,25 @@ class _Written:
 
 
 def _input_state(path: str) -> list | None:
-    """Size and modification time (ns) of an input file, or of every file under an input directory;
-    None for standard input (its bytes cannot be checked again) or a path that does not exist."""
+    """Size and modification time (ns) of each file of an input (release.input_files: a directory's
+    files in sorted order); None for standard input (its bytes cannot be checked again) or a path
+    that is no file or directory."""
+    from .errors import OptionError
+    from .release import input_files
+
     if path == "-":
         return None
+    files = []
     try:
-        if not os.path.isdir(path):
-            st = os.stat(path)
-            return [st.st_size, st.st_mtime_ns]
-        files = []
-        for root, dirs, names in os.walk(path):
-            dirs.sort()
-            for name in sorted(names):
-                full = os.path.join(root, name)
-                try:
-                    st = os.stat(full)
-                    files.append([os.path.relpath(full, path), st.st_size, st.st_mtime_ns])
-                except OSError:         # a broken symbolic link: its name only
-                    files.append([os.path.relpath(full, path), None, None])
-        return files
-    except OSError:
+        for full, shown in input_files([path]):
+            try:
+                st = os.stat(full)
+                files.append([shown, st.st_size, st.st_mtime_ns])
+            except OSError:             # a broken symbolic link: its name only
+                files.append([shown, None, None])
+    except (OptionError, OSError):
         return None
+    return files
 
 
 def _load_stats(target: StageStats, saved: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import os
 import sys
@@ -278,7 +279,6 @@ class RejectsWriter:
         if order is None:               # not numbered (a filter's stream): in the order reported
             self._write(self.line(doc, stage))
             return
-        import heapq
         heapq.heappush(self._waiting, (order, self.line(doc, stage)))
         self._decide(order)
 
@@ -289,7 +289,6 @@ class RejectsWriter:
             self._decide(order)
 
     def _decide(self, order: int) -> None:
-        import heapq
         self._seen = max(self._seen, order + 1)
         self._decided.add(order)
         while self._next in self._decided:
@@ -299,7 +298,6 @@ class RejectsWriter:
             self._write(heapq.heappop(self._waiting)[1])
 
     def _write_waiting(self) -> None:
-        import heapq
         while self._waiting:
             self._write(heapq.heappop(self._waiting)[1])
         self._decided.clear()
