@@ -21,7 +21,7 @@ import io
 import os
 import sys
 import zlib
-from typing import IO, Iterable, Iterator
+from typing import IO, Iterable, Iterator, Sequence
 
 from ..document import Document
 from ..errors import OptionError
@@ -74,6 +74,9 @@ class Reader(Stage):
         unreadable = [p for p in inputs if p != "-" and p not in remote and not os.access(p, os.R_OK)]
         if unreadable:
             raise OptionError(f"input not readable: {', '.join(unreadable)}")
+        twice = read_twice([p for p in inputs if p != "-" and p not in remote])
+        if twice:
+            raise OptionError(twice)
         self.inputs = list(inputs)
         self.input_format = input_format
         self.max_bytes = max_bytes
@@ -308,6 +311,32 @@ class Reader(Stage):
         if is_html_name(name):
             return "html"
         return None if in_dir else "sniff"
+
+
+def read_twice(inputs: Sequence[str]) -> str | None:
+    """Why some file of ``inputs`` would be read twice (None: no file would): an input given twice
+    (also as another path to it) or one inside a directory given too. Its documents would come twice
+    under one id, and the second copies go as duplicates: a typo in a command line, refused."""
+    seen: dict[str, str] = {}
+    for inp in inputs:
+        real = os.path.realpath(inp)
+        if real in seen:
+            return f"input given twice: {seen[real]} and {inp} are the same {_kind(inp)}"
+        seen[real] = inp
+    # (inside by its path as given, as the directory's walk reaches a linked file, or by where it is)
+    places = [(inp, {os.path.abspath(inp), os.path.realpath(inp)}) for inp in inputs]
+    for directory, tops in places:
+        if not os.path.isdir(directory):
+            continue
+        for inp, paths in places:
+            if inp != directory and any(p.startswith(top.rstrip(os.sep) + os.sep) for p in paths for top in tops):
+                return (f"input {inp} is inside input directory {directory}: its files would be read twice "
+                        f"(give one of the two)")
+    return None
+
+
+def _kind(path: str) -> str:
+    return "directory" if os.path.isdir(path) else "file"
 
 
 def shared_names(displays: Iterable[str]) -> dict[str, str]:

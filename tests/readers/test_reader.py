@@ -357,6 +357,28 @@ def test_bad_options_refused_before_reading(tmp_path):
         make_reader(["-", "-"])
 
 
+def test_a_file_read_twice_is_refused_before_reading(tmp_path, monkeypatch):
+    """The same file given twice (or inside a directory given too) gave its documents twice under
+    one id: refused, naming both inputs; inputs that only share a name are read."""
+    crawl = tmp_path / "crawl"
+    (crawl / "sub").mkdir(parents=True)
+    (crawl / "sub" / "a.html").write_bytes(page(1))
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "a.html").write_bytes(page(2))
+    (tmp_path / "link").symlink_to(crawl)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OptionError, match=r"input given twice: crawl/sub/a.html and ./crawl/sub/a.html are the same file"):
+        make_reader(["crawl/sub/a.html", "./crawl/sub/a.html"])
+    with pytest.raises(OptionError, match="input given twice: link and crawl/ are the same directory"):
+        make_reader(["link", "crawl/"])
+    with pytest.raises(OptionError, match="input crawl/sub/a.html is inside input directory crawl: its files would"):
+        make_reader(["crawl", "crawl/sub/a.html"])
+    with pytest.raises(OptionError, match="input crawl/sub is inside input directory link"):
+        make_reader(["crawl/sub", "link"])
+    docs, _ = read(["crawl/sub/a.html", "other/a.html"])
+    assert len({d.id for d in docs}) == 2
+
+
 def test_pages_over_max_bytes_are_passed_on_marked_too_large(tmp_path):
     big = b"<html><body><p>" + b"word " * 400 + b"</p></body></html>"
     warc = tmp_path / "crawl.warc.gz"
