@@ -338,27 +338,47 @@ def _open_bytes_out(path: str):
         raise OptionError(f"cannot write {path}: {exc.strerror}") from None
 
 
-def _feed_file(engine, path: str, out) -> None:
-    """Stream FILE through the engine; its output (bytes) to out, or nowhere when out is None."""
+def _feed_file(engine, path: str, out, out_name: str = "-") -> None:
+    """Stream FILE through the engine; its output (bytes) to out (named ``out_name``), or nowhere
+    when out is None. A failed read names the input, a failed write (a full disk) the output."""
     fh = _open_bytes_in(path)
     try:
         while True:
-            chunk = fh.read(_CHUNK)
+            try:
+                chunk = fh.read(_CHUNK)
+            except OSError as exc:
+                raise OptionError(f"cannot read {path}: {exc.strerror or exc}") from None
+            except EOFError as exc:     # a truncated .gz
+                raise OptionError(f"{path}: {exc}") from None
             if not chunk:
                 break
-            res = engine.feed(chunk)
-            if res and out is not None:
-                out.write(res)
-        res = engine.finish()
-        if res and out is not None:
-            out.write(res)
-    except OSError as exc:
-        raise OptionError(f"cannot read {path}: {exc}") from None
-    except EOFError as exc:     # a truncated .gz
-        raise OptionError(f"{path}: {exc}") from None
+            _write_out(out, out_name, _engine_step(engine.feed, chunk))
+        _write_out(out, out_name, _engine_step(engine.finish))
     finally:
         if fh is not sys.stdin.buffer:
             fh.close()
+
+
+def _engine_step(step, *args) -> bytes:
+    """The engine's step; its own files (the spilled n-grams of pass 1) failing to write, named."""
+    try:
+        return step(*args)
+    except OSError as exc:
+        raise OptionError(f"cannot write {exc.filename or 'temporary files'}: {exc.strerror or exc}") from None
+
+
+def _write_out(out, out_name: str, data: bytes | None = None) -> None:
+    """Write data to out (None: flush it); a failure (a full disk) names the output."""
+    if out is None or (data is not None and not data):
+        return
+    try:
+        if data is None:
+            out.flush()
+        else:
+            out.write(data)
+    except OSError as exc:      # (a closed pipe is told apart by the CLI from the EPIPE behind this)
+        raise OptionError(f"cannot write {'standard output' if out_name == '-' else out_name}: "
+                          f"{exc.strerror or exc}") from None
 
 
 def _hash_params(run: VerticalOnion) -> dict:
@@ -469,8 +489,8 @@ def _run_onion_engine(run: VerticalOnion) -> dict[str, Any]:
             _load_duplicates(eng, dup_path, run)
         out = _open_bytes_out(run.output)
         try:
-            _feed_file(eng, run.input, out)
-            out.flush()
+            _feed_file(eng, run.input, out, run.output)
+            _write_out(out, run.output)
         finally:
             if out is not sys.stdout.buffer:
                 out.close()

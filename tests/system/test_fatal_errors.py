@@ -359,6 +359,21 @@ def test_a_full_disk_under_the_output_names_it_and_leaves_nothing(tmp_path, name
     assert _leftovers(out, set()) == []
 
 
+@pytest.mark.parametrize("two_pass", [False, True], ids=["one-pass", "two-pass"])
+def test_onion_on_a_full_disk_names_its_output_not_its_input(tmp_path, two_pass):
+    """onion said "cannot read c.vert" when its output could not grow."""
+    src = _pages(tmp_path / "in", 30)
+    vert = tmp_path / "c.vert"
+    assert _run("build", src, "-o", vert, "--lang", "en", "--quiet").returncode == 0
+    size = vert.stat().st_size
+    out = tmp_path / "out.vert"
+    proc = _run_with_file_limit(size // 2, "onion", vert, "-o", out, *(["--two-pass"] if two_pass else []),
+                                cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines == [f"corpustool onion: error: cannot write {out}: File too large"], proc.stderr
+
+
 def test_a_disk_full_from_the_start_leaves_no_lock_file(tmp_path):
     src = _pages(tmp_path / "in", 3)
     out = tmp_path / "out"
