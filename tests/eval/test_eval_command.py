@@ -156,6 +156,29 @@ def test_invalid_options_exit_2(cleaneval_dir, capsys, argv, message):
     assert message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("option, message", [
+    (["--seed", "-1"], "--seed must be >= 0"),
+    (["--csv", "{tmp}/no-such-folder/per-page.csv"], "cannot write --csv"),
+    (["--csv", "{tmp}"], "is a directory"),
+    (["--html", "{gold}/gold/p1.txt"], "--html"),
+])
+def test_an_output_or_seed_that_would_fail_after_the_run_is_refused_first(cleaneval_dir, tmp_path, capsys,
+                                                                          monkeypatch, option, message):
+    """A negative seed, or a --csv / --html that cannot be written, failed only once every page was
+    evaluated (exit 1, the work lost); now refused first, in one line, exit 2."""
+    import corpustool.eval.runner as runner
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("the evaluation ran")
+
+    monkeypatch.setattr(runner.Evaluation, "run", no_run)
+    argv = [a.format(tmp=tmp_path, gold=cleaneval_dir) for a in option]
+    code = main(["eval", "--gold", str(cleaneval_dir), "-q", *argv])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
 def test_node_level_gold_end_to_end(tmp_path):
     annotated = page(nav=NAV.replace('class="nav"', 'class="nav gold-bad"'),
                      footer=FOOTER.replace('class="footer"', 'class="footer gold-bad"'))
