@@ -105,6 +105,9 @@ def parse_spec(spec: str) -> tuple[str, Path]:
         return fmt, path
     path = Path(spec)
     if not path.exists():
+        if sep and re.fullmatch(r"[A-Za-z][\w-]*", fmt):
+            # (a misspelt format was reported as a missing path)
+            raise OptionError(f"gold {spec!r}: unknown format {fmt!r}; FORMAT is one of {', '.join(FORMATS)}")
         raise OptionError(f"gold {spec!r} does not exist (give [FORMAT:]PATH, FORMAT one of {', '.join(FORMATS)})")
     return detect_format(path), path
 

@@ -202,6 +202,16 @@ def test_bad_specs_are_refused(tmp_path):
         read_gold(str(tmp_path / "x.json"))
 
 
+
+def test_a_misspelt_format_is_named_not_reported_as_a_missing_path(tmp_path):
+    (tmp_path / "pages").mkdir()
+    write(tmp_path / "evaldata.json", "{}")
+    with pytest.raises(OptionError, match="unknown format 'snippet'; FORMAT is one of snippets, articles"):
+        read_gold(f"snippet:{tmp_path}")
+    with pytest.raises(OptionError, match="does not exist"):
+        read_gold(f"snippets:{tmp_path / 'nope'}")
+
+
 def test_an_unreadable_annotated_page_is_skipped_and_named(tmp_path, capsys):
     """One damaged .html.gz of an annotated gold: skipped with its name, the others read."""
     good = '<html><body><div class="nav gold-bad">Menu</div><div class="gold-good">Text</div></body></html>'
