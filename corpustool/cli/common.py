@@ -374,21 +374,28 @@ def input_stats() -> list[StageStats]:
     return [_MALFORMED] if _MALFORMED.drops else []
 
 
-def run_stream_command(args: argparse.Namespace, stage: Stage, detail: bool = False) -> int:
-    """Run one stage as a filter: JSON Lines documents on stdin -> stdout."""
+def run_stream_command(args: argparse.Namespace, stage: Stage, detail: bool = False,
+                       then: Stage | None = None) -> int:
+    """Run one stage as a filter: JSON Lines documents on stdin -> stdout (``then``: a stage run
+    right after it, as build runs a site-level method's stream stage after the clean stage)."""
     from ..stats import print_table, write_stats
 
     check_outputs(args)
     rejects = RejectsWriter(getattr(args, "rejects", None))
-    stage.on_drop = rejects
+    stages = [stage] if then is None else [stage, then]
+    docs = read_stream()
+    for s in stages:
+        s.on_drop = rejects
+        docs = s.run(docs)
     try:
-        write_stream(stage.run(read_stream()), detail=detail)
-        stage.close()
+        write_stream(docs, detail=detail)
+        for s in stages:
+            s.close()
     except BaseException:
         rejects.abort()
         raise
     rejects.close()
-    stats = [stage.stats]
+    stats = [s.stats for s in stages]
     if _MALFORMED.drops:
         stats.insert(0, _MALFORMED)
     if getattr(args, "stats", None):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 from typing import Any
@@ -107,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("--min-agreement must be in 0..100")
     if args.bootstrap < 0:
         raise OptionError("--bootstrap must be >= 0")
+    if args.seed < 0:
+        raise OptionError("--seed must be >= 0")      # (numpy's generator refused it after the run)
     if args.folds is not None and (args.folds < 0 or args.folds == 1):
         raise OptionError("--folds must be 0 (none) or at least 2")
     if args.cv is not None and args.cv < 2:
@@ -116,6 +119,18 @@ def run(args: argparse.Namespace) -> int:
         raise OptionError("--train goes with --cv")
     if args.cv and args.folds is not None and args.folds != args.cv:
         raise OptionError(f"--folds {args.folds} with --cv {args.cv}: --cv reports by its own {args.cv} folds")
+    # the reports are written after the run: a path that cannot be written is refused before it
+    if args.csv:
+        from ..writers.base import check_output_path
+
+        check_output_path(args.csv, [], "--csv")
+    if args.html:
+        if os.path.exists(args.html) and not os.path.isdir(args.html):
+            raise OptionError(f"--html {args.html} is a file; give a folder for the report")
+        try:
+            os.makedirs(args.html, exist_ok=True)
+        except OSError as exc:
+            raise OptionError(f"cannot write --html {args.html}: {exc.strerror or exc}") from None
     configs = expand_sweep(build_configs(args), parse_sweep(args.sweep))
     # every option is checked before the gold is read, so that an invalid one is refused
     # in one line (reading the gold may print notes); notes on skipped configurations

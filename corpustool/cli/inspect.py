@@ -68,6 +68,21 @@ def page_bytes(args: argparse.Namespace, path: str, raw: bytes) -> bytes:
     """The page to inspect: the file itself when it is a page (HTML, gzip-compressed HTML, plain text),
     the page --record/--url chooses when it is an archive or a JSON Lines file; anything else is refused
     (DataError, exit 1), so that a WARC or binary data is never shown as one "good" paragraph."""
+    from ..readers.sniff import describe_content
+
+    kind = describe_content(raw[:65536])
+    base = kind.replace(" (gzip-compressed)", "")
+    if base in _ARCHIVES:
+        return _chosen_page(args, path, kind)
+    if args.record is not None or args.url is not None:
+        raise OptionError(f"--record and --url choose a page of a WARC, ARC or JSON Lines file; {path} "
+                          f"looks like {kind}")
+    return one_page_bytes(path, raw)
+
+
+def one_page_bytes(path: str, raw: bytes) -> bytes:
+    """The page a file that is one page holds (HTML, gzip-compressed HTML, plain text), as the
+    extractors take it; anything else is refused (DataError)."""
     import gzip
     import zlib
 
@@ -77,13 +92,8 @@ def page_bytes(args: argparse.Namespace, path: str, raw: bytes) -> bytes:
 
     kind = describe_content(raw[:65536])
     base = kind.replace(" (gzip-compressed)", "")
-    if base in _ARCHIVES:
-        return _chosen_page(args, path, kind)
-    if args.record is not None or args.url is not None:
-        raise OptionError(f"--record and --url choose a page of a WARC, ARC or JSON Lines file; {path} "
-                          f"looks like {kind}")
     if kind == "empty":
-        raise DataError(f"{path} is empty: no page to inspect")
+        raise DataError(f"{path} is empty: no page")
     if base not in ("HTML", "plain text", "UTF-16 text"):
         raise DataError(f"{path} is not an HTML page: it looks like {kind}")
     if kind.endswith("(gzip-compressed)"):

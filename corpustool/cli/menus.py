@@ -14,7 +14,7 @@ def register(subparsers: Any) -> None:
         "menus", help="list the menus MenEx detects in HTML pages",
         description="Detect the menus of HTML pages with MenEx (Alarte's thesis, Ch. 5): xpath, features, "
                     "score and a text excerpt of every detected menu root, the main menu first.")
-    p.add_argument("pages", nargs="+", metavar="PAGE.html", help="HTML file(s)")
+    p.add_argument("pages", nargs="+", metavar="PAGE.html", help="HTML file(s) (.gz too)")
     p.add_argument("--root-threshold", type=float, default=None,
                    help="MenEx's root threshold (Alarte's thesis, Algorithm 1; default 0.90)")
     p.add_argument("--menu-threshold", type=float, default=None,
@@ -36,7 +36,9 @@ def _threshold(name: str, value: float | None, default: float) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from .. import encoding
+    from ..errors import DataError
     from ..extractors.base import parse_html
+    from .inspect import one_page_bytes
     from ..extractors.menex import MENU_THRESHOLD, ROOT_THRESHOLD, analyse_menus
 
     root_t = _threshold("--root-threshold", args.root_threshold, ROOT_THRESHOLD)
@@ -50,6 +52,14 @@ def run(args: argparse.Namespace) -> int:
                 raw = fh.read()
         except OSError as exc:
             print(f"corpustool menus: {path}: {exc.strerror or exc}", file=sys.stderr)
+            status = 1
+            continue
+        try:
+            # read as inspect reads a page: a .gz page was parsed compressed (no menu), a WARC or
+            # binary data as if it were one page
+            raw = one_page_bytes(path, raw)
+        except DataError as exc:
+            print(f"corpustool menus: {exc}", file=sys.stderr)
             status = 1
             continue
         tree = parse_html(encoding.decode(raw).text) if raw.strip() else None

@@ -95,7 +95,11 @@ def run_clean(args: argparse.Namespace) -> int:
 
     kw = clean_kwargs(args)
     stage = Clean(**kw)
-    return run_stream_command(args, stage, detail=args.detail)
+    # a site-level method (urltree, archive, temex, ...) keeps every block in the clean stage and
+    # decides in its stream stage, right after it, as in build
+    stream_stage = getattr(stage.extractor, "stream_stage", None)
+    then = stream_stage(stage.extractor.params, reason="boilerplate") if stream_stage is not None else None
+    return run_stream_command(args, stage, detail=args.detail, then=then)
 
 
 def run_dedup_exact(args: argparse.Namespace) -> int:

@@ -12,7 +12,8 @@ plus what is known to be right about it:
 * ``cleaneval`` - CleanEval plain-text gold: a ``URL:`` line, then text whose
   blocks start with ``<p>``, ``<h>`` or ``<l>`` (seed 003, Sect. 2.5), paired
   with the HTML file of the same name (Rolli's framework, seed 004, pairs a
-  content file and an HTML file by name too).
+  content file and an HTML file by name too). The text is UTF-8 or, named on
+  stderr, read in the encoding detected as a page's is.
 * ``wcxb`` - the Web Content eXtraction Benchmark's layout: ``html/NNNN.html.gz``
   and ``ground-truth/NNNN.json`` (``ground_truth.main_content``, its ``with`` /
   ``without`` snippets, ``_internal.page_type.primary``). The gold is the main
@@ -104,6 +105,9 @@ def parse_spec(spec: str) -> tuple[str, Path]:
         return fmt, path
     path = Path(spec)
     if not path.exists():
+        if sep and re.fullmatch(r"[A-Za-z][\w-]*", fmt):
+            # (a misspelt format was reported as a missing path)
+            raise OptionError(f"gold {spec!r}: unknown format {fmt!r}; FORMAT is one of {', '.join(FORMATS)}")
         raise OptionError(f"gold {spec!r} does not exist (give [FORMAT:]PATH, FORMAT one of {', '.join(FORMATS)})")
     return detect_format(path), path
 
@@ -134,7 +138,7 @@ _ANNOTATION_BYTES = re.compile(rb"krdwrd-tag-|x-nc-sel\d|gold-(?:good|bad|uncert
 
 def _json_format(path: Path) -> str:
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             data = json.load(fh)
     except (OSError, ValueError) as exc:
         raise OptionError(f"cannot read gold {path}: {exc}") from None
@@ -169,7 +173,7 @@ def _warn(msg: str) -> None:
 
 def _load_json(path: Path) -> dict:
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8-sig") as fh:
             data = json.load(fh)
     except (OSError, ValueError) as exc:
         raise OptionError(f"cannot read gold {path}: {exc}") from None
@@ -279,7 +283,7 @@ def read_wcxb(path: Path) -> Iterator[GoldPage]:
     for gold in sorted(gt_dir.glob("*.json")):
         key = gold.name[:-5]
         try:
-            with open(gold, encoding="utf-8") as fh:
+            with open(gold, encoding="utf-8-sig") as fh:
                 entry = json.load(fh)
         except (OSError, ValueError) as exc:
             _warn(f"{gold}: cannot read: {exc}; skipped")
@@ -353,7 +357,7 @@ def _find_cleaneval_gold(path: Path) -> list[Path]:
         if d.is_dir():
             for f in sorted(d.glob("*.txt")):
                 with open(f, encoding="utf-8", errors="replace") as fh:
-                    first = fh.readline()
+                    first = fh.readline().lstrip("\ufeff")    # (a byte-order mark hid the URL line)
                 if _CE_URL.match(first):
                     found.append(f)
     return found
@@ -372,9 +376,19 @@ def read_cleaneval(path: Path) -> Iterator[GoldPage]:
         if page is None:
             _warn(f"{gold}: no HTML file named {stem}.html; skipped")
             continue
-        url, blocks = parse_cleaneval(gold.read_text(encoding="utf-8", errors="replace"))
+        url, blocks = parse_cleaneval(_gold_text(gold))
         yield GoldPage(id=stem, url=url, format="cleaneval", path=str(page), text="\n".join(blocks),
                        paragraphs=blocks)
+
+
+def _gold_text(path: Path) -> str:
+    """A gold text file's text: UTF-8 (a byte-order mark dropped), else its encoding detected as a
+    page's is (read as UTF-8, a Czech gold in windows-1250 lost every word with a diacritic), named
+    on stderr."""
+    dec = encoding.decode(path.read_bytes())
+    if dec.encoding not in ("utf-8", "ascii") and dec.source != "bom":
+        _warn(f"{path}: not UTF-8; read as {dec.encoding}")
+    return dec.text
 
 
 # -- node-level annotations ---------------------------------------------------------

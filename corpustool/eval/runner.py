@@ -4,8 +4,9 @@ A configuration is ``[LABEL=]NAME[:key=value,...]``: a registry extractor
 with its options (``justext-package:preset=A``), or ``peer:NAME[:...]`` for a
 peer (:mod:`.peers`). Registry extractors run inside the pipeline's clean
 stage (:class:`corpustool.extractors.clean.Clean`: decoding, stoplist choice,
-extraction, the same drops), so the evaluation measures exactly what a corpus
-build does. Every configuration sees the same pages in one run; the time
+extraction, the same drops), followed for a site-level method (urltree,
+archive, temex, site-conex, hybex) by its stream stage over all the pages, so
+the evaluation measures exactly what a corpus build does. Every configuration sees the same pages in one run; the time
 spent in the stage is summed per configuration to give pages per second.
 
 Seed 004's framework (Sect. 2.1, Appendix C.4) is the model: pairs of page
@@ -312,6 +313,9 @@ class Evaluation:
         self.results: dict[str, list[PageResult]] = {c.label: [] for c in self.configs}
         self.seconds: dict[str, float] = {c.label: 0.0 for c in self.configs}
         self.page_errors: list[tuple[str, str]] = []
+        # site-level methods (urltree, archive, temex, ...): the clean stage's documents of each
+        # such configuration, in page order, waiting for its stream stage (Evaluation._decide_sites)
+        self._site_docs: dict[str, list[tuple[PageResult, Document]]] = {}
 
     # -- languages
     @staticmethod
@@ -402,17 +406,52 @@ class Evaluation:
                             res = self._run_peer(cfg, index, context, lang_key)
                         else:
                             res = self._run_stage(cfg, index, page, raw, html_text, lang_key)
+                        results[cfg.label].append(res)
+                        self.seconds[cfg.label] += res.seconds
+                        if cfg.label in self._site_docs:
+                            continue        # scored once its stream stage has seen every page
                         context.score(res)
                         if not self.keep_output:
                             res.text = None
                             res.blocks = None
-                        results[cfg.label].append(res)
-                        self.seconds[cfg.label] += res.seconds
             for cfg in self.configs:
                 self.results[cfg.label].extend(results[cfg.label])
             done += len(block)
             if progress:
                 progress(done)
+        self._decide_sites()
+
+    def _decide_sites(self) -> None:
+        """A site-level method's clean stage keeps every block; its stream stage decides, as in a
+        build, over all the pages in gold order (a site's pages are those sharing its host). Only
+        then are the pages scored: without it they were scored as everything kept."""
+        for cfg in self.configs:
+            pending = self._site_docs.pop(cfg.label, None)
+            if not pending:
+                continue
+            extractor = self._stage(cfg, self._default_lang_key()).extractor
+            stream = extractor.stream_stage(extractor.params, reason="boilerplate")
+            start = time.perf_counter()
+            for _ in stream.run(doc for _, doc in pending):
+                pass
+            stream.close()
+            share = (time.perf_counter() - start) / len(pending)
+            self.seconds[cfg.label] += share * len(pending)
+            for res, doc in pending:
+                res.seconds += share
+                res.extract_seconds += share      # (the method's own work is done there)
+                res.drop_reason = doc.drop_reason
+                res.blocks = [(p.text, p.is_good) for p in doc.paragraphs]
+                res.text = "" if doc.drop_reason else doc.clean_text()
+                page = self.pages[res.page]
+                try:
+                    raw, html_text = page.load()
+                except OSError:
+                    raw, html_text = None, ""
+                _PageContext(page, raw, html_text).score(res)
+                if not self.keep_output:
+                    res.text = None
+                    res.blocks = None
 
     def _warm_up(self) -> None:
         """Run each configuration once on the first readable page; nothing is kept. With more
@@ -488,6 +527,8 @@ class Evaluation:
         res.lang = doc.stoplist_lang
         res.blocks = [(p.text, p.is_good) for p in doc.paragraphs]
         res.text = doc.clean_text()
+        if not quiet and getattr(stage.extractor, "stream_stage", None) is not None:
+            self._site_docs.setdefault(cfg.label, []).append((res, doc))
         return res
 
     def _chooser(self, lang_key: str) -> Any:

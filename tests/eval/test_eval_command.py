@@ -156,6 +156,29 @@ def test_invalid_options_exit_2(cleaneval_dir, capsys, argv, message):
     assert message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("option, message", [
+    (["--seed", "-1"], "--seed must be >= 0"),
+    (["--csv", "{tmp}/no-such-folder/per-page.csv"], "cannot write --csv"),
+    (["--csv", "{tmp}"], "is a directory"),
+    (["--html", "{gold}/gold/p1.txt"], "--html"),
+])
+def test_an_output_or_seed_that_would_fail_after_the_run_is_refused_first(cleaneval_dir, tmp_path, capsys,
+                                                                          monkeypatch, option, message):
+    """A negative seed, or a --csv / --html that cannot be written, failed only once every page was
+    evaluated (exit 1, the work lost); now refused first, in one line, exit 2."""
+    import corpustool.eval.runner as runner
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("the evaluation ran")
+
+    monkeypatch.setattr(runner.Evaluation, "run", no_run)
+    argv = [a.format(tmp=tmp_path, gold=cleaneval_dir) for a in option]
+    code = main(["eval", "--gold", str(cleaneval_dir), "-q", *argv])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
 def test_node_level_gold_end_to_end(tmp_path):
     annotated = page(nav=NAV.replace('class="nav"', 'class="nav gold-bad"'),
                      footer=FOOTER.replace('class="footer"', 'class="footer gold-bad"'))
@@ -321,3 +344,42 @@ def test_an_unreadable_page_is_scored_as_empty_output(tmp_path, capsys):
     assert res.drop_reason == "unreadable" and res.words is not None and res.words.tp == 0
     summary = ev.summary("justext-plus")
     assert summary.dropped == 1 and summary.words.recall < 1.0
+
+
+SITE_STORIES = {
+    "park": "The city council voted on Tuesday to approve the construction of a new park in the northern district, "
+            "ending a debate that had lasted for more than three years.",
+    "storm": "A strong storm hit the coast on Sunday night, cutting power to thousands of homes and forcing the "
+             "closure of several roads along the harbour.",
+    "prices": "Consumer prices rose again in October, driven mainly by the cost of energy and food, and economists "
+              "warned that interest rates might rise once more.",
+    "school": "A new primary school opened its doors in the western suburbs on Monday, with room for four hundred "
+              "pupils and a garden for lessons outdoors.",
+}
+
+
+def site_page(slug):
+    links = "".join(f'<li><a href="http://news.example.org/{s}">The {s} story</a></li>' for s in SITE_STORIES)
+    return (f'<html lang="en"><head><title>{slug}</title></head><body><div class="nav"><ul>{links}</ul></div>'
+            f'<div id="main"><p>{SITE_STORIES[slug]}</p></div>'
+            f'<div class="footer"><p>Copyright 2024 Example Media. Subscribe to our newsletter to get the news '
+            f'every morning in your inbox.</p></div></body></html>')
+
+
+@pytest.mark.parametrize("method", ["temex", "site-conex"])
+def test_a_site_level_method_is_scored_after_its_stream_stage(tmp_path, method):
+    """A site-level method's clean stage keeps every block and its stream stage decides, as build
+    runs them: eval scored the pages before that stage, i.e. everything kept (the site's menu and
+    footer counted as the method's output)."""
+    (tmp_path / "html").mkdir()
+    for slug in SITE_STORIES:
+        (tmp_path / "html" / f"{slug}.html").write_text(site_page(slug), encoding="utf-8")
+    (tmp_path / "ground-truth.json").write_text(json.dumps(
+        {slug: {"url": f"http://news.example.org/{slug}", "articleBody": text}
+         for slug, text in SITE_STORIES.items()}), encoding="utf-8")
+    ev = Evaluation(read_gold(f"articles:{tmp_path}"), [parse_config(method)])
+    ev.run()
+    summary = ev.summary(method, resamples=0)
+    assert summary.words.fp == 0                 # the shared menu and footer are template
+    assert summary.words.recall == 1.0
+    assert summary.seconds > 0

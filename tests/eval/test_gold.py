@@ -96,6 +96,34 @@ def test_cleaneval_reader_pairs_by_name(tmp_path):
     assert pages[0].text.splitlines()[1] == "This is the first paragraph of the page."
 
 
+CZECH_GOLD = ("URL: http://cz.example/\n<h> Nová knihovna v Brně\n<p> Městská knihovna v Brně otevřela v pondělí "
+              "novou pobočku v centru města. Budova nabízí více než padesát tisíc knih.\n")
+
+
+@pytest.mark.parametrize("bom, encoding", [(b"", "utf-8"), (b"\xef\xbb\xbf", "utf-8"), (b"", "cp1250")])
+def test_cleaneval_gold_is_read_in_its_encoding(tmp_path, capsys, bom, encoding):
+    """A gold text with a byte-order mark was left out without a word (its first line did not read
+    as the URL line); one in windows-1250 was read as UTF-8, every word with a diacritic broken."""
+    (tmp_path / "001.txt").write_bytes(bom + CZECH_GOLD.encode(encoding))
+    write(tmp_path / "001.html", "<html><body><p>Městská knihovna</p></body></html>")
+    assert detect_format(tmp_path) == "cleaneval"
+    pages = read_gold(str(tmp_path))
+    assert [p.id for p in pages] == ["001"]
+    assert pages[0].url == "http://cz.example/"
+    assert pages[0].paragraphs[0] == "Nová knihovna v Brně"
+    assert "Městská knihovna v Brně otevřela v pondělí" in pages[0].text
+    err = capsys.readouterr().err
+    assert ("001.txt: not UTF-8; read as cp1250" in err) == (encoding == "cp1250")
+
+
+def test_json_gold_with_a_byte_order_mark_is_read(tmp_path):
+    (tmp_path / "html").mkdir()
+    write(tmp_path / "html" / "42.html", "<html><body><p>Body one</p></body></html>")
+    (tmp_path / "ground-truth.json").write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"42": {"articleBody": "Body one", "url": "http://x.example/42"}}).encode())
+    assert detect_format(tmp_path / "ground-truth.json") == "articles"
+    assert [p.text for p in read_gold(str(tmp_path))] == ["Body one"]
+
 CANOLA = """<html><head><title>t</title></head><body>
 <a href="home.html"><kw class="krdwrd-tag-1-100">Home</kw></a>
 <h1><kw class="krdwrd-tag-2-80">Lorem ipsum</kw></h1>
@@ -172,6 +200,16 @@ def test_bad_specs_are_refused(tmp_path):
     write(tmp_path / "x.json", "[1, 2]")
     with pytest.raises(OptionError):
         read_gold(str(tmp_path / "x.json"))
+
+
+
+def test_a_misspelt_format_is_named_not_reported_as_a_missing_path(tmp_path):
+    (tmp_path / "pages").mkdir()
+    write(tmp_path / "evaldata.json", "{}")
+    with pytest.raises(OptionError, match="unknown format 'snippet'; FORMAT is one of snippets, articles"):
+        read_gold(f"snippet:{tmp_path}")
+    with pytest.raises(OptionError, match="does not exist"):
+        read_gold(f"snippets:{tmp_path / 'nope'}")
 
 
 def test_an_unreadable_annotated_page_is_skipped_and_named(tmp_path, capsys):

@@ -409,6 +409,25 @@ def test_menus_command(tmp_path, capsys):
     assert main(["menus", str(tmp_path / "missing.html")]) == 1
 
 
+def test_menus_reads_a_gzipped_page_and_refuses_what_is_no_page(tmp_path, capsys):
+    """A .gz page was parsed compressed ("0 menu(s)", exit 0), and a JSON Lines file or binary
+    data as one page; read as inspect reads a page now."""
+    import gzip
+
+    from corpustool.cli import main
+
+    (tmp_path / "page.html.gz").write_bytes(gzip.compress(PORTAL.encode("utf-8")))
+    (tmp_path / "pages.jsonl").write_text('{"url": "http://a.example/", "html": "<p>x</p>"}\n', encoding="utf-8")
+    (tmp_path / "junk.html").write_bytes(bytes(range(256)) * 8)
+    assert main(["menus", str(tmp_path / "page.html.gz")]) == 0
+    assert "text: Home News Sport Culture Contact" in capsys.readouterr().out
+    assert main(["menus", str(tmp_path / "pages.jsonl"), str(tmp_path / "junk.html")]) == 1
+    captured = capsys.readouterr()
+    assert "menu(s)" not in captured.out
+    assert "pages.jsonl is not an HTML page: it looks like JSON" in captured.err
+    assert "junk.html is not an HTML page: it looks like binary data" in captured.err
+
+
 # -- real pages (skipped without ../shared) ---------------------------------------
 
 def test_real_pages_do_not_crash(snippets_dir, snippets_gold):

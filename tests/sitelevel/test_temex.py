@@ -337,3 +337,27 @@ def test_odd_pages_in_a_site_never_stop_the_run():
         ids = {d.id for d in out}
         assert {d.id for d in docs[:6]} <= ids
         assert stage.stats.docs_in == stage.stats.docs_out + sum(stage.stats.drops.values())
+
+
+def test_the_clean_filter_runs_the_methods_stream_stage(tmp_path):
+    """``corpustool clean --extractor temex`` as a filter decides as build does: its clean stage
+    keeps every block, and without the stream stage after it the template was all kept."""
+    import json
+    import subprocess
+    import sys
+
+    lines = "".join(json.dumps({"url": d.url, "html": d.raw.decode()}) + "\n" for d in site_docs())
+    (tmp_path / "site.jsonl").write_text(lines, encoding="utf-8")
+    read = subprocess.run([sys.executable, "-m", "corpustool", "read", str(tmp_path / "site.jsonl")],
+                          capture_output=True, check=True, timeout=300)
+    res = subprocess.run([sys.executable, "-m", "corpustool", "clean", "--extractor", "temex", "--lang", "en",
+                          "--stats", str(tmp_path / "stats.json")],
+                         input=read.stdout, capture_output=True, timeout=300)
+    assert res.returncode == 0, res.stderr.decode()
+    docs = [json.loads(line) for line in res.stdout.decode().splitlines()]
+    assert len(docs) == len(MENU)
+    for doc in docs:
+        title, paras = article("/" + doc["url"].split("/", 3)[3])
+        assert [p["text"] for p in doc["paragraphs"] if p["class"] == "good"] == [title, *paras]
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    assert [s["stage"] for s in stats["stages"]][-2:] == ["clean", "temex"]
