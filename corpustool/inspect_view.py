@@ -134,6 +134,10 @@ def inspect_page(raw: bytes, source: str = "", language: str | None = None, extr
     name = extractor or DEFAULT_EXTRACTOR
     options = {k: v for k, v in options.items() if v is not None}
     ex = get_extractor(name, **options)
+    if getattr(ex, "stream_stage", None) is not None:
+        # its clean stage keeps every block: one page alone would be shown all good
+        raise OptionError(f"{name} decides by comparing a site's pages, which one page cannot show: build a "
+                          f"corpus of the site's pages with it, or inspect the page with a page-level extractor")
     decoded = decode(raw)
     page = Page(decoded.text)
     code, how = None, "not-needed"

@@ -79,6 +79,16 @@ def test_command_line(tmp_path, capsys):
     assert "unknown preset" in err and "cannot read" in err
 
 
+@pytest.mark.parametrize("name", ["urltree", "temex", "site-conex", "hybex", "archive"])
+def test_a_site_level_method_is_refused_not_shown_keeping_everything(tmp_path, capsys, name):
+    """Such a method's clean stage keeps every block: a report of one page showed it all good."""
+    src = tmp_path / "page.html"
+    src.write_bytes(PAGE)
+    assert main(["inspect", str(src), "--extractor", name, "-o", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err
+    assert f"{name} decides by comparing a site's pages" in err and not (tmp_path / "x.html").exists()
+
+
 def test_inspect_refuses_what_is_not_a_page_and_picks_a_page_of_an_archive(tmp_path, capsys):
     # issue 30 item 5: `inspect crawl.warc.gz` showed the gzip bytes as one "good" paragraph, exit 0
     import gzip
