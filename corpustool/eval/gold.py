@@ -368,8 +368,14 @@ def read_cleaneval(path: Path) -> Iterator[GoldPage]:
     looked up beside the text and in ``html/``, ``input/``, ``orig/`` of the gold directory."""
     golds = [path] if path.is_file() else _find_cleaneval_gold(path)
     base = path.parent if path.is_file() else path
+    first: dict[str, Path] = {}
     for gold in golds:
         stem = gold.name[:-4]
+        if stem in first:
+            # (the same name in two of the folders gold texts are looked up in: one page, scored once)
+            _warn(f"{gold}: a second gold text for page {stem} (the first: {first[stem]}); skipped")
+            continue
+        first[stem] = gold
         candidates = [d / f"{stem}{ext}" for d in (gold.parent, base, base / "html", base / "input", base / "orig")
                       for ext in (".html", ".htm", ".html.gz")]
         page = next((p for p in candidates if p.is_file()), None)

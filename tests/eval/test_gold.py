@@ -96,6 +96,16 @@ def test_cleaneval_reader_pairs_by_name(tmp_path):
     assert pages[0].text.splitlines()[1] == "This is the first paragraph of the page."
 
 
+def test_cleaneval_page_with_gold_in_two_folders_is_scored_once(tmp_path, capsys):
+    """001.txt beside the pages and in gold/ made two pages with the id 001, scored twice."""
+    write(tmp_path / "001.txt", CLEANEVAL)
+    write(tmp_path / "gold" / "001.txt", CLEANEVAL)
+    write(tmp_path / "001.html", "<html><body>page</body></html>")
+    pages = read_gold(f"cleaneval:{tmp_path}")
+    assert [p.id for p in pages] == ["001"]
+    assert f"{tmp_path / 'gold' / '001.txt'}: a second gold text for page 001" in capsys.readouterr().err
+
+
 CZECH_GOLD = ("URL: http://cz.example/\n<h> Nová knihovna v Brně\n<p> Městská knihovna v Brně otevřela v pondělí "
               "novou pobočku v centru města. Budova nabízí více než padesát tisíc knih.\n")
 
