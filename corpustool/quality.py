@@ -5,11 +5,13 @@ de-duplication), on the good paragraphs, each paragraph taken as a "line":
 
 ==============  =====================================================================
 ``q_punct``     share of text paragraphs (headings left out) ending in terminal punctuation
-                (``. ! ? …`` and the CJK, Arabic, Devanagari full stops, closing quotes and
-                brackets looked through; C4, FineWeb's line-punctuation ratio)
+                (``. ! ? …`` and the CJK, Arabic, Devanagari, Armenian, Ethiopic, Myanmar, Khmer,
+                Tibetan full stops, closing quotes and brackets looked through; C4, FineWeb's
+                line-punctuation ratio); Thai and Lao, which end sentences with a space, have none
 ``q_short``     share of paragraphs of at most 30 characters (FineWeb's short-line ratio)
-``q_wordlen``   mean length of the words, in letters (Gopher); languages written without spaces
-                (zh, ja, th, lo, km, my) have none
+``q_wordlen``   mean length of the words, in letters (Gopher; combining marks, such as the vowel
+                signs of Devanagari or Tamil, count as letters of their word); languages written
+                without spaces (zh, ja, th, lo, km, my) have none
 ``q_symbols``   ``#`` and ellipses per word (Gopher's symbol-to-word ratio)
 ``q_nonalpha``  share of words without a letter (Gopher: at least 80% with one)
 ``q_stop``      share of the words that are stop words *of the document's own stoplist* (the one
@@ -42,17 +44,26 @@ from .document import Document
 from .errors import OptionError
 from .native import backend
 from .stage import DocumentStage
+from .text.tokenizer import MARKS
 
 MODES = ("off", "mark", "drop")
 DEFAULT_MODE = "mark"
 
 # languages written without spaces between words: no word length, no word n-grams worth judging
 NO_SPACES = frozenset(("zh", "ja", "th", "lo", "km", "my"))
-_TERMINAL = frozenset(".!?…。！？؟۔।॥")
+# languages that end a sentence with a space, not a mark (Thai, Lao): no share of paragraphs ending
+# in one to judge
+NO_END_PUNCTUATION = frozenset(("th", "lo"))
+_TERMINAL = frozenset(".!?…。！？؟۔।॥։።፧။។៕།")
 _CLOSERS = "\"'”’»«)]}›*"
 _BULLETS = frozenset("•·‣◦▪▫■□●○►▸▹–—-*✓✔➤→»>")
 _LIST_TAGS = frozenset(("li", "dd", "dt"))
 _LETTER_WORD = re.compile(r"[^\W\d_]+")
+# Python's letters leave out combining marks, so the vowel signs and viramas of Devanagari, Tamil,
+# Bengali ... (and the accents of NFD text) would cut a word into runs of one or two letters: in
+# such a text a run of letters is a run of letters and marks
+_MARK = re.compile(f"[{MARKS}]")
+_LETTER_MARK_RUN = re.compile(f"(?:[^\\W\\d_]|[{MARKS}])+")
 # punctuation stripped from around a word before it is taken as one run of letters (no letters here)
 _PUNCTUATION = ".,;:!?…\"'()[]{}<>«»‹›“”„‘’‚-–—/*|#%&+=~^`@$§°•·"
 SHORT_LINE = 30          # characters: a "short line" (FineWeb)
@@ -218,11 +229,18 @@ def measure(paragraphs: list[Any], lang: str | None, stopwords: frozenset[str] |
     body = [t for p, t in zip(paragraphs, texts) if not getattr(p, "heading", False)] or texts
     text = "\n".join(texts)
     # (lower-casing neither adds nor removes a space or a letter)
+    lower = text.lower()
     (n_words, runs, letters, stop, no_letter, chars, top2, chars2, top3, chars3, top4, chars4,
-     dup5) = word_measures(text.lower(), stopwords, lang not in NO_SPACES)
+     dup5) = word_measures(lower, stopwords, lang not in NO_SPACES)
+    if not lower.isascii() and _MARK.search(lower):
+        found = _LETTER_MARK_RUN.findall(lower)
+        runs, letters = len(found), sum(map(len, found))
+        if stopwords is not None:
+            stop = sum(map(stopwords.__contains__, found))
     nw = n_words or 1
     out: dict[str, float] = {}
-    out["q_punct"] = sum(1 for t in body if _ends_terminal(t)) / len(body)
+    if lang not in NO_END_PUNCTUATION:
+        out["q_punct"] = sum(1 for t in body if _ends_terminal(t)) / len(body)
     out["q_short"] = sum(1 for t in texts if len(t) <= SHORT_LINE) / n
     if runs and lang not in NO_SPACES:
         out["q_wordlen"] = letters / runs

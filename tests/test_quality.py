@@ -100,6 +100,38 @@ def test_short_document_and_language_without_spaces():
     assert "q_wordlen" not in q and "q_top2" not in q and "q_stop" not in q
 
 
+HINDI = [
+    "दिल्ली विश्वविद्यालय के वैज्ञानिकों ने सौर मंडल के बाहर एक नए ग्रह की खोज की घोषणा की है। उनके अनुसार, "
+    "यह ग्रह अपने तारे के रहने योग्य क्षेत्र में स्थित है। इसकी सतह पर तरल पानी हो सकता है।",
+    "दल के प्रमुख प्रोफेसर शर्मा ने कहा कि यह खगोल विज्ञान के लिए एक बहुत महत्वपूर्ण खोज है। उन्होंने कहा कि "
+    "अवलोकन तीन साल से अधिक समय तक चला और परिणामों की जांच अन्य देशों के स्वतंत्र शोधकर्ताओं ने की।",
+    "अगला कदम नए दूरबीनों की मदद से ग्रह के वायुमंडल का अध्ययन करना होगा। अगर वहां ऑक्सीजन या मीथेन के "
+    "निशान मिलते हैं, तो यह पृथ्वी के बाहर जीवन का पहला अप्रत्यक्ष संकेत हो सकता है।",
+]
+THAI = [
+    "นักวิทยาศาสตร์ค้นพบดาวเคราะห์ดวงใหม่นอกระบบสุริยะ ตามที่พวกเขากล่าว ดาวเคราะห์ดวงนี้อยู่ในเขตที่อยู่อาศัยได้ของดาวฤกษ์",
+    "การสังเกตการณ์ใช้เวลานานกว่าสามปี และผลลัพธ์ได้รับการตรวจสอบโดยนักวิจัยอิสระจากประเทศอื่น",
+]
+
+
+def test_vowel_signs_are_letters_of_their_word():
+    """Devanagari's vowel signs and viramas are combining marks, not letters to Python: the words
+    of a Hindi article were cut at them (mean length 1.4 letters, "word-length" fired, and the stop
+    words "है", "की" were not found)."""
+    d, q = marks(HINDI, lang="hi")
+    assert q["q"] == "good", q
+    assert 3.0 < q["q_wordlen"] < 6.0 and q["q_stop"] > 0.4
+    assert marks(["सौर मंडल के बाहर"], lang="hi")[1]["q_wordlen"] == 13 / 4     # 3 + 4 + 2 + 4 code points
+
+
+def test_languages_ending_sentences_without_a_mark_are_not_judged_by_punctuation():
+    d, q = marks(THAI * 6, lang="th")
+    assert "q_punct" not in q and "punct" not in q.get("q_rules", ""), q
+    # the full stops of other scripts end a paragraph as "." does
+    for lang, text in (("hy", "Սա թեստ է։"), ("am", "ይህ ፈተና ነው።"), ("km", "នេះជាការសាកល្បង។")):
+        assert marks([text] * 3, lang=lang)[1]["q_punct"] == 1.0, lang
+
+
 def test_drop_mode_drops_with_the_rule_as_reason():
     stage = QualityMarks(mode="drop")
     dropped = []
@@ -187,7 +219,8 @@ def _reference_word_measures(paragraphs, lang, stopwords):
     text = "\n".join(texts)
     lower = text.lower()
     nw = len(text.split()) or 1
-    runs = re.findall(r"[^\W\d_]+", lower)
+    from corpustool.text.tokenizer import MARKS
+    runs = re.findall(rf"(?:[^\W\d_]|[{MARKS}])+", lower)        # combining marks are letters
     out = {"q_nonalpha": len(re.findall(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)", text)) / nw}
     if runs and lang not in ("zh", "ja", "th", "lo", "km", "my"):
         out["q_wordlen"] = sum(map(len, runs)) / len(runs)
@@ -225,8 +258,9 @@ def test_word_measures_equal_their_counting_definitions():
 
     vocab = ["the", "The", "cat", "sat", "on", "mat", "word,", "(so", "end.", "l'homme", "e-mail",
              "3.5", "42", "—", "|", "x²", "İstanbul", "ΣΟΦΙΑ", "naïve", "und", "der", "die", "#tag",
-             "https://example.org/a", "...", "«quote»", "a_b", "日本語", "😀", "½", "Ⅻ"]
-    stop = frozenset(("the", "on", "und", "der", "die", "l", "so"))
+             "https://example.org/a", "...", "«quote»", "a_b", "日本語", "😀", "½", "Ⅻ", "है", "नमस्ते",
+             "cafe\u0301", "\u0301x"]
+    stop = frozenset(("the", "on", "und", "der", "die", "l", "so", "है"))
     rng = random.Random(32)
     for trial in range(300):
         k = rng.choice((1, 2, 3, 8, 40))

@@ -3,7 +3,8 @@
 :func:`sentence_spans` takes the tokens and glue flags of one paragraph
 (:func:`corpustool.text.tokenizer.tokenize`) and the paragraph's language when
 known, and returns ``(start, end)`` token spans. A sentence may end only after
-end punctuation (``.`` ``!`` ``?`` ``…`` runs of them, CJK ``。！？``) or after
+end punctuation (``.`` ``!`` ``?`` ``…`` runs of them, CJK ``。！？``, the full stops and question
+marks of other scripts such as ``؟`` ``।`` ``։`` ``።``, Greek ``;``) or after
 an abbreviation token that ends with a period; closing quotes and brackets
 glued to the punctuation (a straight ``"`` with spaces on both sides when it
 closes a quotation opened before it), further end punctuation and an emoticon
@@ -126,8 +127,17 @@ _SHORT_ABBR_LANGS = frozenset(("en",))
 _ROMAN_UPPER = re.compile(r"^[IVXLC]{1,5}$")
 _ROMAN = re.compile(r"^[IVXLCDM]+$|^[ivxlcdm]{1,4}$")
 
-_END_CHARS = frozenset(".!?…‼⁇⁈⁉。！？")
+# the full stops and question marks of other scripts: Arabic question mark, Urdu full stop,
+# Devanagari (Hindi, Marathi, Nepali ...) danda and double danda, Armenian full stop, Ethiopic full
+# stop and question mark, Myanmar and Khmer full stops. None of them abbreviates, so they end a
+# sentence as "!" and "?" do
+_SCRIPT_END = "؟۔।॥։።፧။។៕"
+_END_CHARS = frozenset(".!?…‼⁇⁈⁉。！？" + _SCRIPT_END)
 _CJK_END = frozenset("。！？")
+# end punctuation after which any word, even a lower-case one, starts a sentence
+_QUESTION_BANG = frozenset("!?‼⁇⁈⁉" + _SCRIPT_END)
+# Greek writes its question mark as ";" (U+037E, which NFC makes ";"); its semicolon is "·"
+_GREEK_QUESTION = frozenset(";\u037e")
 # closing quotes and brackets: always closing / closing when glued to the punctuation
 _CLOSE_ALWAYS = frozenset(")]}”»›」』）】〕〉》")
 _CLOSE_GLUED = frozenset("\"'’“‘«‹`")
@@ -208,7 +218,7 @@ def sentence_spans(tokens: list[str], glue: list[bool] | None = None,
     while i < n:
         tok = tokens[i]
         c0 = tok[0]
-        if c0 in _END_CHARS and _is_end(tok):
+        if (c0 in _END_CHARS and _is_end(tok)) or (tok in _GREEK_QUESTION and lang == "el"):
             word = None
         elif tok[-1] == "." and len(tok) > 1 and tok[-2] != ".":
             word = tok[:-1]                     # an abbreviation token from the tokenizer ("Mr.", "U.S.")
@@ -314,7 +324,7 @@ def _boundary(tokens, glue, start, i, j, word, closed_quote, cjk, lang) -> bool:
             return upper
         if p[0] == "…":
             return upper
-        if p[0] in "!?‼⁇⁈⁉":
+        if p[0] in _QUESTION_BANG or (p in _GREEK_QUESTION and lang == "el"):
             prev = tokens[i - 1] if i > start else ""
             if glue[i] and prev and prev[0] in _MIDDLE:
                 return False                     # "Dial:?" (a broken character), "(!)"
@@ -358,7 +368,7 @@ def _after_period(word: str, before: str, w: str, upper: bool, closed_quote: boo
     """Boundary after ``word`` + "." before the word ``w`` (``upper``: a capital, digit ...)?"""
     exact, lower_abbr = _abbreviations(lang)
     base = word.lower()
-    if "/" in word or "@" in word:
+    if "/" in word or "@" in word or word[:4].lower() == "www.":
         return upper                              # a URL, an e-mail address
     if closed_quote and upper and len(word) > 1:
         return True                               # "(220 South Michigan Ave.) Does"

@@ -106,6 +106,17 @@ CASES = [
      ["Obst, z. B. Äpfel.", "Mr. Smith came.", "Přišel Ing. Novák."]),
     # scripts with their own end punctuation
     ("zh", "我们是中国人。你好！", ["我们是中国人。", "你好！"]),
+    ("ar", "مرحبا بالعالم. هل هذا اختبار؟ نعم!", ["مرحبا بالعالم.", "هل هذا اختبار؟", "نعم!"]),
+    ("ur", "یہ ایک جملہ ہے۔ یہ دوسرا ہے۔", ["یہ ایک جملہ ہے۔", "یہ دوسرا ہے۔"]),
+    ("hi", "यह एक परीक्षण है। ठीक है॥ अंत", ["यह एक परीक्षण है।", "ठीक है॥", "अंत"]),
+    ("hy", "Բարեւ աշխարհ։ Սա թեստ է։", ["Բարեւ աշխարհ։", "Սա թեստ է։"]),
+    ("am", "ሰላም ዓለም። ይህ ፈተና ነው።", ["ሰላም ዓለም።", "ይህ ፈተና ነው።"]),
+    ("my", "ကောင်းပါတယ်။ ဟုတ်ကဲ့။", ["ကောင်းပါတယ်။", "ဟုတ်ကဲ့။"]),
+    # Greek asks with ";" (U+037E, NFC ";"); elsewhere ";" ends no sentence
+    ("el", "Τι κάνεις; Καλά. Πού πας\u037e Σπίτι.", ["Τι κάνεις;", "Καλά.", "Πού πας\u037e", "Σπίτι."]),
+    ("en", "Eat apples; Pears are fine too.", ["Eat apples; Pears are fine too."]),
+    # a URL without a scheme ends a sentence as one with a scheme does
+    ("en", "Or visit www.example.com. Thanks for reading.", ["Or visit www.example.com.", "Thanks for reading."]),
 ]
 
 
