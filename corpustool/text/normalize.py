@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .tokenizer import strip_invisible
+
 MAX_TOKEN_BYTES = 4095
 MAX_VALUE_BYTES = 4095
 
@@ -93,7 +95,9 @@ def _continues(nxt: str, prev: str) -> bool:
 def clean_value(value: object, limit: int = MAX_VALUE_BYTES) -> tuple[str, bool]:
     """An attribute value as the vertical writer stores it: clean text on one line, single
     spaces, at most ``limit`` bytes; and whether it had to be cut."""
-    text = " ".join(clean_text(str(value)).split())
+    # (without the invisible format characters the tokenizer drops: a title beginning with a
+    # right-to-left mark or an unclosed embedding matches the tokens of the same words)
+    text = " ".join(strip_invisible(clean_text(str(value))).split())
     cut = cut_utf8(text, limit).rstrip()
     return cut, len(cut) != len(text)
 

@@ -47,3 +47,16 @@ def test_the_title_of_a_zalgo_page_is_kept(tmp_path):
         head = out.read_text(encoding="utf-8").split("\n", 1)[0]
         kept = head.split(' title="', 1)[1].split('"', 1)[0]
         assert kept.startswith(title[:2].replace("e\u0301", "\u00e9")) and 4090 < len(kept.encode()) <= 4095, kept[:10]
+
+
+def test_a_value_drops_the_format_characters_its_tokens_drop():
+    """A title beginning with a right-to-left mark, or holding an embedding never closed, kept them in
+    title="..." while its tokens dropped them: a query for the title's exact words found nothing."""
+    from corpustool.text.tokenizer import tokenize
+
+    title = "\u200f\u202bשלום עולם\u202c - \u2067news\u2069 \u00adsite"
+    value, cut = clean_value(title)
+    assert value == "שלום עולם - news site" and not cut
+    assert value.split() == [t for t in tokenize(title)[0]]
+    # what stays: a joiner inside an emoji sequence or a Persian word, as the tokens keep it
+    assert clean_value("👩\u200d💻 می\u200cخواهم")[0] == "👩\u200d💻 می\u200cخواهم"
