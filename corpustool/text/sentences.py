@@ -144,6 +144,9 @@ _CLOSE_GLUED = frozenset("\"'’“‘«‹`")
 # what may precede a sentence's first word
 _OPENERS = frozenset("\"'`“”„‚‘’«»‹›([{¿¡-–—•*·►▪→#")
 _MIDDLE = frozenset(",;:)]}%/&=+|")
+# an emoticon the tokenizer keeps whole (tokenizer.EMOTICON), or its pieces glued (":", "-", ")"),
+# as tokens from elsewhere may come
+_EMOTICON = re.compile(r"(?:[:;=][-'^]?[)(\]\[DPpOo/\\|]{1,3}|</?3)").fullmatch
 _EMOTICON_EYES = frozenset(":;=8")
 _EMOTICON_REST = frozenset(")(-DPpOo/|][3*^'")
 
@@ -223,10 +226,12 @@ def sentence_spans(tokens: list[str], glue: list[bool] | None = None,
         elif tok[-1] == "." and len(tok) > 1 and tok[-2] != ".":
             word = tok[:-1]                     # an abbreviation token from the tokenizer ("Mr.", "U.S.")
         else:
-            if (c0 in _EMOTICON_EYES and len(tok) == 1 and i + 1 < n and glue[i + 1]
-                    and tokens[i + 1] in _EMOTICON_REST and i > start):
+            whole = c0 in _EMOTICON_EYES or c0 == "<"
+            whole = whole and len(tok) > 1 and _EMOTICON(tok) is not None
+            if whole and i > start or (c0 in _EMOTICON_EYES and len(tok) == 1 and i + 1 < n and glue[i + 1]
+                                       and tokens[i + 1] in _EMOTICON_REST and i > start):
                 # an emoticon ending a sentence without punctuation: "community :-) Posted by"
-                j = i + 2
+                j = i + 1 if whole else i + 2
                 while j < n and glue[j] and tokens[j] in _EMOTICON_REST:
                     j += 1
                 if j < n and not glue[j] and tokens[j][0].isupper():
@@ -257,6 +262,8 @@ def sentence_spans(tokens: list[str], glue: list[bool] | None = None,
                 # it (' Řekl: " Přijdu. " Pak odešel.'); with an even number before it, or glued
                 # to the next word ('. "The'), it opens one
                 closed_quote = True
+                j += 1
+            elif (t[0] in _EMOTICON_EYES or t[0] == "<") and len(t) > 1 and _EMOTICON(t) is not None:
                 j += 1
             elif (t in _EMOTICON_EYES and j + 1 < n and glue[j + 1]
                   and tokens[j + 1] in _EMOTICON_REST and (j + 2 >= n or not glue[j + 2]

@@ -98,6 +98,10 @@ _EMOJI_TAIL = "[\ufe00-\ufe0f\u20e3\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]*"
 _EMOJI = (r"[\U0001f1e6-\U0001f1ff]{2}"                                  # flag: two regional indicators
           rf"|[^\s\w]{_EMOJI_TAIL}(?:\u200d[^\s\w]{_EMOJI_TAIL})+"        # ZWJ sequence 👨‍👩‍👧
           rf"|[^\s\w][\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]{_EMOJI_TAIL}")  # ❤️ 👍🏽
+# a Western emoticon: eyes, maybe a nose, a mouth of one to three characters (":-)", ";)", ":D",
+# ":'(", ":)))"), and the heart "<3"; not glued to a word before it ("Note:D", "3;)" stay apart)
+# nor to a letter or slash after it (":Directory", "C:/")
+EMOTICON = r"(?<!\w)(?:[:;=][-'^]?[)(\]\[DPpOo/\\|]{1,3}|</?3)(?![\w/])"
 _TOKEN = re.compile(
     r"(?:https?://|ftp://|www\.)[^\s<>\"']*[^\s<>\"'.,;:!?)\]}»“”]"   # URL
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                                    # e-mail
@@ -108,6 +112,7 @@ _TOKEN = re.compile(
     r"|\d+(?:[.,:/]\d+)*"                                               # number
     rf"|{_WORDPART}(?:[-'’]{_WORDPART})*"                                # word, hyphenated word
     r"|\.{2,}|-{2,}"                                                    # ellipsis, dash
+    rf"|{EMOTICON}"                                                      # emoticon :-)
     rf"|{_EMOJI}"                                                         # emoji, flag
     r"|\S",                                                              # any other character
 )

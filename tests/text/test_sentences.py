@@ -42,6 +42,9 @@ CASES = [
     ("en", "Apples, pears, etc. The rest is gone.", ["Apples, pears, etc.", "The rest is gone."]),
     ("en", "It is 3.5 m long. Done!", ["It is 3.5 m long.", "Done!"]),
     ("en", "Great food :-) Posted by Anna", ["Great food :-)", "Posted by Anna"]),
+    ("en", "Great! :-) Next one is here.", ["Great! :-)", "Next one is here."]),
+    ("en", "I love it <3 Really.", ["I love it <3", "Really."]),
+    ("en", "Fine. ;) Then go.", ["Fine. ;)", "Then go."]),
     ("en", "1. Introduction", ["1. Introduction"]),
     # German: z. B., d. h., usw., ordinals, quotes
     ("de", "Obst, z. B. Äpfel und Birnen, ist gesund. Das weiß jeder.",

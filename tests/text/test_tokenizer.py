@@ -51,3 +51,17 @@ def test_joiners_inside_words_stay():
 
 def test_format_character_does_not_change_glue():
     assert tokenize("Hello\u200e, world")[1] == [False, True, False]
+
+
+@pytest.mark.parametrize("text,tokens", [
+    ("Great food :-) thanks", ["Great", "food", ":-)", "thanks"]),
+    ("ha :D and ;) and :'( and :)))", ["ha", ":D", "and", ";)", "and", ":'(", "and", ":)))"]),
+    ("I <3 it", ["I", "<3", "it"]),
+    ("what?:)", ["what", "?", ":)"]),
+    # not emoticons: glued to a word before, a letter or slash after, a time, an equation
+    ("Note:D C:/x :Directory", ["Note", ":", "D", "C", ":", "/", "x", ":", "Directory"]),
+    ("x=3 (a;) at 10:30", ["x", "=", "3", "(", "a", ";", ")", "at", "10:30"]),
+])
+def test_emoticons_are_one_token(text, tokens):
+    """":-)" came out as ":", "-", ")": a corpus query for the emoticon found nothing."""
+    assert tokenize(text)[0] == tokens

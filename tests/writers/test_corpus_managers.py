@@ -226,6 +226,8 @@ def adversarial_pages() -> list[tuple[str, str, str]]:
         ("http://adv.example/emoji", "Family \U0001F468\u200D\U0001F469\u200D\U0001F467 and flags \U0001F1E8\U0001F1FF",
          "A family \U0001F468\u200D\U0001F469\u200D\U0001F467 waved \U0001F44D\U0001F3FD flags "
          "\U0001F1E8\U0001F1FF\U0001F1E9\U0001F1EA and \u200eleft\u200f \u202bembedded\u202c \u2067isolate\u2069 marks."),
+        ("http://adv.example/emoticons", "Faces :-) &lt;3",
+         "Emoticons are tokens: :-) ;) :'( :D &lt;3 &lt;/3 and a lone &lt; sign, &lt;doc&gt; &lt;/p&gt; &lt;s&gt; too."),
         ("http://adv.example/zalgo", "T e" + "\u0301" * 3000 + " end", "One letter with 3,000 accents in the title."),
     ]
 
