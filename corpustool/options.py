@@ -149,7 +149,8 @@ _TABLE = [
     Option("lang_method", "--lang-method", None, "fast", None, choices=("fast", "langdetect"),
            help="language identification method after cleaning (default fast)"),
     Option("paragraph_lang", "--paragraph-lang", None, False, None, switch=True,
-           help="also drop foreign-language paragraphs"),
+           help="also drop foreign-language paragraphs; a document mostly in an unwanted language keeps "
+                "its paragraphs in a wanted one"),
     Option("quality", "--quality", None, "mark", None, choices=("off", "mark", "drop"),
            help="document quality marks (q, q_rules, q_punct, q_stop ... on <doc>; docs/quality.md): mark "
                 "(default) writes them, drop also drops the documents judged low (reasons counted as "

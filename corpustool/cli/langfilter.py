@@ -27,7 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --method fast, never ask langdetect about uncertain documents")
     add_options(p, ("second_opinion_below",))
     p.add_argument("--paragraph-lang", action="store_true",
-                   help="also mark paragraphs in other languages as bad (reason foreign-language)")
+                   help="also mark paragraphs in other languages as bad (reason foreign-language); a "
+                        "document mostly in an unwanted language (or in none clearly) is kept with its "
+                        "paragraphs in a wanted one, when what remains is identified as that language "
+                        "(counted as lang-from-paragraphs)")
     p.add_argument("--min-paragraph-words", type=int, default=5,
                    help="with --paragraph-lang, paragraphs shorter than this keep the document's language "
                         "(default 5)")

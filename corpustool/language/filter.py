@@ -158,28 +158,55 @@ class LanguageFilter(DocumentStage):
             self.stats.extra["second-opinion-used"] += 1
         if code == UNDETERMINED:
             return doc.drop("unknown-language")
-        if conf < self.min_confidence:
-            return doc.drop("uncertain-language")
-        if self.languages is not None and code not in self.languages:
-            return doc.drop("unwanted-language")
+        if conf < self.min_confidence or (self.languages is not None and code not in self.languages):
+            if self.paragraph_level and self.languages is not None and self._wanted_part(doc):
+                self.stats.extra["lang-from-paragraphs"] += 1
+                self.stats.extra[f"lang:{doc.lang}"] += 1
+                return doc
+            return doc.drop("uncertain-language" if conf < self.min_confidence else "unwanted-language")
         if self.paragraph_level:
-            self._filter_paragraphs(doc)
+            self.stats.extra["foreign-paragraphs"] += self._filter_paragraphs(doc)
             if not doc.good_paragraphs():
                 return doc.drop("unwanted-language")
         self.stats.extra[f"lang:{code}"] += 1
         return doc
 
-    def _filter_paragraphs(self, doc: Document) -> None:
+    def _wanted_part(self, doc: Document) -> bool:
+        """A document of two languages whose main one is not wanted (or none is clear): with
+        --paragraph-lang its paragraphs in other languages go (a short one with the long one before
+        it, else after it), and the rest is kept when it is identified, as the whole document would
+        be, in a wanted language; its language is then that one. (A page half English, half German
+        was dropped whole by ``--lang en --paragraph-lang``.)"""
+        saved = [(p.cls, p.reason, p.lang, p.lang_score) for p in doc.paragraphs]
+        foreign = self._filter_paragraphs(doc, short_by_neighbours=True)
+        text = language_sample(doc.clean_text())
+        code, conf = self.identify_scores(text)[:2] if text.strip() else (UNDETERMINED, 0.0)
+        if code in self.languages and conf >= self.min_confidence:
+            doc.lang, doc.lang_score = code, conf
+            self.stats.extra["foreign-paragraphs"] += foreign
+            return True
+        for p, (cls, reason, lang, score) in zip(doc.paragraphs, saved):    # dropped whole, as it came
+            p.cls, p.reason, p.lang, p.lang_score = cls, reason, lang, score
+        return False
+
+    def _filter_paragraphs(self, doc: Document, short_by_neighbours: bool = False) -> int:
+        """Mark the good paragraphs in unwanted languages bad (foreign-language); returns how many.
+        A short paragraph keeps the document's language, or with ``short_by_neighbours`` takes
+        that of the long paragraph before it (else after it)."""
         allowed = self.languages or frozenset((doc.lang,))
         # a paragraph is a priori in the document's (or a wanted) language; short paragraphs
         # share stop words with many languages, and langdetect guesses wildly on them, so the
         # second opinion is not asked here
         prior = {code: PARAGRAPH_PRIOR / len(allowed) for code in allowed}
-        for p in doc.paragraphs:
+        foreign = 0
+        short: list[int] = []
+        judged: list[tuple[int, bool]] = []      # (index, foreign) of the long good paragraphs
+        for i, p in enumerate(doc.paragraphs):
             if not p.is_good:
                 continue
             if len(p.text.split()) < self.min_paragraph_words:
                 p.lang, p.lang_score = doc.lang, None
+                short.append(i)
                 continue
             if self.method == "langdetect":
                 code, conf = langdetect_language(p.text)
@@ -187,7 +214,22 @@ class LanguageFilter(DocumentStage):
                 result = identify(p.text, prior=prior)
                 code, conf = result.lang, result.confidence
             p.lang, p.lang_score = code, conf
-            if code != UNDETERMINED and code not in allowed and conf >= self.paragraph_min_confidence:
+            out = code != UNDETERMINED and code not in allowed and conf >= self.paragraph_min_confidence
+            judged.append((i, out))
+            if out:
                 p.cls = BAD
                 p.reason = "foreign-language"
-                self.stats.extra["foreign-paragraphs"] += 1
+                foreign += 1
+        if short_by_neighbours and judged:
+            k = 0
+            for i in short:
+                while k + 1 < len(judged) and judged[k + 1][0] < i:
+                    k += 1
+                j, out = judged[k]
+                p = doc.paragraphs[i]
+                p.lang = doc.paragraphs[j].lang
+                if out:
+                    p.cls = BAD
+                    p.reason = "foreign-language"
+                    foreign += 1
+        return foreign

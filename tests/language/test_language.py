@@ -368,6 +368,35 @@ def test_paragraph_level_drops_the_foreign_paragraph_of_a_mixed_page(tmp_path):
     assert ENGLISH_PARAGRAPH in list(LanguageFilter(languages=["de"]).run([doc2]))[0].clean_text()
 
 
+ENGLISH_ARTICLE = [
+    ENGLISH_PARAGRAPH,
+    "According to the office, the work will go on through the summer, and the people who live near the river "
+    "will have to put up with the noise for some time, although the detour for the traffic will be improved.",
+]
+
+
+def test_paragraph_level_keeps_the_wanted_part_of_a_page_mostly_in_another_language():
+    """A page more German than English was dropped whole by --lang en --paragraph-lang: the German
+    paragraphs go (a short line with the long one before it), the English ones stay, the document's
+    language is English; without --paragraph-lang, or with nothing English in it, it is dropped."""
+    paras = [GERMAN_ARTICLE[0], "Mehr dazu", ENGLISH_ARTICLE[0], "Read more", GERMAN_ARTICLE[1],
+             ENGLISH_ARTICLE[1], GERMAN_ARTICLE[2]]
+    stage = LanguageFilter(languages=["en"], paragraph_level=True, second_opinion=False)
+    german = doc_of(GERMAN_ARTICLE, "german")
+    kept = list(stage.run([doc_of(paras, "mixed"), german]))
+    assert [d.id for d in kept] == ["mixed"]
+    # a document with nothing wanted is dropped as it came: none of its paragraphs marked
+    assert german.drop_reason == "unwanted-language" and all(p.is_good and p.reason is None for p in german.paragraphs)
+    doc = kept[0]
+    assert doc.lang == "en" and doc.lang_score >= 0.8
+    assert [p.text for p in doc.paragraphs if p.is_good] == [ENGLISH_ARTICLE[0], "Read more", ENGLISH_ARTICLE[1]]
+    assert {p.reason for p in doc.paragraphs if not p.is_good} == {"foreign-language"}
+    assert stage.stats.extra["foreign-paragraphs"] == 4 and stage.stats.extra["lang-from-paragraphs"] == 1
+    assert stage.stats.drops == {"unwanted-language": 1}
+    # without --paragraph-lang the mixed page is dropped whole
+    assert list(LanguageFilter(languages=["en"], second_opinion=False).run([doc_of(paras)])) == []
+
+
 def test_options_are_validated():
     for kw in ({"min_confidence": 1.5}, {"method": "cld3"}, {"languages": ["Klingon"]},
                {"languages": ["auto", "de"]}, {"min_paragraph_words": -1}):
