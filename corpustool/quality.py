@@ -96,9 +96,10 @@ RULES: tuple[tuple[str, str, str, float, int], ...] = (
 # tuning half: their measures are written, no rule judges them.)
 
 
-def _ends_terminal(text: str) -> bool:
+def _ends_terminal(text: str, question: str = "") -> bool:
+    """``question``: a language's own question mark outside _TERMINAL (Greek's ";")."""
     t = text.rstrip().rstrip(_CLOSERS)
-    return bool(t) and t[-1] in _TERMINAL
+    return bool(t) and (t[-1] in _TERMINAL or t[-1] in question)
 
 
 class _Words:
@@ -240,7 +241,8 @@ def measure(paragraphs: list[Any], lang: str | None, stopwords: frozenset[str] |
     nw = n_words or 1
     out: dict[str, float] = {}
     if lang not in NO_END_PUNCTUATION:
-        out["q_punct"] = sum(1 for t in body if _ends_terminal(t)) / len(body)
+        question = ";\u037e" if lang == "el" else ""      # (the splitter's sentence end too)
+        out["q_punct"] = sum(1 for t in body if _ends_terminal(t, question)) / len(body)
     out["q_short"] = sum(1 for t in texts if len(t) <= SHORT_LINE) / n
     if runs and lang not in NO_SPACES:
         out["q_wordlen"] = letters / runs

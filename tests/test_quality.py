@@ -130,6 +130,9 @@ def test_languages_ending_sentences_without_a_mark_are_not_judged_by_punctuation
     # the full stops of other scripts end a paragraph as "." does
     for lang, text in (("hy", "Սա թեստ է։"), ("am", "ይህ ፈተና ነው።"), ("km", "នេះជាការសាកល្បង។")):
         assert marks([text] * 3, lang=lang)[1]["q_punct"] == 1.0, lang
+    # Greek asks with ";" (as its sentence splitter reads it); elsewhere ";" ends no paragraph
+    assert marks(["Τι κάνεις σήμερα;"] * 3, lang="el")[1]["q_punct"] == 1.0
+    assert marks(["What now;"] * 3, lang="en")[1]["q_punct"] == 0.0
 
 
 def test_drop_mode_drops_with_the_rule_as_reason():
