@@ -741,10 +741,11 @@ class JustextLearnedExtractor(JustextPlusExtractor):
                                 inp.title, None, inp.max_heading_distance, inp.posts)
             X2, struct2 = as_text.columns()
             cf2, cls2 = decide_classes(self.model.predict(X2, paras, struct2), as_text, repeats=False)
+            liked = structure.comment_text_liked(paras)
             for i, inside in enumerate(inp.keep):
                 if inside:
-                    # (jusText's final class: set_classes has not written the decision yet)
-                    cf[i], cls[i] = cf2[i], GOOD if paras[i].cls == GOOD else cls2[i]
+                    # (jusText's classes: set_classes has not written the decision yet)
+                    cf[i], cls[i] = cf2[i], GOOD if liked[i] else cls2[i]
             if DROP_REPEATS:
                 cls = without_repeats(cls, paras)
         set_classes(paras, cf, cls)

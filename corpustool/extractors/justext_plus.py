@@ -551,6 +551,7 @@ class JustextPlusExtractor(Extractor):
 
     def _decide(self, paras: list[Paragraph], tree: Any, title: str | None, page: Page,
                 data: bytes | None = None) -> None:
+        comments = self._comments_to_keep(tree.kinds, tree.chains)
         types = structure.before_decide(page.html, tree.kinds, paras, tree.chains, data, self.comments)
         totals = None
         if compiled_decide is not None and type(tree) is PageTree:
@@ -559,8 +560,17 @@ class JustextPlusExtractor(Extractor):
         if totals is None or totals is DECLINED:
             totals = None
             self.decide(paras, tree.kinds, tree.hints, title, tree.why, tree)
+        if comments is not None and structure.keep_comment_text(paras, comments):
+            totals = None       # (the compiled decide's sums no longer hold)
         page.meta["structure"] = structure.after_decide(paras, types, tree.kinds, tree.chains, page.html, tree,
                                                         totals)
+
+    def _comments_to_keep(self, kinds: dict[str, str], chains: Any) -> list[bool] | None:
+        """With comments=keep, the paragraphs in comment-named blocks (before their names are
+        dropped for the decision), for :func:`structure.keep_comment_text`; else None."""
+        if self.comments != "keep" or "comment" not in kinds.values():
+            return None
+        return structure.in_comment_blocks(kinds, chains)
 
     def extract_py(self, page: Page) -> list[Paragraph]:
         """:meth:`extract` without the compiled walk: the evidence from XPath queries and strings."""
@@ -574,8 +584,11 @@ class JustextPlusExtractor(Extractor):
             return paras
         kinds, hints, why = self.regions(root)
         tree = XPathTree(paras, kinds, hints, why)
+        comments = self._comments_to_keep(kinds, tree.chains)
         types = structure.before_decide(page.html, kinds, paras, tree.chains, comments=self.comments)
         self.decide(paras, kinds, hints, self.title(page), why, tree)
+        if comments is not None:
+            structure.keep_comment_text(paras, comments)
         page.meta["structure"] = structure.after_decide(paras, types, kinds, tree.chains, page.html)
         return paras
 

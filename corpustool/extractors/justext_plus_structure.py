@@ -513,6 +513,38 @@ def _under(kinds: dict[str, str], chains: Sequence[Sequence[str]], wanted: froze
     return [not named.isdisjoint(chain) for chain in chains]
 
 
+# the reasons a comment's text may have lost by where it stands (outside the main region, after
+# the article's span, in a comment block): not by what it says (a template line, a repeat, an ad)
+_PLACE_REASONS = frozenset({None, "boilerplate", "boilerplate:comment"})
+
+
+def keep_comment_text(paras: Sequence[Paragraph], inside: Sequence[bool]) -> bool:
+    """comments=keep: the text of the comment-named blocks (``inside``) that jusText finds good or
+    near-good by itself (its context-free class), with few links, is kept, wherever the blocks
+    stand. A blog's comment list below its article lies outside the main region, where only
+    context-free good text survives, and short comments are near-good: with keep, the section's
+    comments were lost all the same. Lines the decision removed for what they say (a template or
+    repeated line) stay removed. Returns whether a class changed."""
+    changed = False
+    for p, i, like in zip(paras, inside, comment_text_liked(paras)):
+        if i and p.cls != GOOD and like and p.reason in _PLACE_REASONS:
+            p.cls, p.reason = GOOD, None
+            changed = True
+    return changed
+
+
+MAX_COMMENT_LINK_DENSITY = 0.2      # jusText's max_link_density
+
+
+def comment_text_liked(paras: Sequence[Paragraph]) -> list[bool]:
+    """What comments=keep keeps of a comment section: what jusText keeps, and what its context-free
+    class finds good or near-good (no heading, few links): a short comment between its author and
+    date lines is near-good, and jusText's revision removes it with them."""
+    return [p.cls == GOOD or (not p.heading and p.cf_class in ("good", "neargood")
+                              and p.features.get("link_density", 0.0) <= MAX_COMMENT_LINK_DENSITY)
+            for p in paras]
+
+
 def in_comment_blocks(kinds: dict[str, str], chains: Sequence[Sequence[str]]) -> list[bool]:
     """Whether each paragraph lies in a block the page names a comment ("comment", "reply" ...)."""
     return _under(kinds, chains, _COMMENT)

@@ -2,6 +2,8 @@
 thread's and a Q&A page's posts stay; keep keeps comment sections too. Pages written here."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from corpustool.document import Document
@@ -110,6 +112,31 @@ def test_a_qa_pages_question_and_answers_stay(extractor, comments):
     text = clean_text(qa_page(), extractor, comments=comments)
     for t in POSTS:
         assert t in text
+
+
+# a blog post with share buttons, related posts and post navigation, then five short comments
+# (near-good to jusText) with author, date and reply lines, the comment form, a sidebar (a page
+# written by one of our sessions' scripts)
+BLOG_PAGE = Path(__file__).resolve().parents[1] / "support" / "pages" / "blog_with_short_comments.html"
+SHORT_COMMENTS = [
+    "This matches my experience exactly. I stood for a month and then it became a very expensive sitting desk.",
+    "Which timer app do you use? I keep ignoring the ones built into my phone.",
+    "My physiotherapist said exactly the same thing: the best posture is the next posture. Thanks for writing this up.",
+]
+
+
+@pytest.mark.parametrize("extractor", EXTRACTORS)
+def test_comments_keep_keeps_short_comments_below_the_article(extractor):
+    """With keep, short comments (near-good) below the article, outside its region, were lost as
+    with drop: the switch changed nothing on such a page."""
+    page = BLOG_PAGE.read_text(encoding="utf-8")
+    keep = clean_text(page, extractor, comments="keep")
+    drop = clean_text(page, extractor, comments="drop")
+    assert "Two years ago I bought an expensive electric standing desk" in keep
+    assert "Two years ago I bought an expensive electric standing desk" in drop
+    for t in SHORT_COMMENTS:
+        assert t in keep and t not in drop
+    assert "Recent Posts" not in keep and "Proudly powered" not in keep
 
 
 @pytest.mark.parametrize("extractor", EXTRACTORS)
