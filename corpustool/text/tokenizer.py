@@ -106,6 +106,7 @@ _TOKEN = re.compile(
     r"(?:https?://|ftp://|www\.)[^\s<>\"']*[^\s<>\"'.,;:!?)\]}»“”]"   # URL
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                                    # e-mail
     rf"|(?<!\w)(?:{_ABBR})"                                            # known abbreviation
+    r"|(?<![\w.])(?:[Cc]\+\+|[CFJ]#|\.NET)(?![\w+#])"                        # C++, C#, .NET
     r"|(?<!\w)(?:[^\W\d_]\.){2,}"                                        # U.S., z.B.
     rf"|{_NOSPACE_UNIT}"                                                  # script without spaces
     r"|[0-9#*]\ufe0f?\u20e3"                                             # keycap 1️⃣

@@ -65,3 +65,10 @@ def test_format_character_does_not_change_glue():
 def test_emoticons_are_one_token(text, tokens):
     """":-)" came out as ":", "-", ")": a corpus query for the emoticon found nothing."""
     assert tokenize(text)[0] == tokens
+
+
+def test_programming_language_names_are_one_token():
+    """C++, C# and .NET came out as "C" "+" "+", "C" "#", "." "NET"."""
+    assert tokenize("I write C++ and C# on .NET, rated A++.")[0] == [
+        "I", "write", "C++", "and", "C#", "on", ".NET", ",", "rated", "A", "+", "+", "."]
+    assert tokenize("C++11 a+b #tag")[0] == ["C", "+", "+", "11", "a", "+", "b", "#", "tag"]
