@@ -355,17 +355,32 @@ def write_manifest(config_path: str, output: str | None = None, *, build: BuildC
 
 
 def verify_manifest(manifest_path: str) -> list[str]:
-    """Files whose size or checksum no longer match the manifest (paths relative to its directory)."""
+    """Files whose size or checksum no longer match the manifest (paths relative to its directory):
+    the config, the inputs (and files added to an input directory since) and the outputs."""
     with open(manifest_path, encoding="utf-8") as fh:
         manifest = json.load(fh)
     problems = []
     with _in_directory(os.path.dirname(os.path.abspath(manifest_path))):
-        for entry in manifest.get("inputs", []) + manifest.get("outputs", []):
+        config = manifest.get("config") or {}
+        entries = [{"path": config["file"], "sha256": config["sha256"]}] if config.get("file") else []
+        for entry in entries + manifest.get("inputs", []) + manifest.get("outputs", []):
             path = entry["path"]
             if not os.path.isfile(path):
                 problems.append(f"{path}: missing")
-            elif os.path.getsize(path) != entry["bytes"] or sha256_file(path) != entry["sha256"]:
+            elif ("bytes" in entry and os.path.getsize(path) != entry["bytes"]) \
+                    or sha256_file(path) != entry["sha256"]:
                 problems.append(f"{path}: changed")
+        if entries and os.path.isfile(config["file"]):
+            # a file added to an input directory changes the corpus as much as a changed one
+            known = {entry["path"] for entry in manifest.get("inputs", [])}
+            try:
+                roots = load_config(config["file"])["inputs"]
+            except OptionError:
+                roots = []
+            for root in roots:
+                if os.path.isdir(root):
+                    problems.extend(f"{shown}: added" for _, shown in input_files([root])
+                                    if shown not in known)
     return problems
 
 

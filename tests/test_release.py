@@ -243,3 +243,26 @@ def test_build_command_round_trips_every_option(tmp_path):
     assert args["inputs"] == ["crawl.warc.gz"] and args["output"] == "c.vert"
     for dest, value in resolved_options(config, BUILD).items():
         assert args[dest] == value, dest
+
+
+@needs_make
+def test_verify_detects_an_edited_config_and_an_added_input_file(tmp_path, crawl, capsys):
+    # the manifest records release.json's checksum and every file of an input directory: an
+    # edited config or a page added to the crawl directory was "all files match the manifest"
+    rel = tmp_path / "rel"
+    _init(rel, crawl)
+    _make(rel)
+    assert main(["release", "verify", str(rel)]) == 0
+    (crawl / "zz-added.html").write_text(_page("Added", "A page added to the crawl after the release."),
+                                         encoding="utf-8")
+    capsys.readouterr()
+    assert main(["release", "verify", str(rel)]) == 1
+    assert "zz-added.html: added" in capsys.readouterr().err
+    (crawl / "zz-added.html").unlink()
+    assert main(["release", "verify", str(rel)]) == 0
+    config = rel / "release.json"
+    config.write_text(config.read_text(encoding="utf-8").replace('"near_threshold": 0.8',
+                                                                  '"near_threshold": 0.5'), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["release", "verify", str(rel)]) == 1
+    assert "release.json: changed" in capsys.readouterr().err

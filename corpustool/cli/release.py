@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("-o", "--output", required=True, metavar="FILE")
     q.set_defaults(func=run_inputs)
 
-    q = rs.add_parser("verify", help="check inputs and outputs against a manifest.json")
+    q = rs.add_parser("verify", help="check the config, inputs and outputs against a manifest.json")
     q.add_argument("manifest", metavar="MANIFEST", type=_in_release("manifest.json"),
                    help="the release's manifest.json (or its directory)")
     q.set_defaults(func=run_verify)

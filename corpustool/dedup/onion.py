@@ -896,8 +896,8 @@ def read_dup_ngrams(path: str | os.PathLike, opts: OnionOptions | None = None) -
         want = opts.hash_params()
         diff = {k: (params.get(k), v) for k, v in want.items() if params.get(k) != v}
         if diff:
-            detail = ", ".join(f"{k}: file {a!r} vs now {b!r}" for k, (a, b) in sorted(diff.items()))
-            raise OptionError(f"{path} was made with other n-gram options ({detail})")
+            from .onion_vertical import mismatch_message
+            raise OptionError(mismatch_message(path, diff))
     return hashes, params
 
 

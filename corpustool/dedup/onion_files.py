@@ -460,8 +460,8 @@ def _load_duplicates(eng, path: str, run: VerticalOnion) -> int:
         want = _hash_params(run)
         diff = {k: (params.get(k), v) for k, v in want.items() if params.get(k) != v}
         if diff:
-            detail = ", ".join(f"{k}: file {a!r} vs now {b!r}" for k, (a, b) in sorted(diff.items()))
-            raise OptionError(f"{path} was made with other n-gram options ({detail})")
+            from .onion_vertical import mismatch_message
+            raise OptionError(mismatch_message(path, diff))
         return eng.load_duplicates(fh)
 
 

@@ -18,6 +18,20 @@ from ..native import backend
 MODE_MARK, MODE_COLLECT = 0, 1
 HASH_NAME = "onion-vertical-v1"     # recorded in duplicate n-gram files made by this engine
 
+# the engine that hashes n-grams each way (onion_options.OnionOptions.hash_params: the extended one)
+_HASH_ENGINES = {HASH_NAME: "onion", "xxh3-poly-v1": "extended"}
+
+
+def mismatch_message(path: str, diff: dict) -> str:
+    """Why a duplicate n-gram file does not fit the run, naming the --engine that reads it."""
+    detail = ", ".join(f"{k}: file {a!r} vs now {b!r}" for k, (a, b) in sorted(diff.items()))
+    message = f"{path} was made with other n-gram options ({detail})"
+    engine_name = _HASH_ENGINES.get(diff.get("hash", (None, None))[0])
+    if engine_name:
+        message += f"; it was written by 'dupngrams --engine {engine_name}': give the same --engine here"
+    return message
+
+
 _M64 = (1 << 64) - 1
 _POLY = 0x9E3779B97F4A7C15
 

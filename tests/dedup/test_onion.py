@@ -471,6 +471,16 @@ def test_onion_with_precomputed_dup_ngrams(tmp_path, capsys):
     # a file made with other options is refused
     assert cli_main(["onion", "-q", "-n", "5", "-f", str(hashes), str(src)]) == 2
     assert "other n-gram options" in capsys.readouterr().err
+    # a file of the other engine: the message names the --engine that reads it (was only the
+    # internal hash names 'onion-vertical-v1' vs 'xxh3-poly-v1')
+    assert cli_main(["onion", "-q", "--engine", "extended", "-f", str(hashes), str(src)]) == 2
+    assert "'dupngrams --engine onion'" in capsys.readouterr().err
+    extended = tmp_path / "dups-extended.bin"
+    assert cli_main(["dupngrams", "-q", "--engine", "extended", "-o", str(extended), str(src)]) == 0
+    assert cli_main(["onion", "-q", "-f", str(extended), str(src)]) == 2
+    assert "'dupngrams --engine extended'" in capsys.readouterr().err
+    rc, with_extended = onion(tmp_path, text, "-q", "--engine", "extended", "-f", str(extended))
+    assert sum(m[0] == "1" for m in with_extended) > 0
 
 
 def test_onion_document_level_with_empty_paragraph_tag(tmp_path):

@@ -384,6 +384,27 @@ def test_merge_refuses_a_damaged_part(tmp_path):
     assert not (tmp_path / "out2.vert").exists()
 
 
+def test_merge_refuses_an_output_name_of_another_format(tmp_path, capsys):
+    # vertical parts merged to "-o c.jsonl" wrote vertical text under a JSON Lines name, exit 0
+    from corpustool.cli import main
+    from corpustool.writers.parts import write_manifest
+    import hashlib
+
+    parts = tmp_path / "c.vert.parts"
+    parts.mkdir()
+    part = parts / "part-00000.vert"
+    part.write_bytes(b"<doc id=\"a\">\n</doc>\n")
+    write_manifest(str(parts), {"format": "vert", "suffix": ".vert",
+                                "parts": [{"file": part.name, "docs": 1, "bytes": part.stat().st_size,
+                                           "sha256": hashlib.sha256(part.read_bytes()).hexdigest()}]})
+    for name in ("c.jsonl", "c.txt.gz"):
+        assert main(["merge", str(parts), "-o", str(tmp_path / name)]) == 2
+        assert "the parts are vert" in capsys.readouterr().err
+        assert not (tmp_path / name).exists()
+    for name in ("c.vert", "c.vrt.gz", "corpus"):
+        assert main(["merge", str(parts), "-o", str(tmp_path / name)]) == 0
+
+
 def test_spark_plans_use_only_the_stages_public_hooks():
     """The executor knows no stage's insides: no state, index or set of a de-duplication stage."""
     source = (REPO / "corpustool" / "executors" / "spark.py").read_text(encoding="utf-8")
