@@ -131,6 +131,9 @@ def run_build(args: argparse.Namespace) -> int:
 
     if args.name and args.counts:
         raise OptionError("--counts writes 'word<TAB>count' lines, not a stoplist: not with --name")
+    if args.capitalised and args.counts:
+        raise OptionError("--capitalised adds capitalised forms to a stoplist; --counts writes the counted "
+                          "(lower-cased) words: not both")
     target = _install_target(args.name) if args.name else None
     ranked, total = build_stoplist(_tokens(args.corpus, args.input_format), top=args.top, tokens=True)
     if not ranked:

@@ -90,6 +90,9 @@ def test_name_refuses_a_language_the_package_covers_and_bad_codes(tmp_path):
     r = _cli(["stoplist", "build", *SAMPLE, "--name", "xx", "-o", "f.txt"], env, tmp_path)
     assert r.returncode == 2
     assert not (tmp_path / "user").exists()
+    # --capitalised was ignored with --counts, silently
+    r = _cli(["stoplist", "build", *SAMPLE, "--counts", "--capitalised"], env, tmp_path)
+    assert r.returncode == 2 and "--capitalised" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_user_directory_resolution(monkeypatch, tmp_path):
