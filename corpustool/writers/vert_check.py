@@ -463,6 +463,8 @@ _OUR_VALUE_ENTITIES = re.compile(r"&(?:amp|lt|gt|quot);")
 _OUR_ENTITY_VALUES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"'}
 _BACKSLASH_ESCAPE = re.compile(r'\\([\\"])')
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+# a line that is a structure tag by its form, <name ...>, </name> or <name/>, of any name
+_UNDECLARED_TAG = re.compile(r"</?([A-Za-z_][A-Za-z0-9_.-]*)(?:[ \t][^>]*)?/?>\r?$")
 _ATTR_START = re.compile(r" +(" + _NAME + r')="')
 _VALUE_END = re.compile(r'(?:[ \t]+[A-Za-z_][\w.-]*[ \t]*=[ \t]*["\']|[ \t]*/?>[ \t]*\Z)')
 _LENIENT_ATTR_START = re.compile(r"[ \t]+([A-Za-z_][\w.-]*)[ \t]*=[ \t]*([\"'])")
@@ -673,6 +675,13 @@ class VertChecker:
             if any(_ENTITY_HINT.search(v) for _, v in intended.attrs):
                 self.entity_hint = self.lineno
         self._compare(intended, stored, out)
+        if intended.kind == "token" and stored.kind == "token" and _UNDECLARED_TAG.match(text):
+            # (corpustool never writes such a token: its tokenizer splits "<" off; in a file written or
+            # edited by hand it is a structure its author meant, which the tool keeps as a word)
+            name = _UNDECLARED_TAG.match(text).group(1)
+            self._problem(out, f"<{name}>", f"a tag of an undeclared structure: "
+                          f"{'cwb-encode' if self.target == 'cwb' else 'encodevert'} stores the line as a token",
+                          stored=_text(stored.token))
         self._track(intended, stored, out)
         self.problems_found += len(out)
         return out

@@ -182,6 +182,13 @@ def test_checker_finds_what_does_not_round_trip():
     assert any("empty region" in p.reason for p in check(empty, "manatee"))
     assert any("empty region" in p.reason for p in check(empty, "cwb"))
     assert any("opened while" in p.reason for p in check(empty, "cwb"))
+    # a tag of a structure the configuration does not declare is stored as a word (the --help
+    # listed undeclared tags; none was ever reported)
+    foreign = b'<doc id="1">\n<foo x="1">\nx\n</foo>\n<p heading="0">\n<3\n<\n</p>\n</doc>\n'
+    for target in ("manatee", "cwb"):
+        found = [(p.what, p.reason) for p in check(foreign, target)]
+        assert [w for w, _ in found] == ["<foo>", "<foo>"], (target, found)
+        assert all("undeclared structure" in r and "stores the line as a token" in r for _, r in found)
 
 
 def test_cli(tmp_path, capsys):
