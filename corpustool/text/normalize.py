@@ -97,7 +97,10 @@ def clean_value(value: object, limit: int = MAX_VALUE_BYTES) -> tuple[str, bool]
     spaces, at most ``limit`` bytes; and whether it had to be cut."""
     # (without the invisible format characters the tokenizer drops: a title beginning with a
     # right-to-left mark or an unclosed embedding matches the tokens of the same words)
-    text = " ".join(strip_invisible(clean_text(str(value))).split())
+    text = clean_text(str(value))
+    if not text.isascii():      # (most values are numbers, codes and ASCII URLs)
+        text = strip_invisible(text)
+    text = " ".join(text.split())
     cut = cut_utf8(text, limit).rstrip()
     return cut, len(cut) != len(text)
 

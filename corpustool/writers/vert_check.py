@@ -675,11 +675,11 @@ class VertChecker:
             if any(_ENTITY_HINT.search(v) for _, v in intended.attrs):
                 self.entity_hint = self.lineno
         self._compare(intended, stored, out)
-        if intended.kind == "token" and stored.kind == "token" and _UNDECLARED_TAG.match(text):
+        tag = _UNDECLARED_TAG.match(text) if intended.kind == "token" and stored.kind == "token" else None
+        if tag:
             # (corpustool never writes such a token: its tokenizer splits "<" off; in a file written or
             # edited by hand it is a structure its author meant, which the tool keeps as a word)
-            name = _UNDECLARED_TAG.match(text).group(1)
-            self._problem(out, f"<{name}>", f"a tag of an undeclared structure: "
+            self._problem(out, f"<{tag.group(1)}>", f"a tag of an undeclared structure: "
                           f"{'cwb-encode' if self.target == 'cwb' else 'encodevert'} stores the line as a token",
                           stored=_text(stored.token))
         self._track(intended, stored, out)
