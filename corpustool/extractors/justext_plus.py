@@ -191,6 +191,11 @@ def element_kind(el: Any) -> str | None:
     if tag == "time":
         return "meta"
     kinds = value_kinds(el.get("class") or "") | value_kinds(el.get("id") or "")
+    if kinds and is_main_hint(el):
+        # an element that declares itself the main content takes from its class only the kinds
+        # of a record among others (an <article class="comment">): the rest are the page's
+        # categories and tags ("category-newsletter", "tag-social-media"), not what it is
+        kinds &= _RECORD_KINDS
     if not kinds and tag == "form":
         # a <form> named by nothing but its tag: ASP.NET wraps whole pages in one,
         # recipe sites their ingredient lists; inside the main text it is not boilerplate
@@ -198,6 +203,9 @@ def element_kind(el: Any) -> str | None:
     # (the compiled walk decides an element named by nothing but these tokens
     # itself, by most_specific: keep this last)
     return most_specific(kinds)
+
+
+_RECORD_KINDS = frozenset({"comment", "review", "ad", "cookie"})
 
 
 def most_specific(kinds: frozenset[str]) -> str | None:
@@ -226,6 +234,35 @@ def candidate_evidence(el: Any) -> tuple[str | None, bool]:
         # numbers it with its parent: its name would mark the parent
         return None, False
     return element_kind(el), is_main_hint(el)
+
+
+_ASCII_SPACE = frozenset(" \t\n\r\f\v")
+_NO_TEXT_TAGS = ("script", "style")
+
+
+def text_chars(el: Any) -> int:
+    """The characters of the text under an element, ASCII whitespace, comments, scripts and
+    styles left out. (The compiled walk's text_chars counts the same.)"""
+    n = 0
+    space = _ASCII_SPACE
+    for node in el.iter():
+        if node is not el and node.tail:
+            n += sum(1 for ch in node.tail if ch not in space)
+        if node.text and isinstance(node.tag, str) and node.tag not in _NO_TEXT_TAGS:
+            n += sum(1 for ch in node.text if ch not in space)
+    return n
+
+
+def holds_parent(el: Any) -> bool:
+    """An unwrapped element (a <form>) that holds at least half of its parent's text. The engine
+    numbers an unwrapped element with its parent, so its evidence marks the parent: a search or
+    quick-reply form after a thread's posts would make the whole thread a form or comment
+    region. Its evidence counts only when the parent is mostly the form, as its wrapper.
+    (The compiled walk's holds_parent is the same.)"""
+    parent = el.getparent()
+    if parent is None:
+        return True
+    return 2 * text_chars(el) >= text_chars(parent)
 
 
 DESCRIPTION_CHARS = 200      # (the compiled walk's limit too)
@@ -468,6 +505,8 @@ class JustextPlusExtractor(Extractor):
         for el in candidates:
             kind, hint = candidate_evidence(el)
             if not (kind or hint):
+                continue
+            if el.tag in UNWRAPPED_TAGS and not holds_parent(el):
                 continue
             xpath = paths.xpath(el)
             if xpath is None:

@@ -155,6 +155,42 @@ cdef inline xmlNode* next_element_like(xmlNode* c) noexcept nogil:
     return c
 
 
+cdef Py_ssize_t text_chars(xmlNode* top) noexcept nogil:
+    """justext_plus.text_chars: the characters (UTF-8 lead bytes) of the text nodes under top,
+    ASCII whitespace left out, script and style elements skipped."""
+    cdef Py_ssize_t n = 0
+    cdef xmlNode* c = top.children
+    cdef const unsigned char* t
+    while c is not NULL:
+        if c.type == XML_TEXT_NODE or c.type == XML_CDATA_SECTION_NODE:
+            t = <const unsigned char*>c.content
+            if t is not NULL:
+                while t[0] != 0:
+                    if (t[0] & 0xc0) != 0x80 and not (t[0] == 0x20 or 0x09 <= t[0] <= 0x0d):
+                        n += 1
+                    t += 1
+        elif (c.type == XML_ELEMENT_NODE and c.children is not NULL and c.name is not NULL
+              and strcmp(<const char*>c.name, b"script") != 0 and strcmp(<const char*>c.name, b"style") != 0):
+            c = c.children
+            continue
+        # the next node: the sibling, else the nearest ancestor's sibling below top
+        while c is not top and c.next is NULL:
+            c = c.parent
+        if c is top or c is NULL:
+            break
+        c = c.next
+    return n
+
+
+cdef bint holds_parent(xmlNode* c) noexcept nogil:
+    """justext_plus.holds_parent: c holds at least half of its parent element's text. An
+    unwrapped element's evidence marks its parent only then."""
+    cdef xmlNode* parent = c.parent
+    if parent is NULL or parent.type != XML_ELEMENT_NODE:
+        return True
+    return 2 * text_chars(c) >= text_chars(parent)
+
+
 # -- UTF-8 text with Python's notion of whitespace --------------------------------
 
 cdef inline bint is_space(unsigned int cp) noexcept nogil:
@@ -2024,8 +2060,9 @@ cdef class _Walk:
             collect_text(&self.pending, c.next)   # subtree gone, its tail glued to the text before
             return 0
         if kind == K_UNWRAP:
-            if self.rules is not None:
-                # the engine numbers an unwrapped element with its parent: its evidence marks the parent
+            if self.rules is not None and holds_parent(c):
+                # the engine numbers an unwrapped element with its parent: its evidence marks the
+                # parent, when the element holds most of the parent's text (holds_parent)
                 found = self.examine(c)
                 if found is not None:
                     if self.n_levels == 0:

@@ -44,6 +44,22 @@ AWKWARD = {
     "unwrapped form": ("<body><div class='content'><form class='searchform'><p>Search the site</p>"
                        "<input name=q></form>" + P() * 3 + "</div><div><form>" + P() * 2 +
                        "</form></div><form><iframe class='ad'></iframe>" + P(SHORT) + "</form></body>"),
+    # an unwrapped form's name marks its parent only when it holds half the parent's text or more
+    # (characters, not UTF-8 bytes: 18 of 44 here; scripts, styles and comments not counted)
+    "form beside more text": ("<body><main class='thread'>" + P() * 2 + "<form class='quick-reply'>"
+                              "<textarea>Write a reply</textarea><button>Post</button></form></main>"
+                              "<div><form class='login'><p>ěščřžýáíé"
+                              "ěščřžýáíé</p></form>"
+                              "<p>abcdefghijklmnopqrstuvwxyz</p></div></body>"),
+    "form with most of its parent": ("<body><div><!-- " + "comment " * 40 + "--><script>var a = '" + "script " * 40 +
+                                     "';</script><style>" + "p{}" * 100 + "</style>"
+                                     "<form class='newsletter'>" + P() + "</form> \n\t<?pi x?><![CDATA[ab]]>"
+                                     "</div><div> x <form class='search'><p>Search</p></form>  y  </div>"
+                                     "<div>\u00a0<form class='signup'>" + P(SHORT) + "</form></div>" + P() * 2 +
+                                     "</body>"),
+    "article named by categories": ("<body><article class='post category-newsletter tag-footer'>" + P() * 3 +
+                                    "</article><article class='comment'>" + P() + "</article>"
+                                    "<main class='ad-free'>" + P() + "</main></body>"),
     "form with its own kind first": ("<body><div class='sidebar'><form>" + P(SHORT) + "</form></div>"
                                      "<div>" + P() * 3 + "</div></body>"),
     "killed inside regions": ("<body><nav><script>var x = '<p>no</p>';</script>" + P(SHORT) +
