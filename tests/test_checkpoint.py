@@ -215,3 +215,24 @@ def test_cli_resume_with_its_rejects_partial_file_gone_is_refused(shards, tmp_pa
     capsys.readouterr()
     assert main(["build", *shards, "-o", out, "--lang", "en", "-q", "--resume", "--rejects", rej]) == 2
     assert "res.rej.partial is missing" in capsys.readouterr().err
+
+
+def test_cli_resume_on_a_full_disk_names_the_checkpoint_file(shards, tmp_path, monkeypatch, capsys):
+    import errno
+
+    import corpustool.checkpoint as checkpoint_module
+    from corpustool.cli import main
+
+    real_fsync = os.fsync
+
+    def fsync(fd):      # the disk fills up under the checkpoint (a write there names no file)
+        if ".checkpoint" in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(checkpoint_module.os, "fsync", fsync)
+    out = str(tmp_path / "res.vert")
+    assert main(["build", *shards, "-o", out, "--lang", "en", "-q", "--resume"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("corpustool build: error: ") and "No space left on device" in err
+    assert "res.vert.checkpoint" in err and len(err.splitlines()) == 1
