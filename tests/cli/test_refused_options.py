@@ -178,6 +178,9 @@ def test_read_stats_never_takes_an_input_for_its_file(tmp_path, capsys):
     (["--lang", " , "], "--lang needs at least one language"),
     # was ignored: stop words are left out of n-grams only with --onion-skip-stopwords
     (["--onion-stoplist", "de"], "--onion-stoplist is the list of --onion-skip-stopwords, which is not given"),
+    # a missing file was called an unknown language
+    (["--onion-skip-stopwords", "--onion-stoplist", "/nonexistent/my.txt"],
+     "the stoplist file '/nonexistent/my.txt' does not exist"),
 ])
 def test_build_refuses_options_it_would_ignore(tmp_path, capsys, argv, message):
     out = tmp_path / "c.vert"
