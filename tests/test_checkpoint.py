@@ -236,3 +236,10 @@ def test_cli_resume_on_a_full_disk_names_the_checkpoint_file(shards, tmp_path, m
     err = capsys.readouterr().err.strip()
     assert err.startswith("corpustool build: error: ") and "No space left on device" in err
     assert "res.vert.checkpoint" in err and len(err.splitlines()) == 1
+
+
+def test_cli_resume_stopped_by_ctrl_c_says_how_to_go_on(shards, tmp_path, monkeypatch, capsys):
+    """Ctrl-C, like SIGTERM, says that the build goes on with --resume (it said only 'interrupted')."""
+    _cli_interrupted(shards, tmp_path, monkeypatch, [])
+    err = capsys.readouterr().err.strip()
+    assert err == "corpustool build: interrupted; run it again with --resume to continue"
