@@ -84,11 +84,14 @@ def _write_atomically(path: str, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and not exc.filename:
+            # a full disk names no file: say which (the build's one line names it, as for the corpus)
+            raise type(exc)(exc.errno, exc.strerror or str(exc), path) from None
         raise
 
 

@@ -28,3 +28,12 @@ class UnknownOptions(OptionError):
 class DataError(Exception):
     """The input holds nothing to work on (no document at all, not a page): the CLI prints one line
     and exits with status 1 (a data error, not an option error)."""
+
+
+def say_line(text: str) -> None:
+    """``text`` and its newline on standard error in one write. Spark runs its Python workers
+    unbuffered (PYTHONUNBUFFERED): print()'s two writes, the text and then the newline, let another
+    worker's line in between them (``...next recordcorpustool: read: ...``)."""
+    import sys
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()

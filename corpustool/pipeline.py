@@ -184,6 +184,9 @@ class Pipeline:
         # build: inputs that hold no document at all are an error (DataError, "no documents in ..."),
         # raised before the output takes its name
         self.require_documents = False
+        # the --rejects file a resumable build writes (absolute path, None without one): kept in the
+        # checkpoint, so a resume that would leave the rejects of the finished inputs out is refused
+        self.rejects_path: str | None = None
         self._pending: tuple | None = None     # an output finished but not yet moved into place
         self._order = 0                          # the next document's place in the input (_numbered)
 
@@ -432,7 +435,7 @@ class Pipeline:
                 raise OptionError(f"this configuration cannot be resumed: {exc}") from None
         rejects_bytes = rejects_size() if rejects_size else 0
         manifest = {"fingerprint": self.fingerprint(), "output_bytes": output_bytes,
-                    "rejects_bytes": rejects_bytes, "input_states": input_states,
+                    "rejects_bytes": rejects_bytes, "rejects": self.rejects_path, "input_states": input_states,
                     "reader_stats": self.reader.stats.to_dict(),
                     "profile": self.profile.state(), "stages": stages}
         checkpoint.write(done, manifest, arrays, blob)

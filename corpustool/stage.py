@@ -15,11 +15,11 @@ document is ever lost silently.
 """
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
+from .errors import say_line
 from .document import Document
 
 DropHandler = Callable[[Document, str], None]
@@ -207,8 +207,8 @@ class DocumentStage(Stage):
         try:
             doc = self.process(doc)
         except Exception as exc:  # one bad page must never stop a run
-            print(f"corpustool: {self.name}: error in document {doc.id} ({doc.url or doc.source}): "
-                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            say_line(f"corpustool: {self.name}: error in document {doc.id} ({doc.url or doc.source}): "
+                     f"{type(exc).__name__}: {exc}")
             doc.drop_reason = f"error:{type(exc).__name__}"
         if self.counts_input_after:
             stats.paragraphs_in += len(doc.paragraphs)

@@ -165,3 +165,81 @@ def test_interrupted_build_writes_the_rejects_file_of_an_uninterrupted_one(shard
     rejects.close()
     assert out.read_bytes() == (tmp_path / "plain.vert").read_bytes()
     assert (tmp_path / "res.rej").read_bytes() == (tmp_path / "plain.rej").read_bytes()
+
+
+def _cli_interrupted(shards, tmp_path, monkeypatch, extra):
+    """``corpustool build --resume`` stopped (Ctrl-C) in its second input, in this process."""
+    import corpustool.pipeline as pipeline_module
+    from corpustool.cli import main
+
+    real = pipeline_module.build_stages
+    monkeypatch.setattr(pipeline_module, "build_stages", lambda opts: [real(opts)[0], InterruptOnce(), *real(opts)[1:]])
+    INTERRUPTED.clear()
+    out = str(tmp_path / "res.vert")
+    assert main(["build", *shards, "-o", out, "--lang", "en", "-q", "--resume", *extra]) == 130
+    monkeypatch.setattr(pipeline_module, "build_stages", real)
+    assert os.path.isdir(out + ".checkpoint")
+    return out
+
+
+@pytest.mark.parametrize("before, after", [(False, True), (True, False), (True, "other")])
+def test_cli_resume_with_another_rejects_file_is_refused(shards, tmp_path, monkeypatch, capsys, before, after):
+    from corpustool.cli import main
+
+    rej = str(tmp_path / "res.rej")
+    out = _cli_interrupted(shards, tmp_path, monkeypatch, ["--rejects", rej] if before else [])
+    capsys.readouterr()
+    again = {True: ["--rejects", rej], False: [], "other": ["--rejects", str(tmp_path / "other.rej")]}[after]
+    # the rejects of the finished first input are in res.rej.partial (or nowhere): a resume without
+    # that file, or with another one, would write a rejects file that lacks them, without a word
+    assert main(["build", *shards, "-o", out, "--lang", "en", "-q", "--resume", *again]) == 2
+    err = capsys.readouterr().err
+    assert "--rejects" in err and "start afresh" in err and len(err.strip().splitlines()) == 1
+    assert os.path.isdir(out + ".checkpoint")
+    # with the same arguments the resume goes on, and gives the uninterrupted run's rejects file
+    if before:
+        assert main(["build", *shards, "-o", out, "--lang", "en", "-q", "--resume", "--rejects", rej]) == 0
+        full = str(tmp_path / "full.rej")
+        assert main(["build", *shards, "-o", str(tmp_path / "full.vert"), "--lang", "en", "-q",
+                     "--rejects", full]) == 0
+        assert open(rej, "rb").read() == open(full, "rb").read() and os.path.getsize(full) > 0
+
+
+def test_cli_resume_with_its_rejects_partial_file_gone_is_refused(shards, tmp_path, monkeypatch, capsys):
+    from corpustool.cli import main
+
+    rej = str(tmp_path / "res.rej")
+    out = _cli_interrupted(shards, tmp_path, monkeypatch, ["--rejects", rej])
+    assert os.path.getsize(rej + ".partial") > 0
+    os.remove(rej + ".partial")
+    capsys.readouterr()
+    assert main(["build", *shards, "-o", out, "--lang", "en", "-q", "--resume", "--rejects", rej]) == 2
+    assert "res.rej.partial is missing" in capsys.readouterr().err
+
+
+def test_cli_resume_on_a_full_disk_names_the_checkpoint_file(shards, tmp_path, monkeypatch, capsys):
+    import errno
+
+    import corpustool.checkpoint as checkpoint_module
+    from corpustool.cli import main
+
+    real_fsync = os.fsync
+
+    def fsync(fd):      # the disk fills up under the checkpoint (a write there names no file)
+        if ".checkpoint" in os.readlink(f"/proc/self/fd/{fd}"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fsync(fd)
+
+    monkeypatch.setattr(checkpoint_module.os, "fsync", fsync)
+    out = str(tmp_path / "res.vert")
+    assert main(["build", *shards, "-o", out, "--lang", "en", "-q", "--resume"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("corpustool build: error: ") and "No space left on device" in err
+    assert "res.vert.checkpoint" in err and len(err.splitlines()) == 1
+
+
+def test_cli_resume_stopped_by_ctrl_c_says_how_to_go_on(shards, tmp_path, monkeypatch, capsys):
+    """Ctrl-C, like SIGTERM, says that the build goes on with --resume (it said only 'interrupted')."""
+    _cli_interrupted(shards, tmp_path, monkeypatch, [])
+    err = capsys.readouterr().err.strip()
+    assert err == "corpustool build: interrupted; run it again with --resume to continue"

@@ -151,8 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpustool {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("corpustool: interrupted", file=sys.stderr)
-        return 130
+        return _stopped(args.command, signal_number("SIGINT"), getattr(args, "resume", False))
     except Exception as exc:
         if _received:
             return _stopped(args.command, _received[0], getattr(args, "resume", False))
@@ -192,10 +191,18 @@ def option_message(exc: OptionError, command: str | None = None) -> str:
     return message
 
 
+def signal_number(name: str) -> int:
+    import signal
+    return int(getattr(signal, name))
+
+
 def _stopped(command: str, signum: int, resumable: bool = False) -> int:
     import signal
-    if signum == signal.SIGINT:
+    if signum == signal.SIGINT and not resumable:
         print("corpustool: interrupted", file=sys.stderr)
+    elif signum == signal.SIGINT:
+        # as for SIGTERM: Ctrl-C left a checkpoint, and the way on is worth a line
+        print(f"corpustool {command}: interrupted; run it again with --resume to continue", file=sys.stderr)
     elif resumable:
         name = signal.Signals(signum).name
         print(f"corpustool {command}: stopped by {name}; run it again with --resume to continue", file=sys.stderr)

@@ -104,10 +104,33 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_resumed_rejects(args: argparse.Namespace, pipeline, state: dict) -> None:
+    """A resume writes the rejects file of the interrupted run on: without it, or with another one,
+    the drops of the finished inputs would be missing from it (or left in a stray .partial file)."""
+    path = pipeline.checkpoint_path()
+    if "rejects" in state:      # checkpoints written before the rejects path was recorded: not checked
+        before = state["rejects"]
+        if before != pipeline.rejects_path:
+            was = f"--rejects {before}" if before else "no --rejects"
+            now = f"--rejects {args.rejects}" if pipeline.rejects_path else "no --rejects"
+            raise OptionError(f"{path} was written by a run with {was}, this one has {now}: the rejects of "
+                              f"its finished inputs would be lost; give the same --rejects, or remove "
+                              f"{path} to start afresh")
+    if pipeline.rejects_path and state.get("rejects_bytes", 0) > 0 and state.get("done", 0) < len(args.inputs):
+        partial = args.rejects + ".partial"
+        if not os.path.exists(partial):     # moved into place only once every input is done
+            raise OptionError(f"{partial} is missing (the rejects of the finished inputs); remove {path} "
+                              f"to start afresh")
+
+
 def _build(args: argparse.Namespace, pipeline) -> list:
     from ..stats import print_table, write_stats
 
+    if args.resume and args.rejects and args.rejects != "-":
+        pipeline.rejects_path = os.path.abspath(args.rejects)
     state = pipeline.load_checkpoint() if args.resume else None
+    if state is not None:
+        _check_resumed_rejects(args, pipeline, state)
     if state is not None and not args.quiet:
         print(f"corpustool build: resuming after input {state['done']} of {len(args.inputs)}", file=sys.stderr)
     rejects = RejectsWriter(args.rejects, resume_at=state["rejects_bytes"] if state else None,

@@ -71,7 +71,13 @@ def _add_ngram_options(p: argparse.ArgumentParser) -> None:
 
 def onion_options_from_args(args: argparse.Namespace, prefix: str = ""):
     """The paragraph de-duplication stage's options (`dedup-para`; `build` with prefix ``--onion-``)."""
-    return OnionOptions(**{name: opt.value(args, prefix) for name, opt in ONION_OPTIONS.items()})
+    options = OnionOptions(**{name: opt.value(args, prefix) for name, opt in ONION_OPTIONS.items()})
+    if options.stoplist and not options.skip_stopwords:
+        # the list would be read by nothing: say so rather than build as if it had been used
+        flag = (prefix or "--") + "{}"
+        raise OptionError(f"{flag.format('stoplist')} is the list of {flag.format('skip-stopwords')}, which is "
+                          f"not given: add {flag.format('skip-stopwords')} or leave {flag.format('stoplist')} out")
+    return options
 
 
 def resolve_vertical_defaults(args: argparse.Namespace) -> None:

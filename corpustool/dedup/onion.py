@@ -413,6 +413,10 @@ def _load_stopwords(spec: str) -> frozenset[str]:
 
     if os.path.isfile(spec):
         return load_stoplist_file(spec)
+    if os.sep in spec or "/" in spec or spec.lower().endswith(".txt") or os.path.exists(spec):
+        # a path, not a language: say what is wrong with the file, not "unknown language"
+        what = "is not a file" if os.path.exists(spec) else "does not exist"
+        raise OptionError(f"the stoplist file {spec!r} {what}")
     return stoplist(spec)
 
 

@@ -671,7 +671,8 @@ class SparkExecutor:
         suffix = {"vert": ".vert", "text": ".txt", "jsonl": ".jsonl"}[fmt] + (".gz" if output.endswith(".gz") else "")
         writer_options = pipeline._writer_options()
         # the local files (Hadoop URIs are listed once the context runs)
-        specs = input_partitions(reader, pipeline.inputs, None, through_hadoop=self.through_hadoop)
+        specs = input_partitions(reader, pipeline.inputs, None, through_hadoop=self.through_hadoop,
+                                 count=False)     # read_input lists them again, and counts
         remote = [i for i in pipeline.inputs if (self.through_hadoop or _not_local)(i)]
         distributed, local = self.split(stages)
         onion = local[0] if local and _onion_pass1(local[0]) else None
@@ -682,6 +683,8 @@ class SparkExecutor:
         summaries: list[dict] = []
         nparts = len(specs)
         if nparts == 0 and not remote:
+            # no file to read: the skipped links and unreadable directories are counted here
+            input_partitions(reader, pipeline.inputs, None, through_hadoop=self.through_hadoop)
             for _ in _chain(iter(()), stages):
                 pass
         else:

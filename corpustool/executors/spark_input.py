@@ -75,14 +75,15 @@ def hadoop_files(sc: Any, uri: str) -> tuple[list[str], str | None]:
 
 def input_partitions(reader: Any, inputs: list[str], split_bytes: int | None,
                      whole: frozenset[str] = frozenset(), sc: Any = None,
-                     through_hadoop: Any = None) -> list[tuple]:
+                     through_hadoop: Any = None, count: bool = True) -> list[tuple]:
     """The input partitions, in input order: (partition, path, display name, directory root, range),
     range None (the whole file), (start, end, range number, last range?), or "hadoop" (a file read
     through Hadoop's file system: ``sc.binaryFiles``). Directories are walked in sorted order, as a
     local run reads them; WARC files (by name) bigger than ``split_bytes`` are cut into byte ranges,
     except those in ``whole``. Without ``sc`` only local paths and ``file:`` URIs are accepted;
     ``through_hadoop(uri)`` says which URIs Hadoop reads (default: those with a scheme other than
-    ``file:``)."""
+    ``file:``). ``count``: skipped links and unreadable directories are counted (and named) in the
+    reader's statistics; the driver lists the input more than once, and counts one listing only."""
     from ..errors import OptionError
     from ..readers.warc_ranges import byte_ranges, splittable_name
 
@@ -118,7 +119,7 @@ def input_partitions(reader: Any, inputs: list[str], split_bytes: int | None,
             continue
         path = local_path(inp)
         if os.path.isdir(path):
-            for f in reader._walk(path):
+            for f in reader._walk(path, count=count):
                 add(f, f, path)
         else:
             add(path, inp if path == inp else path, None)
@@ -134,8 +135,11 @@ def read_partition(input_format: str, max_bytes: int | None, backend: str | None
     from ..readers.warc_ranges import RangeRead, read_range
 
     for part, path, display, root, rng in specs:
+        # ``remote``: the driver checked the inputs it was given; a file found in a directory (a
+        # dangling link, one unreadable or gone since) is skipped and counted as a local run does,
+        # not refused as a missing input, which failed the task and the whole job
         reader = Reader([path], input_format=input_format, max_bytes=max_bytes, backend=backend,
-                        defer_decoding=True)
+                        defer_decoding=True, remote=[path])
         reader.hold_notes = True
         reader.report.id_names = id_names or {}
         found = None
@@ -221,8 +225,11 @@ def read_input(sc: Any, reader: Any, input_format: str, inputs: list[str], split
     from ..readers.warc_ranges import consistent, records_before
 
     whole: frozenset[str] = frozenset()
+    first = True
     while True:
-        specs = input_partitions(reader, inputs, split_bytes, whole, sc, through_hadoop)
+        # counted once: a file whose ranges disagree makes another listing
+        specs = input_partitions(reader, inputs, split_bytes, whole, sc, through_hadoop, count=first)
+        first = False
         if not specs:
             return specs, None, None, []        # an empty Hadoop directory
         # ids as a local run makes them: the path as given for files whose name another file shares

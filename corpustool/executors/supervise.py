@@ -52,6 +52,7 @@ from multiprocessing.connection import wait as wait_ready
 from multiprocessing.reduction import ForkingPickler
 from typing import Iterable, Iterator
 
+from ..errors import say_line
 from ..document import Document
 from ..options import default
 from ..stage import Stage, StageStats
@@ -451,8 +452,8 @@ class WorkerPool:
 
     def _stalled(self, w: _Worker, what: str) -> None:
         """``w`` stopped answering while not computing: killed, its documents run again."""
-        print(f"corpustool: worker {w.number + 1} (pid {w.proc.pid}) {what} for more than "
-              f"{self.answer_timeout:g} s; it was stopped, its documents run again", file=sys.stderr)
+        say_line(f"corpustool: worker {w.number + 1} (pid {w.proc.pid}) {what} for more than "
+                 f"{self.answer_timeout:g} s; it was stopped, its documents run again")
         w.proc.kill()
         w.proc.join()
         self._drain(w)
@@ -559,11 +560,11 @@ class WorkerPool:
             self._dispatch()
             return
         if reason == "timeout":
-            print(f"corpustool: {stages[stage_no].name}: {what} took more than {self.doc_timeout:g} s; "
-                  f"its worker was stopped, retrying the document alone", file=sys.stderr)
+            say_line(f"corpustool: {stages[stage_no].name}: {what} took more than {self.doc_timeout:g} s; "
+                     f"its worker was stopped, retrying the document alone")
         else:
-            print(f"corpustool: {stages[stage_no].name}: a worker died ({cause}) on {what}; "
-                  f"retrying the document alone in a fresh worker", file=sys.stderr)
+            say_line(f"corpustool: {stages[stage_no].name}: a worker died ({cause}) on {what}; "
+                     f"retrying the document alone in a fresh worker")
         before, after = job.docs[:culprit], job.docs[culprit + 1:]
         if after:
             self.queue.appendleft(self._new_job(job.seg, after, root=job.root, offset=job.offset + culprit + 1))
@@ -591,8 +592,8 @@ class WorkerPool:
             why = f"took more than {self.doc_timeout:g} s again"
         else:
             why = f"killed a fresh worker again ({cause})"
-        print(f"corpustool: {stage.name}: document {entering.id} ({entering.url or entering.source}) {why}: "
-              f"dropped as {reason}", file=sys.stderr)
+        say_line(f"corpustool: {stage.name}: document {entering.id} ({entering.url or entering.source}) {why}: "
+                 f"dropped as {reason}")
         self._complete(job, [(entering, stage_no)], counts)
 
     # -- the stream

@@ -9,7 +9,6 @@ Documents without any good paragraph are dropped with a reason.
 from __future__ import annotations
 
 import re
-import sys
 import time
 from typing import Any
 
@@ -19,7 +18,7 @@ from ..readers.http import ENCODED, PayloadError, TruncatedPayload, decode_conte
 from ..stage import DocumentStage
 from ..text.normalize import clean_text
 from ..text_types import page_metadata
-from ..errors import OptionError
+from ..errors import OptionError, say_line
 from .base import Page
 from .registry import get_extractor
 from ..options import check, default
@@ -153,8 +152,7 @@ class Clean(DocumentStage):
                 doc.raw = exc.partial
                 doc.meta["payload_truncated"] = str(exc)[:200]
                 self.stats.extra["truncated-payload"] += 1
-                print(f"corpustool: clean: document {doc.id} ({doc.url or doc.source}): {exc.kept_note()}",
-                      file=sys.stderr)
+                say_line(f"corpustool: clean: document {doc.id} ({doc.url or doc.source}): {exc.kept_note()}")
             except PayloadError as exc:
                 doc.meta["payload_error"] = str(exc)[:200]
                 doc.raw = None
@@ -289,8 +287,8 @@ class Clean(DocumentStage):
             # the tree; the page's text before it is kept, the loss counted and named
             doc.meta["truncated"] = f"the HTML parser stopped: {why}"
             self.stats.extra["truncated"] += 1
-            print(f"corpustool: clean: document {doc.id} ({doc.url or doc.source}): the HTML parser stopped "
-                  f"at one of its limits ({why}); the page's text after that point is missing", file=sys.stderr)
+            say_line(f"corpustool: clean: document {doc.id} ({doc.url or doc.source}): the HTML parser stopped "
+                     f"at one of its limits ({why}); the page's text after that point is missing")
         if not doc.paragraphs and page.tree is None:
             # (the extractor parsed the page its own way: nothing to parse is still "empty")
             doc.drop("empty")

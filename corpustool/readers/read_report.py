@@ -9,8 +9,8 @@ it to the format readers, which need nothing else of it.
 from __future__ import annotations
 
 import os
-import sys
 
+from ..errors import say_line
 from ..document import Document
 from ..stage import StageStats
 
@@ -37,7 +37,7 @@ class ReadReport:
 
     def say(self, message: str) -> None:
         """A line on stderr about the input."""
-        print(f"corpustool: read: {message}", file=sys.stderr)
+        say_line(f"corpustool: read: {message}")
 
     def file_note(self, message: str) -> None:
         """A file held no document (and was not empty): ``message`` says why, in one line."""

@@ -176,6 +176,11 @@ def test_read_stats_never_takes_an_input_for_its_file(tmp_path, capsys):
     (["--master", "local[2]"], "--master needs --engine spark"),        # was ignored: the build ran locally
     (["--lang", ""], "--lang needs at least one language"),             # was read as auto
     (["--lang", " , "], "--lang needs at least one language"),
+    # was ignored: stop words are left out of n-grams only with --onion-skip-stopwords
+    (["--onion-stoplist", "de"], "--onion-stoplist is the list of --onion-skip-stopwords, which is not given"),
+    # a missing file was called an unknown language
+    (["--onion-skip-stopwords", "--onion-stoplist", "/nonexistent/my.txt"],
+     "the stoplist file '/nonexistent/my.txt' does not exist"),
 ])
 def test_build_refuses_options_it_would_ignore(tmp_path, capsys, argv, message):
     out = tmp_path / "c.vert"
@@ -237,3 +242,8 @@ def test_an_unknown_extractor_option_names_the_extractor_and_what_it_takes(capsy
     known = err.split("known: ")[1].split(", ")
     assert set(own) | {"preset", "length_low", "max_link_density"} <= set(known)      # names, as --option takes them
     assert not any(k.startswith("--") for k in known)
+
+
+def test_dedup_para_refuses_a_stoplist_without_skip_stopwords(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert "--stoplist is the list of --skip-stopwords" in one_line_error(capsys, ["dedup-para", "--stoplist", "en"])

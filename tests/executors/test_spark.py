@@ -555,3 +555,28 @@ def test_spark_ids_equal_local_when_two_inputs_share_a_name(spark_context, tmp_p
                                       dedup_exact=False, dedup_near=False, dedup_para=False)
         assert (tmp_path / "spark.vert").read_text(encoding="utf-8") == local_out
         assert spark_stats == local_stats
+
+
+@needs_spark
+def test_spark_reads_a_directory_with_dangling_and_directory_links_as_local(spark_context, tmp_path):
+    """A dangling link in an input directory is skipped and counted (error:unreadable-file) as a local
+    run does: it failed the task, and so the job, as an 'input not found'. Links to directories are
+    counted once (the driver lists the input twice and counted both listings)."""
+    import os
+
+    from corpustool.executors.spark import SparkExecutor
+
+    pages = tmp_path / "pages"
+    (pages / "sub").mkdir(parents=True)
+    for i, text in enumerate(_TEXTS[:3]):
+        (pages / f"p{i}.html").write_text(_page(f"P{i}", text), encoding="utf-8")
+    (pages / "sub" / "q.html").write_text(_page("Q", _TEXTS[3]), encoding="utf-8")
+    os.symlink(tmp_path / "nowhere.html", pages / "dangling.html")
+    os.symlink(pages / "sub", pages / "linked-dir")
+    local_stats, local_rejects, _ = build_run([str(pages)], tmp_path / "local.vert")
+    read = local_stats[0]["extra"]
+    assert read["error:unreadable-file"] == 1 and read["skipped:symlinked-directory"] == 1
+    spark_stats, spark_rejects, _ = build_run([str(pages)], tmp_path / "spark.vert", SparkExecutor(workers=2),
+                                              engine="spark")
+    assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
+    assert spark_stats == local_stats and spark_rejects == local_rejects
