@@ -94,6 +94,12 @@ class ReadReport:
         if say:
             self.say(f"{where}: skipped: {detail}")
 
+    def bad_date(self, where: str, value: str) -> None:
+        """A record's WARC-Date is no date: its document is read without a crawl date (counted, named)."""
+        self.stats.extra["invalid-warc-date"] += 1
+        shown = value if len(value) <= 40 else value[:40] + "..."
+        self.say(f"{where}: WARC-Date {shown!r} is no date; the document is read without a crawl_date")
+
     def no_html(self, doc: Document) -> Document:
         """A JSON Lines record without the page (``html`` or ``html_base64``): passed on marked to be
         dropped as ``no-html``, counted (the reader says it once per file)."""

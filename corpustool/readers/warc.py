@@ -22,6 +22,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from typing import IO, Callable, Iterator
@@ -85,6 +86,23 @@ def _arc_as_warc_headers(arc: dict[str, str]) -> dict[str, str]:
         date = f"{date[0:4]}-{date[4:6]}-{date[6:8]}T{date[8:10]}:{date[10:12]}:{date[12:14]}Z"
     return {"warc-target-uri": arc.get("uri", ""), "warc-date": date,
             "content-type": arc.get("content-type", ""), "warc-ip-address": arc.get("ip-address", "")}
+
+
+# WARC-Date: a W3C date-time (WARC 1.1: "2024-03-04T09:00:02Z", fractions of a second allowed); the
+# offsets and the date alone some writers put are taken too
+_WARC_DATE = re.compile(r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.\d{1,9})?)?"
+                        r"(?:Z|[+-]\d\d:?\d\d)?)?", re.ASCII)
+
+
+def is_warc_date(value: str) -> bool:
+    """A WARC-Date that is a date: written as ``crawl_date`` on ``<doc>``, where a corpus's users make
+    subcorpora by it (a value such as "not-a-date" would be one more "date")."""
+    m = _WARC_DATE.fullmatch(value)
+    if m is None:
+        return False
+    month, day = int(m.group(2)), int(m.group(3))
+    hour, minute, second = (int(g) if g else 0 for g in m.group(4, 5, 6))
+    return 1 <= month <= 12 and 1 <= day <= 31 and hour <= 23 and minute <= 59 and second <= 60
 
 
 # -- records -> documents ------------------------------------------------------
@@ -251,10 +269,14 @@ def _record_document(rec: ArchiveRecord, display: str, base: str, report: ReadRe
         return None
     header_length = msg.header_length if msg else 0
     payload_length = rec.length - header_length
+    crawl_date = rec.headers.get("warc-date") or None
+    if crawl_date is not None and not is_warc_date(crawl_date):
+        report.bad_date(where, crawl_date)
+        crawl_date = None
     doc = Document(
         id=f"{base}:{rec.index}",
         url=_target_uri(rec.headers.get("warc-target-uri", "")),
-        crawl_date=rec.headers.get("warc-date") or None,
+        crawl_date=crawl_date,
         http_headers=dict(msg.headers) if msg else {},
         warc_record_id=rec.headers.get("warc-record-id") or None,
         source=where,

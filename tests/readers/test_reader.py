@@ -107,6 +107,26 @@ def test_warc_html_records_read_and_others_skipped_and_counted(tmp_path, backend
     assert not any(k.startswith("error") for k in extra)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_warc_date_that_is_no_date_is_left_out_and_named(tmp_path, backend, capsys):
+    # the date becomes <doc crawl_date=...>, which corpus users make subcorpora by
+    dates = ["not-a-date", "2024-13-45T00:00:00Z", "2024-03-04T25:00:00Z", "2024-03-04T09:00:02Z",
+             "2024-03-04T09:00:02.123456Z", "2024-03-04", "2024-03-04T09:00:02+01:00"]
+    path = tmp_path / "dates.warc.gz"
+    with open(path, "wb") as fh:
+        w = WARCWriter(fh, gzip=True)
+        for i, date in enumerate(dates):
+            w.write_record(w.create_warc_record(f"http://ex.example/{i}", "response", payload=io.BytesIO(page(i)),
+                                                length=None, http_headers=_http("text/html", len(page(i))),
+                                                warc_headers_dict={"WARC-Date": date}))
+    docs, reader = read([path], backend=backend)
+    assert [d.crawl_date for d in docs] == [None, None, None] + dates[3:]     # every document read
+    assert reader.stats.extra["invalid-warc-date"] == 3
+    err = capsys.readouterr().err
+    assert f"{path}@" in err and "WARC-Date 'not-a-date' is no date" in err
+    assert "'2024-13-45T00:00:00Z'" in err and "'2024-03-04T09:00:02Z'" not in err
+
+
 def test_backends_give_identical_documents(tmp_path):
     path = tmp_path / "crawl.warc.gz"
     write_warc(path, STANDARD)
