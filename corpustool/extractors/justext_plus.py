@@ -253,16 +253,22 @@ def text_chars(el: Any) -> int:
     return n
 
 
-def holds_parent(el: Any) -> bool:
+def holds_parent(el: Any, counted: dict[Any, int] | None = None) -> bool:
     """An unwrapped element (a <form>) that holds at least half of its parent's text. The engine
     numbers an unwrapped element with its parent, so its evidence marks the parent: a search or
     quick-reply form after a thread's posts would make the whole thread a form or comment
     region. Its evidence counts only when the parent is mostly the form, as its wrapper.
+    ``counted``: the parents' characters counted so far (sibling forms share a parent).
     (The compiled walk's holds_parent is the same.)"""
     parent = el.getparent()
     if parent is None:
         return True
-    return 2 * text_chars(el) >= text_chars(parent)
+    chars = None if counted is None else counted.get(parent)
+    if chars is None:
+        chars = text_chars(parent)
+        if counted is not None:
+            counted[parent] = chars
+    return 2 * text_chars(el) >= chars
 
 
 DESCRIPTION_CHARS = 200      # (the compiled walk's limit too)
@@ -502,11 +508,12 @@ class JustextPlusExtractor(Extractor):
             if el not in seen:
                 seen.add(el)
                 candidates.append(el)
+        counted: dict[Any, int] = {}
         for el in candidates:
             kind, hint = candidate_evidence(el)
             if not (kind or hint):
                 continue
-            if el.tag in UNWRAPPED_TAGS and not holds_parent(el):
+            if el.tag in UNWRAPPED_TAGS and not holds_parent(el, counted):
                 continue
             xpath = paths.xpath(el)
             if xpath is None:

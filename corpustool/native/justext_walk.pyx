@@ -182,15 +182,6 @@ cdef Py_ssize_t text_chars(xmlNode* top) noexcept nogil:
     return n
 
 
-cdef bint holds_parent(xmlNode* c) noexcept nogil:
-    """justext_plus.holds_parent: c holds at least half of its parent element's text. An
-    unwrapped element's evidence marks its parent only then."""
-    cdef xmlNode* parent = c.parent
-    if parent is NULL or parent.type != XML_ELEMENT_NODE:
-        return True
-    return 2 * text_chars(c) >= text_chars(parent)
-
-
 # -- UTF-8 text with Python's notion of whitespace --------------------------------
 
 cdef inline bint is_space(unsigned int cp) noexcept nogil:
@@ -1427,6 +1418,10 @@ cdef class _Walk:
     cdef Py_ssize_t para_id
     cdef list semantic_candidates, other_candidates
     cdef bint unusual       # a tree the compiled evidence does not cover (namespaced elements)
+    # the last parent holds_parent counted, and its characters (sibling forms share a parent:
+    # each counted once, not once a form)
+    cdef xmlNode* counted_parent
+    cdef Py_ssize_t counted_chars
 
     def __cinit__(self):
         self.para_node = None
@@ -2016,6 +2011,17 @@ cdef class _Walk:
         self.push_open(c, kind)
         return 1
 
+    cdef bint holds_parent(self, xmlNode* c) noexcept nogil:
+        """justext_plus.holds_parent: c holds at least half of its parent element's text. An
+        unwrapped element's evidence marks its parent only then."""
+        cdef xmlNode* parent = c.parent
+        if parent is NULL or parent.type != XML_ELEMENT_NODE:
+            return True
+        if parent is not self.counted_parent:
+            self.counted_parent = parent
+            self.counted_chars = text_chars(parent)
+        return 2 * text_chars(c) >= self.counted_chars
+
     cdef int end_open(self) except -1:
         """End of the innermost open (descended) element."""
         self.n_open -= 1
@@ -2060,11 +2066,11 @@ cdef class _Walk:
             collect_text(&self.pending, c.next)   # subtree gone, its tail glued to the text before
             return 0
         if kind == K_UNWRAP:
-            if self.rules is not None and holds_parent(c):
+            if self.rules is not None:
                 # the engine numbers an unwrapped element with its parent: its evidence marks the
                 # parent, when the element holds most of the parent's text (holds_parent)
                 found = self.examine(c)
-                if found is not None:
+                if found is not None and self.holds_parent(c):
                     if self.n_levels == 0:
                         self.unusual = True
                     else:

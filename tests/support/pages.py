@@ -57,6 +57,11 @@ AWKWARD = {
                                      "</div><div> x <form class='search'><p>Search</p></form>  y  </div>"
                                      "<div>\u00a0<form class='signup'>" + P(SHORT) + "</form></div>" + P() * 2 +
                                      "</body>"),
+    # sibling forms share their parent (counted once): the first that holds half of it names it
+    "sibling forms": ("<body><div><form class='login'><p>Log in</p></form><form class='search'>" + P() +
+                      "</form><form class='signup'>" + P(SHORT) + "</form></div><div><form class='reply'>" +
+                      P(SHORT) + "</form>" + P() * 2 + "<form class='newsletter'>" + P() * 3 + "</form></div>"
+                      "</body>"),
     "article named by categories": ("<body><article class='post category-newsletter tag-footer'>" + P() * 3 +
                                     "</article><article class='comment'>" + P() + "</article>"
                                     "<main class='ad-free'>" + P() + "</main></body>"),
