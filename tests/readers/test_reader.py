@@ -42,7 +42,7 @@ def write_warc(path: Path, records: list[tuple], gz: bool = True) -> None:
         w = WARCWriter(fh, gzip=gz)
         for i, (rtype, url, body, ct, extra) in enumerate(records):
             wh = {"WARC-Record-ID": f"<urn:uuid:00000000-0000-0000-0000-{i:012d}>",
-                  "WARC-Date": f"2024-03-04T09:00:{i:02d}Z"}
+                  "WARC-Date": f"2024-03-04T09:{i // 60:02d}:{i % 60:02d}Z"}
             if rtype == "response":
                 rec = w.create_warc_record(url, "response", payload=io.BytesIO(body), length=None,
                                            http_headers=_http(ct, None if extra else len(body), extra),
