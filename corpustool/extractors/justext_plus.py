@@ -27,7 +27,7 @@ apart, and this extractor adds it to jusText's classes:
    paragraph elsewhere - widened to the enclosing ``<article>`` (or
    ``itemprop=articleBody``) when there is one. Without any good text, the
    ``<article>``/``<main>`` element with the most text.
-4. **Decisions.** Inside the main region every paragraph is kept (short
+4. **Decisions** (:mod:`.justext_plus_decide`, in named phases). Inside the main region every paragraph is kept (short
    lines, list items, quotes, text without stop words) except link-heavy
    ones, runs of links (link lists) and the heading over a removed link
    list, copyright lines and, unless ``keep_meta``, dates, bylines and
@@ -82,13 +82,8 @@ from . import justext_engine
 from . import justext_plus_structure as structure
 from .justext_engine import KILLED_TAGS, UNWRAPPED_TAGS, EvidenceSettings, JustextEngineExtractor
 from ..native import backend
-from .justext_plus_rules import DecideSettings
-from .justext_plus_rules import (ARTICLE_HEADER as _ARTICLE_HEADER, BARE_FORM, LEAD_LINK_DENSITY,  # noqa: F401
-                                 MIN_OVERRULE_CHARS, MIN_UI_REPEATS, SALUTATION as _SALUTATION,
-                                 SECOND_MAIN_SHARE, SEMANTIC_TAGS, SIGN_OFF as _SIGN_OFF, SPAN_LINK_DENSITY,
-                                 container as _container, introduces as _introduces, is_sentence as _is_sentence,
-                                 is_title as _is_title, letter_line as _letter_line, line_verdict,
-                                 name_key as _name_key, norm as _norm)
+from .justext_plus_decide import decide as python_decide, prefixes as _prefixes
+from .justext_plus_rules import BARE_FORM, SEMANTIC_TAGS, DecideSettings
 
 # the engine's walk keeps whitespace-only text between inline elements as one space
 # (jusText drops it and glues the words on either side together)
@@ -388,17 +383,6 @@ class EnginePaths:
         return paths.get(el)
 
 
-def _prefixes(xpath: str) -> list[str]:
-    """The XPaths of an element's ancestors and itself, outermost first."""
-    out = []
-    i = xpath.find("/", 1)
-    while i != -1:
-        out.append(xpath[:i])
-        i = xpath.find("/", i + 1)
-    out.append(xpath)
-    return out
-
-
 def _shared_prefixes(xpath: str, known: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     """:func:`_prefixes` as a tuple, built from the parent's tuple in ``known`` (filled on the
     way): the ancestors of a page's paragraphs are computed once each, not once per paragraph."""
@@ -640,314 +624,11 @@ class JustextPlusExtractor(Extractor):
 
     def decide(self, paras: list[Paragraph], kinds: dict[str, str], hints: list[str],
                title: str | None, why: dict[str, str] | None = None, tree: Any = None) -> None:
-        n = len(paras)
+        """Classify the paragraphs by jusText's classes and the evidence: :func:`.justext_plus_decide.decide`,
+        phase by phase (the compiled ``decide`` is its twin for the compiled walk's tree)."""
         if tree is None:
             tree = XPathTree(paras, kinds, hints, why)
-        # each paragraph's ancestors-or-self that are regions or hints, outermost first
-        prefixes = tree.chains
-        # (the paragraphs' fields, read once: every rule below reads them, often)
-        texts = [p.text for p in paras]
-        chars = [len(t) for t in texts]
-        good = [p.cls == GOOD for p in paras]
-        cfs = [p.cf_class for p in paras]
-        heads = [p.heading for p in paras]
-        xpaths = [p.xpath for p in paras]
-        lds = [p.features.get("link_density", 0.0) for p in paras]
-        words = [p.features.get("words", 0) for p in paras]
-        # text that reads like content: what jusText keeps or finds near-good, outside links
-        content = [c if (g or cf == "good" or cf == "neargood") and ld <= 0.5 else 0
-                   for c, g, cf, ld in zip(chars, good, cfs, lds)]
-        # (a cookie notice stays one, so its text, often longer than a short article,
-        # competes with nothing: it does not count in the shares below)
-        cookies = {x for x, k in kinds.items() if k == "cookie"}
-        if cookies:
-            total = sum(c for pre, c in zip(prefixes, content) if c and cookies.isdisjoint(pre))
-        else:
-            total = sum(content)
-
-        # a header inside an article is the article's title block, not the page's header
-        # (and so is one that names itself so: "article-header", "entry-header", "post-head")
-        for x in [x for x, k in kinds.items() if k == "header"]:
-            if any(x.startswith(h + "/") for h in hints) or (why and x in why and _ARTICLE_HEADER.search(why[x])):
-                del kinds[x]
-        # text per region, to overrule names on regions that hold most of the content
-        region_mass: dict[str, int] = {}
-        hint_set = set(hints)
-        for pre, c in zip(prefixes, content):
-            if c:
-                for x in pre:
-                    if x in kinds or x in hint_set:
-                        region_mass[x] = region_mass.get(x, 0) + c
-        # (a cookie notice stays one even when it is the only text that reads well,
-        # and a few lines of text are too little to overrule a name)
-        active = dict(kinds)
-        if total >= MIN_OVERRULE_CHARS:
-            for x, m in region_mass.items():
-                if m * 2 > total and x in active and active[x] != "cookie":
-                    del active[x]
-        # the same inside an element that declares itself the main content (<main>,
-        # <article>): a "sidebar_right" layout class on the block that holds most of
-        # <main>'s text names the layout, not the block
-        for h in hints:
-            hm = region_mass.get(h, 0)
-            if hm >= MIN_OVERRULE_CHARS:
-                # (only regions with content can hold most of it)
-                for x in [x for x in region_mass if x in active and x.startswith(h + "/") and active[x] != "cookie"]:
-                    if region_mass[x] * 2 > hm:
-                        del active[x]
-        if why and total >= MIN_OVERRULE_CHARS:
-            # the same for a name: page builders wrap every block, content included, in
-            # one class ("elementor-widget-container"); a name whose regions together
-            # hold most of the content names the page's blocks, not boilerplate
-            # (only class names: an <aside> or <nav> is one by the page's own
-            # declaration, and comments stay comments however long the discussion)
-            def named(x: str) -> bool:
-                return x in why and active[x] != "comment" and why[x].partition(".")[0] not in SEMANTIC_TAGS
-
-            # names only of the regions that hold content (the others add no mass)
-            names = {x: _name_key(why[x]) for x in region_mass if x in active and named(x)}
-            name_mass: dict[str, int] = {}
-            for pre, c in zip(prefixes, content):
-                if c:
-                    for name in {names[x] for x in pre if x in names}:
-                        name_mass[name] = name_mass.get(name, 0) + c
-            crowded = {name for name, m in name_mass.items() if m * 2 > total}
-            if crowded:
-                active = {x: k for x, k in active.items()
-                          if k == "cookie" or not named(x) or _name_key(why[x]) not in crowded}
-
-        # innermost boilerplate kind of each paragraph
-        kind_of: list[str | None] = [None] * n
-        region_of: list[str | None] = [None] * n
-        for i, pre in enumerate(prefixes):
-            for x in reversed(pre):
-                k = active.get(x)
-                if k:
-                    kind_of[i], region_of[i] = k, x
-                    break
-
-        # main region: deepest element with more than main_share of the content outside boilerplate
-        weight = [c if k is None or k == "meta" else 0 for c, k in zip(content, kind_of)]
-        if not any(weight):
-            # no content-like paragraph: longer paragraphs' text outside links
-            weight = [int(c * (1.0 - ld)) if w >= 10 and k in (None, "meta") else 0
-                      for c, ld, w, k in zip(chars, lds, words, kind_of)]
-        main = self.main_region(tree, weight, hints)
-        if main is not None:
-            # a region that holds the main content is not boilerplate
-            freed = [x for x in _prefixes(main) if x in active]
-            for x in freed:
-                del active[x]
-            for i in range(n) if freed else ():
-                if region_of[i] is not None and region_of[i] not in active:
-                    kind_of[i] = None
-                    for x in reversed(prefixes[i]):
-                        k = active.get(x)
-                        if k:
-                            kind_of[i], region_of[i] = k, x
-                            break
-        inside = _below(xpaths, main) if main is not None else [False] * n
-        if main is not None:
-            # the main text split in two blocks (a recipe's ingredients and its steps, a
-            # product's description and its details): a second region holding most of the
-            # content-like text left outside the first, a quarter of the page's or more
-            rest = [0 if inside[i] else w for i, w in enumerate(weight)]
-            if sum(rest) >= SECOND_MAIN_SHARE * sum(weight):
-                second = self.main_region(tree, rest, hints)
-                if second is not None and not main.startswith(second + "/") and not second.startswith(main + "/"):
-                    inside = [a or b for a, b in zip(inside, _below(xpaths, second))]
-        if main is not None:
-            # a bare <form> inside the main region holds main text (ingredients, a questionnaire)
-            for i in range(n):
-                if inside[i] and kind_of[i] == BARE_FORM and region_of[i] != main:
-                    kind_of[i] = None
-                    for x in reversed(prefixes[i]):
-                        k = active.get(x)
-                        if k and k != BARE_FORM and x.startswith(main):
-                            kind_of[i], region_of[i] = k, x
-                            break
-
-        # the main text's span in the region: from its first to its last content
-        # paragraph; before it only headings (the title block), after it nothing
-        # (share buttons, "related articles", credits)
-        span = [i for i in range(n) if inside[i] and kind_of[i] is None and (content[i] or (
-            cfs[i] == "bad" and chars[i] >= 70 and lds[i] <= SPAN_LINK_DENSITY))]
-        if not span:
-            # no paragraph reads like content (a short post of short lines): its lines without
-            # links are its text
-            span = [i for i in range(n) if inside[i] and kind_of[i] is None and not heads[i]
-                    and not lds[i] and words[i] >= 3]
-        first_c, last_c = (span[0], span[-1]) if span else (n, -1)
-        # sentences next to the span are its lead and its closing words
-        while first_c > 0 and inside[first_c - 1] and (_is_sentence(paras[first_c - 1], LEAD_LINK_DENSITY)
-                                                       or _letter_line(paras[first_c - 1], _SALUTATION)):
-            first_c -= 1
-        while last_c + 1 < n and inside[last_c + 1] and (_is_sentence(paras[last_c + 1])
-                                                         or _letter_line(paras[last_c + 1], _SIGN_OFF)
-                                                         or _introduces(paras[last_c + 1])):
-            last_c += 1
-        title_norm = _norm(title or "")
-        # short lines repeated on the page are the labels of its controls ("Bild anzeigen")
-        repeated: dict[str, int] = {}
-        for t, c in zip(texts, chars):
-            if c < 60:
-                repeated[t] = repeated.get(t, 0) + 1
-        # before the span (or without one): lines in a section of the main region that a
-        # heading opens and another closes (a facts box: "Cameras" / "Widelux."), not the
-        # title block's lines
-        headed_before = [False] * n
-        opening = [i for i in range(min(first_c + 1, n)) if inside[i] and heads[i] and kind_of[i] is None]
-        for i in range(opening[0] + 1, opening[-1]) if len(opening) >= 2 else ():
-            headed_before[i] = inside[i] and not heads[i]
-        keep = [False] * n
-        reason: list[str | None] = [None] * n
-        keep_meta, max_ld, outside = self.keep_meta, self.region_max_link_density, self.outside
-        for i in range(n):
-            kind = kind_of[i]
-            if kind is not None and kind != "meta":
-                reason[i] = f"boilerplate:{'form' if kind == BARE_FORM else kind}"
-                continue
-            text, heading = texts[i], heads[i]
-            rights, dated, found, label = line_verdict(text, heading, keep_meta)
-            if rights:
-                reason[i] = "boilerplate"
-                continue
-            meta_line = dated or (kind == "meta" and not heading)
-            if meta_line and not keep_meta:
-                reason[i] = "boilerplate:meta"
-                continue
-            if found is None and label and repeated.get(text, 0) >= MIN_UI_REPEATS:
-                found = "boilerplate:repeated"
-            if found:
-                # a credit, or a short line of the site's template: a button, a box title, a label
-                reason[i] = found
-                continue
-            ld = lds[i]
-            if inside[i]:
-                if ld > max_ld:
-                    reason[i] = "boilerplate:links"
-                    continue
-                keep[i] = first_c <= i <= last_c or (i < first_c and (heading or meta_line or (
-                    ld == 0.0 and headed_before[i])))
-            elif heading and title_norm and _is_title(_norm(text), title_norm):
-                keep[i] = True
-            elif outside == "justext":
-                keep[i] = good[i]
-            elif outside == "good":
-                keep[i] = good[i] and cfs[i] == "good"
-            if not keep[i]:
-                reason[i] = "boilerplate"
-
-        # link lists: runs of three or more short paragraphs that are mostly links
-        run: list[int] = []
-        for i in range(n + 1):
-            if i < n and keep[i] and lds[i] > 0.3 and chars[i] < 100:
-                run.append(i)
-                continue
-            if len(run) >= 3:
-                for j in run:
-                    keep[j] = False
-                    reason[j] = "boilerplate:links"
-            run = []
-
-        # a heading over a link list ("More on this topic") belongs to the list:
-        # its section, up to the next heading, is all removed and holds links
-        for i in range(n):
-            if not (keep[i] and inside[i] and heads[i]):
-                continue
-            j = i + 1
-            while j < n and heads[j]:
-                j += 1
-            links = dated = False
-            while j < n and not heads[j] and not keep[j]:
-                links = links or reason[j] == "boilerplate:links"
-                dated = dated or reason[j] == "boilerplate:meta"
-                j += 1
-            # (a dateline under it makes it an article's title: its category link is no list)
-            if links and not dated and (j == n or heads[j]):
-                keep[i] = False
-                reason[i] = "boilerplate:links"
-
-        # the heading just before the main region belongs to it
-        if main is not None:
-            first = next((i for i in range(n) if inside[i]), None)
-            if first is not None:
-                # and so does the lead sentence right before it (its own container above the body)
-                j = first - 1
-                while j >= 0 and j >= first - 3 and (paras[j].heading or not keep[j]):
-                    p = paras[j]
-                    if (not p.heading and kind_of[j] is None and reason[j] == "boilerplate" and _is_sentence(p)
-                            and p.cf_class in ("good", "neargood")):
-                        keep[j], reason[j] = True, None
-                        break
-                    j -= 1
-            if first is not None:
-                for j in range(first - 1, max(first - 4, -1), -1):
-                    if (paras[j].heading and kind_of[j] is None and paras[j].features.get("link_density", 0.0) <= 0.5
-                            and reason[j] in (None, "boilerplate")):   # (not a template line: "See also")
-                        keep[j] = True
-                        break
-            # the lead: a "teaser" (the German press's word for it) right before or at the
-            # start of the main text is its first paragraph, not a teaser of another page
-            start = next((i for i in range(n) if inside[i] and kind_of[i] is None), None)
-            if start is not None:
-                j = start - 1
-                while j >= 0 and paras[j].heading and keep[j]:
-                    j -= 1
-                lead = [j, start + 1] if j >= 0 else [start + 1]
-                # and inside the main region before its body text begins (after the title and date)
-                body = next((i for i in range(start, n) if inside[i] and kind_of[i] is None and content[i]
-                             and not paras[i].heading), n)
-                lead += [i for i in range(start, body) if inside[i]]
-                for i in lead:
-                    if (0 <= i < n and kind_of[i] == "aside" and not keep[i] and _is_sentence(paras[i])
-                            and paras[i].cf_class in ("good", "neargood")):
-                        keep[i] = True
-                        reason[i] = None
-
-        # headings after the last kept text head nothing of it ("More on this topic",
-        # "Comments"): what they announced was removed
-        last_text = max((i for i in range(n) if keep[i] and not paras[i].heading), default=n)
-        for i in range(last_text + 1, n):
-            if keep[i] and paras[i].heading:
-                keep[i], reason[i] = False, "boilerplate:heading"
-
-        for p, k, r, ins, kind, region in zip(paras, keep, reason, inside, kind_of, region_of):
-            # the evidence, for the inspect view and the evaluation's reports
-            p.features["jt_class"] = p.cls
-            p.features["main"] = ins
-            if kind:
-                p.features["region"] = kind
-                if why and region in why:
-                    p.features["region_element"] = why[region]
-            if k:
-                p.cls, p.reason = GOOD, None
-            else:
-                p.cls, p.reason = BAD, r or "boilerplate"
-
-    def main_region(self, tree: Any, weight: list[int], hints: list[str]) -> str | None:
-        total = sum(weight)
-        if total == 0:
-            return None
-        mass = tree.masses(weight)   # weight at or below each element
-        need = self.main_share * total
-        best = None
-        for x, m in mass.items():
-            if m >= need and (best is None or len(x) > len(best)) and _container(x):
-                best = x
-        if best is None:
-            return None
-        # widen to the enclosing article: its title, lead and captions are main text too
-        for h in sorted(hints, key=len, reverse=True):
-            if best.startswith(h + "/") and h.count("/") > 2:
-                return h
-        return best
-
-
-def _below(xpaths: list[str], top: str) -> list[bool]:
-    """For each XPath: is it ``top`` or below it?"""
-    prefix = top + "/"
-    return [x == top or x.startswith(prefix) for x in xpaths]
+        python_decide(self.decide_settings, paras, kinds, hints, title, why, tree)
 
 
 # a ruby text element's start tag, any case (one pattern scans a page three times faster than two
@@ -971,8 +652,9 @@ def _title_of(root: Any) -> str | None:
 
 
 # decide() compiled (corpustool/native/justext_plus_decide.pyx) for the compiled walk's PageTree:
-# the same classes, reasons and features (tests/native/test_backend_parity.py); decide() above
-# is the reference and serves XPathTree (extract_py, namespaced trees) and the Python backend
+# the same classes, reasons and features (tests/native/test_backend_parity.py); the Python decide()
+# (justext_plus_decide.py) is the reference and serves XPathTree (extract_py, namespaced trees)
+# and the Python backend
 PageTree = backend.walk.get("PageTree")
 compiled_decide = backend.decide.get("decide")
 DECLINED = backend.decide.get("DECLINED")

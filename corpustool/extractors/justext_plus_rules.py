@@ -1,6 +1,6 @@
 """justext-plus's thresholds and string tests: the leaf both deciders import.
 
-:meth:`corpustool.extractors.justext_plus.JustextPlusExtractor.decide` (Python) and
+:func:`corpustool.extractors.justext_plus_decide.decide` (Python) and
 ``corpustool/native/justext_plus_decide.pyx`` (compiled) apply the same rules; the
 numbers and the tests on a paragraph's text they share live here, public, so the
 compiled module depends on this leaf (the standard library and :mod:`.template_lines`,

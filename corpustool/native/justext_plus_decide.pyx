@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=True, wraparound=False, cdivision=True
 """justext-plus's decide() on the compiled walk's PageTree, in C arrays over integer node ids.
 
-:meth:`corpustool.extractors.justext_plus.JustextPlusExtractor.decide` is the
-reference: this module gives every paragraph the same class, reason and
+:func:`corpustool.extractors.justext_plus_decide.decide` (its phases named there) is
+the reference: this module gives every paragraph the same class, reason and
 features (tests/native/test_backend_parity.py). Python's decide() asks the same
 questions of XPath strings (a region is an ancestor when its XPath is a prefix
 of the paragraph's, region names are dict keys); here each element is its node
@@ -266,7 +266,7 @@ cdef Py_ssize_t main_region(Arrays* a, Py_ssize_t n, Py_ssize_t n_nodes, long lo
 
 
 def decide(settings, list paras, dict kinds, list hints, title, why, tree):
-    """JustextPlusExtractor.decide(paras, kinds, hints, title, why, tree) for a PageTree ``tree``
+    """``justext_plus_decide.decide(settings, paras, kinds, hints, title, why, tree)`` for a PageTree ``tree``
     whose ``kinds`` and ``hints`` these are: the same classes, reasons and features, the same
     header regions deleted from ``kinds``. ``settings``: a
     :class:`corpustool.extractors.justext_plus_rules.DecideSettings`. Returns the word totals
