@@ -151,6 +151,19 @@ def test_the_compiled_decide_depends_only_on_leaf_modules():
                          "corpustool.extractors.justext_engine")}, seen
 
 
+def test_the_python_decide_is_the_compiled_decides_twin():
+    # the reference decide() in its own module, with the compiled one's parameters and leaves:
+    # the two read alike, and neither depends on the extractor that calls them
+    import inspect
+    from corpustool.extractors import justext_plus_decide
+    py = PACKAGE / "extractors" / "justext_plus_decide.py"
+    assert _corpustool_imports(py) == {"corpustool.extractors.justext_plus_rules", "corpustool.document"}
+    stub = (PACKAGE / "native" / "justext_plus_decide.pyi").read_text(encoding="utf-8")
+    compiled = re.search(r"^def decide\(([^)]*)\)", stub, re.M | re.S).group(1)
+    names = [part.split(":")[0].strip() for part in compiled.split(",") if ":" in part]
+    assert list(inspect.signature(justext_plus_decide.decide).parameters) == names
+
+
 def test_every_native_module_has_a_stub():
     native = PACKAGE / "native"
     modules = {p.stem for p in native.glob("*.pyx")} | {"_onion"}
