@@ -35,25 +35,79 @@ def parse_html(html: str) -> etree._Element | None:
     becomes one text node, as after the justext package's Cleaner) and
     without a table of ids. The XML declaration, meaningless once decoded, is
     stripped, and so are NUL characters.
+
+    A page nested deeper than libxml2's 256 open elements (a page of unclosed ``<font>``
+    or ``<b>`` tags gets there: a browser shows all of it) is parsed again without that
+    limit (up to 2048) and flattened to :data:`MAX_TREE_DEPTH` (:func:`flatten_deep`).
     """
+    global _last_parser
     data = html_bytes(html)
     if data is None:
         return None
+    _last_parser = _HTML_PARSER
     try:
-        return etree.fromstring(data, _HTML_PARSER)
+        root = etree.fromstring(data, _HTML_PARSER)
     except (etree.ParserError, ValueError, etree.XMLSyntaxError):
         return None
+    if root is not None and _stopped_by_depth(_HTML_PARSER):
+        _last_parser = _DEEP_HTML_PARSER
+        try:
+            deep = etree.fromstring(data, _DEEP_HTML_PARSER)
+        except (etree.ParserError, ValueError, etree.XMLSyntaxError):
+            deep = None
+        if deep is not None:
+            flatten_deep(deep)
+            return deep
+        _last_parser = _HTML_PARSER
+    return root
 
 
 def parse_stopped_early() -> str | None:
     """Why the last :func:`parse_html` stopped before the end of its page (libxml2's message), or
-    None: libxml2 halts at a resource limit (256 open elements: a page of unclosed tags gets there;
-    10 MB of text in one node), and the rest of the page is not in the tree. (A fatal error ends
-    the parse: it is the parser's last error.)"""
-    last = _HTML_PARSER.error_log.last_error
+    None: libxml2 halts at a resource limit (2048 open elements, parsed again after 256; 10 MB of
+    text in one node), and the rest of the page is not in the tree. (A fatal error ends the parse:
+    it is the parser's last error.)"""
+    last = _last_parser.error_log.last_error
     if last is None or last.type != etree.ErrorTypes.ERR_RESOURCE_LIMIT:
         return None
     return (last.message or "a resource limit").strip()
+
+
+def _stopped_by_depth(parser: etree.HTMLParser) -> bool:
+    last = parser.error_log.last_error
+    return (last is not None and last.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT
+            and "depth" in (last.message or ""))
+
+
+# elements of a flattened tree deeper than this are unwrapped: their text joins their
+# ancestor's (as deep as the SAX tree of justext-plus's fast path goes, below libxml2's 256)
+MAX_TREE_DEPTH = 250
+# what is no text: removed, not unwrapped, when it sits that deep with elements inside
+_NO_TEXT_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "math", "select", "head", "iframe",
+                           "object", "textarea"})
+_UNWRAP, _REMOVE = "corpustool-unwrapped", "corpustool-removed"
+
+
+def flatten_deep(root: etree._Element, max_depth: int = MAX_TREE_DEPTH) -> int:
+    """Unwrap the elements with element children deeper than ``max_depth`` (the root is at depth
+    1): their text, tails and childless elements (``<br>``, ``<img>``) stay in place, at most one
+    level below ``max_depth``. Every walk over the tree then goes no deeper than it did
+    when libxml2 stopped at 256, and every path stays as long. Returns how many elements went."""
+    marked = 0
+    stack = [(root, 1)]
+    while stack:
+        el, depth = stack.pop()
+        for child in el:
+            if not isinstance(child.tag, str):
+                continue            # (processing instructions, entities)
+            if depth + 1 > max_depth and len(child):
+                child.tag = _REMOVE if child.tag in _NO_TEXT_TAGS else _UNWRAP
+                marked += 1
+            stack.append((child, depth + 1))
+    if marked:
+        etree.strip_elements(root, _REMOVE, with_tail=False)
+        etree.strip_tags(root, _UNWRAP)
+    return marked
 
 
 def html_bytes(html: str) -> bytes | None:
@@ -74,11 +128,12 @@ def html_bytes(html: str) -> bytes | None:
 _utf8_bytes = backend.text_scan.get("utf8_bytes")
 
 
-# (libxml2 stops at 256 open elements, and the rest of the page is lost: parse_stopped_early tells,
-# the clean stage counts it. Its HUGE option, huge_tree, would stop at 2048, but the recursive walks
-# of several extractors (urltree's, ...) cannot go that deep, and every paragraph's XPath and DOM
-# path would grow 8 times longer)
+# (libxml2 stops at 256 open elements, and the rest of the page would be lost: such a page is
+# parsed again with its HUGE option, huge_tree, which stops at 2048, and flattened back to the
+# depth the first parser allows, for the recursive walks of several extractors (urltree's, ...))
 _HTML_PARSER = etree.HTMLParser(remove_comments=True, encoding="utf-8", collect_ids=False)
+_DEEP_HTML_PARSER = etree.HTMLParser(remove_comments=True, encoding="utf-8", collect_ids=False, huge_tree=True)
+_last_parser = _HTML_PARSER      # the parser of the last parse_html (parse_stopped_early reads its log)
 
 
 class Page:
