@@ -137,30 +137,6 @@ cdef struct Arrays:
     Py_ssize_t* key_index      # index of the region's XPath in kind_keys (-1: none)
 
 
-cdef class _Work:
-    """The arrays of one decide() call (freed with it)."""
-    cdef Arrays a
-    cdef void* blocks[48]
-    cdef int n_blocks
-
-    cdef void* alloc(self, size_t size) except NULL:
-        cdef void* p
-        if self.n_blocks == 48:
-            raise MemoryError("too many blocks")
-        p = PyMem_Malloc(size if size else 1)
-        if p is NULL:
-            raise MemoryError()
-        memset(p, 0, size if size else 1)
-        self.blocks[self.n_blocks] = p
-        self.n_blocks += 1
-        return p
-
-    def __dealloc__(self):
-        cdef int i
-        for i in range(self.n_blocks):
-            PyMem_Free(self.blocks[i])
-
-
 cdef inline Py_ssize_t chain_start(Arrays* a, Py_ssize_t node):
     """The innermost evidence node at or above ``node`` (-1: none)."""
     if node < 0:
@@ -203,7 +179,7 @@ cdef Py_ssize_t depth(Arrays* a, Py_ssize_t node):
 
 cdef Py_ssize_t main_region(Arrays* a, Py_ssize_t n, Py_ssize_t n_nodes, long long* weight, double main_share,
                             tree, container, Py_ssize_t* fresh) except -2:
-    """JustextPlusExtractor.main_region on node ids (-1: None). ``fresh``: room for n_nodes ids."""
+    """``justext_plus_decide.main_region`` on node ids (-1: None). ``fresh``: room for n_nodes ids."""
     cdef Py_ssize_t i, j, k, n_fresh, best = -1, best_len = -1, length
     cdef long long total = 0
     cdef double need
@@ -268,238 +244,312 @@ cdef Py_ssize_t main_region(Arrays* a, Py_ssize_t n, Py_ssize_t n_nodes, long lo
 def decide(settings, list paras, dict kinds, list hints, title, why, tree):
     """``justext_plus_decide.decide(settings, paras, kinds, hints, title, why, tree)`` for a PageTree ``tree``
     whose ``kinds`` and ``hints`` these are: the same classes, reasons and features, the same
-    header regions deleted from ``kinds``. ``settings``: a
+    header regions deleted from ``kinds``, in the same phases. ``settings``: a
     :class:`corpustool.extractors.justext_plus_rules.DecideSettings`. Returns the word totals
     of the structure rules, or :data:`DECLINED` (nothing changed) for an input it does not
     cover: then the Python decide() decides."""
-    cdef Py_ssize_t n = len(paras)
-    cdef Py_ssize_t n_nodes, i, j, x, first_c, last_c, main, second, start, body, first, last_text
-    cdef Py_ssize_t o_first, o_last, n_open
-    cdef long long total, rest_total, w_total, c
-    cdef double ld, max_ld
-    cdef bint cookies, found_cookie, keep_meta, freed, links, dated, heading, meta_line, k
-    cdef int kind, outside_mode
-    cdef long long* name_mass
-    cdef Py_ssize_t* name_seen
-    cdef long long* rest
-    cdef Py_ssize_t* fresh
-    cdef _Work work = _Work()
-    cdef Arrays* a = &work.a
-
-    if why is not None and type(why) is not dict:
+    cdef _Decision d = _Decision()
+    if not d.load(paras, kinds, hints, why, tree):
         return DECLINED
-    cdef dict why_d = why
-    parents_b, para_nodes_b, evidence_value = tree.structure()
-    cdef dict evidence = evidence_value
-    cdef const Py_ssize_t* parents = <const Py_ssize_t*><const char*>parents_b
-    cdef const Py_ssize_t* pnodes = <const Py_ssize_t*><const char*>para_nodes_b
-    n_nodes = len(parents_b) // sizeof(Py_ssize_t)
-    if len(para_nodes_b) // <Py_ssize_t>sizeof(Py_ssize_t) != n:
-        raise ValueError("the tree is not the paragraphs' tree")
-    # every node id read below is checked once here: the arrays are indexed without checks
-    for i in range(n):
-        if pnodes[i] < 0 or pnodes[i] >= n_nodes:
-            # (a paragraph outside the tree: the string rules decide)
-            return DECLINED
-    for x in range(n_nodes):
-        if parents[x] >= x or parents[x] < -1:
-            return DECLINED
-    for node in evidence.values():
-        if type(node) is not int or not 0 <= node < n_nodes:
-            return DECLINED
-    hint_nodes = []
-    for key in hints:
-        node = evidence.get(key)
-        if node is None:
-            return DECLINED
-        hint_nodes.append(node)
+    d.region_kinds(kinds)
+    d.innermost_kinds()
+    d.main_text(settings.main_share, tree)
+    d.main_span()
+    d.verdicts(title, settings)
+    d.remove_link_lists()
+    d.remove_list_headings()
+    if d.main >= 0:
+        d.keep_lead()
+    d.remove_trailing_headings()
+    return d.record(tree)
 
-    # -- the arrays ------------------------------------------------------------------
-    a.node = <Py_ssize_t*>work.alloc(n * sizeof(Py_ssize_t))
-    a.chars = <long long*>work.alloc(n * sizeof(long long))
-    a.content = <long long*>work.alloc(n * sizeof(long long))
-    a.weight = <long long*>work.alloc(n * sizeof(long long))
-    a.ld = <double*>work.alloc(n * sizeof(double))
-    a.words = <long long*>work.alloc(n * sizeof(long long))
-    a.kind_of = <int*>work.alloc(n * sizeof(int))
-    a.region_of = <Py_ssize_t*>work.alloc(n * sizeof(Py_ssize_t))
-    a.good = <unsigned char*>work.alloc(n)
-    a.cf = <unsigned char*>work.alloc(n)
-    a.head = <unsigned char*>work.alloc(n)
-    a.inside = <unsigned char*>work.alloc(n)
-    a.keep = <unsigned char*>work.alloc(n)
-    a.headed_before = <unsigned char*>work.alloc(n)
-    a.parent = <Py_ssize_t*>parents
-    a.ev_up = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
-    a.evidence = <unsigned char*>work.alloc(n_nodes)
-    a.hint = <unsigned char*>work.alloc(n_nodes)
-    a.kinds = <int*>work.alloc(n_nodes * sizeof(int))
-    a.active = <int*>work.alloc(n_nodes * sizeof(int))
-    a.region_mass = <long long*>work.alloc(n_nodes * sizeof(long long))
-    a.mass = <long long*>work.alloc(n_nodes * sizeof(long long))
-    a.met = <unsigned char*>work.alloc(n_nodes)
-    a.name_id = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
-    a.key_index = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
-    cdef Py_ssize_t n_kinds = len(kinds), k_i
-    cdef Py_ssize_t* kind_nodes = <Py_ssize_t*>work.alloc(n_kinds * sizeof(Py_ssize_t))
-    cdef list kind_keys = [None] * n_kinds
 
-    for x in range(n_nodes):
-        a.key_index[x] = -1
-    cookies = False
-    k_i = 0
-    for key, kind_name in kinds.items():
-        node = evidence.get(key)
-        if node is None:
-            return DECLINED
-        x = node
-        kind_keys[k_i] = key
-        kind_nodes[k_i] = x
-        a.key_index[x] = k_i
-        k_i += 1
-        a.kinds[x] = kind_code(kind_name)
-        cookies = cookies or a.kinds[x] == K_COOKIE
-    for x in evidence.values():
-        a.evidence[<Py_ssize_t>x] = True
-    for x in range(n_nodes):
-        j = parents[x]
-        a.ev_up[x] = -1 if j < 0 else (j if a.evidence[j] else a.ev_up[j])
-        a.name_id[x] = -1
-    for x in hint_nodes:
-        a.hint[x] = True
+cdef class _Decision:
+    """One decide() call: its arrays (freed with it), the paragraphs' fields and the phases of
+    ``justext_plus_decide.decide`` over them, each a method of the same name."""
+    cdef Arrays a
+    cdef void* blocks[48]
+    cdef int n_blocks
+    cdef Py_ssize_t n, n_nodes, n_kinds, main, first_c, last_c
+    cdef long long total
+    cdef Py_ssize_t* kind_nodes
+    cdef list paras, kind_keys, hint_nodes, texts, headings, classes, feature_dicts, reason
+    cdef dict why_d
+    cdef object parents_b       # the bytes a.parent points into: alive as long as the arrays
 
-    # (the paragraphs' fields, read once)
-    cdef list texts = [None] * n, headings = [None] * n, classes = [None] * n, feature_dicts = [None] * n
-    cdef dict features
-    for i in range(n):
-        p = paras[i]
-        text = p.text
-        heading_value = p.heading
-        cls = p.cls
-        features_value = p.features
-        if type(features_value) is not dict:
-            return DECLINED
-        features = features_value
-        texts[i] = text
-        headings[i] = heading_value
-        classes[i] = cls
-        feature_dicts[i] = features
-        a.node[i] = pnodes[i]
-        a.chars[i] = len(text)
-        a.good[i] = cls == GOOD
-        a.cf[i] = cf_code(p.cf_class)
-        a.head[i] = bool(heading_value)
-        a.ld[i] = features.get("link_density", 0.0)
-        a.words[i] = features.get("words", 0)
-        a.region_of[i] = -1
-        # text that reads like content: what jusText keeps or finds near-good, outside links
-        if (a.good[i] or a.cf[i] == CF_GOOD or a.cf[i] == CF_NEARGOOD) and a.ld[i] <= 0.5:
-            a.content[i] = a.chars[i]
-    # (a cookie notice's text does not count in the shares)
-    total = 0
-    for i in range(n):
-        c = a.content[i]
-        if not c:
-            continue
-        found_cookie = False
-        if cookies:
-            x = chain_start(a, a.node[i])
-            while x >= 0:
-                if a.kinds[x] == K_COOKIE:
-                    found_cookie = True
-                    break
-                x = a.ev_up[x]
-        if not found_cookie:
-            total += c
+    cdef void* alloc(self, size_t size) except NULL:
+        cdef void* p
+        if self.n_blocks == 48:
+            raise MemoryError("too many blocks")
+        p = PyMem_Malloc(size if size else 1)
+        if p is NULL:
+            raise MemoryError()
+        memset(p, 0, size if size else 1)
+        self.blocks[self.n_blocks] = p
+        self.n_blocks += 1
+        return p
 
-    # a header inside an article, or named as the article's, is its title block
-    for k_i in range(n_kinds):
-        x = kind_nodes[k_i]
-        if a.kinds[x] != K_HEADER:
-            continue
-        j = a.parent[x]
-        while j >= 0 and not a.hint[j]:
-            j = a.parent[j]
-        if j < 0 and why_d:
-            key = kind_keys[k_i]
-            if key in why_d and article_header(why_d[key]):
-                j = x
-        if j >= 0:
-            del kinds[kind_keys[k_i]]
-            a.kinds[x] = K_NONE
+    def __dealloc__(self):
+        cdef int i
+        for i in range(self.n_blocks):
+            PyMem_Free(self.blocks[i])
 
-    # text per region (regions and hints)
-    for i in range(n):
-        c = a.content[i]
-        if c:
-            x = chain_start(a, a.node[i])
-            while x >= 0:
-                if a.kinds[x] or a.hint[x]:
-                    a.region_mass[x] += c
-                x = a.ev_up[x]
-    for x in range(n_nodes):
-        a.active[x] = a.kinds[x]
-    if total >= rules.MIN_OVERRULE_CHARS:
+    cdef bint load(self, list paras, dict kinds, list hints, why, tree) except -1:
+        """The arrays, from the paragraphs and the tree; False (nothing changed) for an input this
+        module does not cover. Every node id read later is checked here: the arrays are then
+        indexed without checks."""
+        cdef Py_ssize_t n = len(paras), n_nodes, i, j, x, k_i
+        cdef Arrays* a = &self.a
+        if why is not None and type(why) is not dict:
+            return False
+        self.why_d = why
+        self.paras = paras
+        self.n = n
+        self.main = -1
+        parents_b, para_nodes_b, evidence_value = tree.structure()
+        self.parents_b = parents_b
+        cdef dict evidence = evidence_value
+        cdef const Py_ssize_t* parents = <const Py_ssize_t*><const char*>parents_b
+        cdef const Py_ssize_t* pnodes = <const Py_ssize_t*><const char*>para_nodes_b
+        n_nodes = self.n_nodes = len(parents_b) // sizeof(Py_ssize_t)
+        if len(para_nodes_b) // <Py_ssize_t>sizeof(Py_ssize_t) != n:
+            raise ValueError("the tree is not the paragraphs' tree")
+        for i in range(n):
+            if pnodes[i] < 0 or pnodes[i] >= n_nodes:
+                # (a paragraph outside the tree: the string rules decide)
+                return False
         for x in range(n_nodes):
-            if a.region_mass[x] and a.region_mass[x] * 2 > total and a.active[x] and a.active[x] != K_COOKIE:
-                a.active[x] = K_NONE
-    # the same inside a hint (<main>, <article>)
-    cdef long long hm
-    cdef Py_ssize_t h
-    for h in hint_nodes:
-        hm = a.region_mass[h]
-        if hm >= rules.MIN_OVERRULE_CHARS:
-            for x in range(h + 1, n_nodes):
-                if (a.region_mass[x] and a.active[x] and a.active[x] != K_COOKIE and a.region_mass[x] * 2 > hm
-                        and is_below(a, x, h)):
+            if parents[x] >= x or parents[x] < -1:
+                return False
+        for node in evidence.values():
+            if type(node) is not int or not 0 <= node < n_nodes:
+                return False
+        self.hint_nodes = []
+        for key in hints:
+            node = evidence.get(key)
+            if node is None:
+                return False
+            self.hint_nodes.append(node)
+
+        a.node = <Py_ssize_t*>self.alloc(n * sizeof(Py_ssize_t))
+        a.chars = <long long*>self.alloc(n * sizeof(long long))
+        a.content = <long long*>self.alloc(n * sizeof(long long))
+        a.weight = <long long*>self.alloc(n * sizeof(long long))
+        a.ld = <double*>self.alloc(n * sizeof(double))
+        a.words = <long long*>self.alloc(n * sizeof(long long))
+        a.kind_of = <int*>self.alloc(n * sizeof(int))
+        a.region_of = <Py_ssize_t*>self.alloc(n * sizeof(Py_ssize_t))
+        a.good = <unsigned char*>self.alloc(n)
+        a.cf = <unsigned char*>self.alloc(n)
+        a.head = <unsigned char*>self.alloc(n)
+        a.inside = <unsigned char*>self.alloc(n)
+        a.keep = <unsigned char*>self.alloc(n)
+        a.headed_before = <unsigned char*>self.alloc(n)
+        a.parent = <Py_ssize_t*>parents
+        a.ev_up = <Py_ssize_t*>self.alloc(n_nodes * sizeof(Py_ssize_t))
+        a.evidence = <unsigned char*>self.alloc(n_nodes)
+        a.hint = <unsigned char*>self.alloc(n_nodes)
+        a.kinds = <int*>self.alloc(n_nodes * sizeof(int))
+        a.active = <int*>self.alloc(n_nodes * sizeof(int))
+        a.region_mass = <long long*>self.alloc(n_nodes * sizeof(long long))
+        a.mass = <long long*>self.alloc(n_nodes * sizeof(long long))
+        a.met = <unsigned char*>self.alloc(n_nodes)
+        a.name_id = <Py_ssize_t*>self.alloc(n_nodes * sizeof(Py_ssize_t))
+        a.key_index = <Py_ssize_t*>self.alloc(n_nodes * sizeof(Py_ssize_t))
+        self.n_kinds = len(kinds)
+        self.kind_nodes = <Py_ssize_t*>self.alloc(self.n_kinds * sizeof(Py_ssize_t))
+        self.kind_keys = [None] * self.n_kinds
+
+        for x in range(n_nodes):
+            a.key_index[x] = -1
+        k_i = 0
+        for key, kind_name in kinds.items():
+            node = evidence.get(key)
+            if node is None:
+                return False
+            x = node
+            self.kind_keys[k_i] = key
+            self.kind_nodes[k_i] = x
+            a.key_index[x] = k_i
+            k_i += 1
+            a.kinds[x] = kind_code(kind_name)
+        for x in evidence.values():
+            a.evidence[<Py_ssize_t>x] = True
+        for x in range(n_nodes):
+            j = parents[x]
+            a.ev_up[x] = -1 if j < 0 else (j if a.evidence[j] else a.ev_up[j])
+            a.name_id[x] = -1
+        for x in self.hint_nodes:
+            a.hint[x] = True
+
+        # (the paragraphs' fields, read once)
+        self.texts, self.headings, self.classes, self.feature_dicts = [None] * n, [None] * n, [None] * n, [None] * n
+        cdef dict features
+        for i in range(n):
+            p = paras[i]
+            text = p.text
+            heading_value = p.heading
+            cls = p.cls
+            features_value = p.features
+            if type(features_value) is not dict:
+                return False
+            features = features_value
+            self.texts[i] = text
+            self.headings[i] = heading_value
+            self.classes[i] = cls
+            self.feature_dicts[i] = features
+            a.node[i] = pnodes[i]
+            a.chars[i] = len(text)
+            a.good[i] = cls == GOOD
+            a.cf[i] = cf_code(p.cf_class)
+            a.head[i] = bool(heading_value)
+            a.ld[i] = features.get("link_density", 0.0)
+            a.words[i] = features.get("words", 0)
+            a.region_of[i] = -1
+            # text that reads like content: what jusText keeps or finds near-good, outside links
+            if (a.good[i] or a.cf[i] == CF_GOOD or a.cf[i] == CF_NEARGOOD) and a.ld[i] <= 0.5:
+                a.content[i] = a.chars[i]
+        return True
+
+    # -- 1. which names stand
+    cdef int region_kinds(self, dict kinds) except -1:
+        """``active``: the kinds less the overruled regions; deletes from ``kinds`` the headers
+        that are an article's title block."""
+        cdef Arrays* a = &self.a
+        cdef Py_ssize_t n = self.n, n_nodes = self.n_nodes, i, j, x, k_i, h
+        cdef long long c, hm, total = 0
+        cdef bint cookies = False, found_cookie
+        for k_i in range(self.n_kinds):
+            cookies = cookies or a.kinds[self.kind_nodes[k_i]] == K_COOKIE
+        # (a cookie notice's text does not count in the shares)
+        for i in range(n):
+            c = a.content[i]
+            if not c:
+                continue
+            found_cookie = False
+            if cookies:
+                x = chain_start(a, a.node[i])
+                while x >= 0:
+                    if a.kinds[x] == K_COOKIE:
+                        found_cookie = True
+                        break
+                    x = a.ev_up[x]
+            if not found_cookie:
+                total += c
+        self.total = total
+
+        # a header inside an article, or named as the article's, is its title block
+        for k_i in range(self.n_kinds):
+            x = self.kind_nodes[k_i]
+            if a.kinds[x] != K_HEADER:
+                continue
+            j = a.parent[x]
+            while j >= 0 and not a.hint[j]:
+                j = a.parent[j]
+            if j < 0 and self.why_d:
+                key = self.kind_keys[k_i]
+                if key in self.why_d and article_header(self.why_d[key]):
+                    j = x
+            if j >= 0:
+                del kinds[self.kind_keys[k_i]]
+                a.kinds[x] = K_NONE
+
+        # text per region (regions and hints)
+        for i in range(n):
+            c = a.content[i]
+            if c:
+                x = chain_start(a, a.node[i])
+                while x >= 0:
+                    if a.kinds[x] or a.hint[x]:
+                        a.region_mass[x] += c
+                    x = a.ev_up[x]
+        for x in range(n_nodes):
+            a.active[x] = a.kinds[x]
+        if total >= rules.MIN_OVERRULE_CHARS:
+            for x in range(n_nodes):
+                if a.region_mass[x] and a.region_mass[x] * 2 > total and a.active[x] and a.active[x] != K_COOKIE:
                     a.active[x] = K_NONE
-    if why_d and total >= rules.MIN_OVERRULE_CHARS:
-        # names of page builders' blocks that together hold most of the content
+        # the same inside a hint (<main>, <article>)
+        for h in self.hint_nodes:
+            hm = a.region_mass[h]
+            if hm >= rules.MIN_OVERRULE_CHARS:
+                for x in range(h + 1, n_nodes):
+                    if (a.region_mass[x] and a.active[x] and a.active[x] != K_COOKIE and a.region_mass[x] * 2 > hm
+                            and is_below(a, x, h)):
+                        a.active[x] = K_NONE
+        if self.why_d and total >= rules.MIN_OVERRULE_CHARS:
+            self.without_crowded_names()
+        return 0
+
+    cdef int without_crowded_names(self) except -1:
+        """No region of a class name whose regions together hold most of the content (page
+        builders' blocks) is boilerplate; comments and cookie notices stay."""
+        cdef Arrays* a = &self.a
+        cdef Py_ssize_t x, k_i
+        cdef int kind
+        cdef long long* name_mass
+        cdef Py_ssize_t* name_seen
+        cdef dict why_d = self.why_d
         crowded = set()
         name_ids = {}
-        for x in range(n_nodes):
+        for x in range(self.n_nodes):
             if a.region_mass[x] and a.active[x] and a.active[x] != K_COMMENT:
-                key = kind_keys[a.key_index[x]]
+                key = self.kind_keys[a.key_index[x]]
                 description = why_d.get(key, _MISSING)
                 if description is not _MISSING:
                     name = region_name(description)
                     if name is not None:
                         a.name_id[x] = name_ids.setdefault(name, len(name_ids))
         if name_ids:
-            name_mass = <long long*>work.alloc(len(name_ids) * sizeof(long long))
-            name_seen = <Py_ssize_t*>work.alloc(len(name_ids) * sizeof(Py_ssize_t))
-            crowded = _crowded(a, n, name_mass, name_seen, total, name_ids)
+            name_mass = <long long*>self.alloc(len(name_ids) * sizeof(long long))
+            name_seen = <Py_ssize_t*>self.alloc(len(name_ids) * sizeof(Py_ssize_t))
+            crowded = _crowded(a, self.n, name_mass, name_seen, self.total, name_ids)
         if crowded:
-            for k_i in range(n_kinds):
-                x = kind_nodes[k_i]
-                key = kind_keys[k_i]
+            for k_i in range(self.n_kinds):
+                x = self.kind_nodes[k_i]
+                key = self.kind_keys[k_i]
                 kind = a.active[x]
                 if kind and kind != K_COOKIE and kind != K_COMMENT:
                     description = why_d.get(key, _MISSING)
                     if description is not _MISSING and region_name(description) in crowded:
                         a.active[x] = K_NONE
+        return 0
 
-    # innermost boilerplate kind of each paragraph
-    for i in range(n):
-        innermost_kind(a, i)
+    # -- 2. each paragraph's region
+    cdef int innermost_kinds(self) except -1:
+        cdef Py_ssize_t i
+        for i in range(self.n):
+            innermost_kind(&self.a, i)
+        return 0
 
-    # main region: deepest element with main_share of the content outside boilerplate
-    w_total = 0
-    for i in range(n):
-        kind = a.kind_of[i]
-        a.weight[i] = a.content[i] if kind == K_NONE or kind == K_META else 0
-        w_total += a.weight[i]
-    if w_total == 0:
+    # -- 3. the main-content region
+    cdef int main_text(self, double main_share, tree) except -1:
+        """``main``, ``inside``: the main region (-1: none) and the paragraphs in the main text
+        (with a second block of it); the regions holding it are freed of their names, and so is
+        a bare ``<form>`` inside it."""
+        cdef Arrays* a = &self.a
+        cdef Py_ssize_t n = self.n, n_nodes = self.n_nodes, i, x, main, second
+        cdef long long w_total = 0, rest_total
+        cdef long long* rest
+        cdef Py_ssize_t* fresh
+        cdef int kind
+        cdef bint freed
         for i in range(n):
             kind = a.kind_of[i]
-            a.weight[i] = <long long>(a.chars[i] * (1.0 - a.ld[i])) if a.words[i] >= 10 and (
-                kind == K_NONE or kind == K_META) else 0
+            a.weight[i] = a.content[i] if kind == K_NONE or kind == K_META else 0
             w_total += a.weight[i]
-    container = rules.container
-    cdef double main_share = settings.main_share
-    fresh = <Py_ssize_t*>work.alloc(n_nodes * sizeof(Py_ssize_t))
-    main = main_region(a, n, n_nodes, a.weight, main_share, tree, container, fresh)
-    if main >= 0:
+        if w_total == 0:
+            # no content-like paragraph: longer paragraphs' text outside links
+            for i in range(n):
+                kind = a.kind_of[i]
+                a.weight[i] = <long long>(a.chars[i] * (1.0 - a.ld[i])) if a.words[i] >= 10 and (
+                    kind == K_NONE or kind == K_META) else 0
+                w_total += a.weight[i]
+        container = rules.container
+        fresh = <Py_ssize_t*>self.alloc(n_nodes * sizeof(Py_ssize_t))
+        main = self.main = main_region(a, n, n_nodes, a.weight, main_share, tree, container, fresh)
+        if main < 0:
+            return 0
         # a region that holds the main content is not boilerplate
         freed = False
         x = main
@@ -516,7 +566,7 @@ def decide(settings, list paras, dict kinds, list hints, title, why, tree):
         for i in range(n):
             a.inside[i] = is_below(a, a.node[i], main)
         # the main text split in two blocks: a second region with most of the rest
-        rest = <long long*>work.alloc(n * sizeof(long long))
+        rest = <long long*>self.alloc(n * sizeof(long long))
         rest_total = 0
         for i in range(n):
             rest[i] = 0 if a.inside[i] else a.weight[i]
@@ -539,202 +589,237 @@ def decide(settings, list paras, dict kinds, list hints, title, why, tree):
                         a.kind_of[i], a.region_of[i] = kind, x
                         break
                     x = a.ev_up[x]
+        return 0
 
-    # the main text's span in the region
-    first_c, last_c = n, -1
-    for i in range(n):
-        if a.inside[i] and a.kind_of[i] == K_NONE and (a.content[i] or (
-                a.cf[i] == CF_BAD and a.chars[i] >= 70 and a.ld[i] <= rules.SPAN_LINK_DENSITY)):
-            if first_c == n:
-                first_c = i
-            last_c = i
-    if last_c < 0:
+    # -- 4. the main text's span
+    cdef int main_span(self) except -1:
+        """``first_c``, ``last_c``: the main text's span in the region, with the sentences next to it."""
+        cdef Arrays* a = &self.a
+        cdef Py_ssize_t n = self.n, i, first_c = n, last_c = -1
+        cdef list paras = self.paras
         for i in range(n):
-            if (a.inside[i] and a.kind_of[i] == K_NONE and not a.head[i] and a.ld[i] == 0.0
-                    and a.words[i] >= 3):
+            if a.inside[i] and a.kind_of[i] == K_NONE and (a.content[i] or (
+                    a.cf[i] == CF_BAD and a.chars[i] >= 70 and a.ld[i] <= rules.SPAN_LINK_DENSITY)):
                 if first_c == n:
                     first_c = i
                 last_c = i
-    # sentences next to the span are its lead and its closing words
-    is_sentence, letter_line, introduces = rules.is_sentence, rules.letter_line, rules.introduces
-    lead_ld, salutation, sign_off = rules.LEAD_LINK_DENSITY, rules.SALUTATION, rules.SIGN_OFF
-    while first_c > 0 and a.inside[first_c - 1] and (is_sentence(paras[first_c - 1], lead_ld)
-                                                     or letter_line(paras[first_c - 1], salutation)):
-        first_c -= 1
-    while last_c + 1 < n and a.inside[last_c + 1] and (is_sentence(paras[last_c + 1])
-                                                       or letter_line(paras[last_c + 1], sign_off)
-                                                       or introduces(paras[last_c + 1])):
-        last_c += 1
-    title_norm = rules.norm(title or "")
-    # short lines repeated on the page are the labels of its controls
-    repeated = {}
-    for i in range(n):
-        if a.chars[i] < 60:
-            text = texts[i]
-            repeated[text] = repeated.get(text, 0) + 1
-    # before the span: lines in a section of the main region that a heading opens and another closes
-    o_first, o_last, n_open = -1, -1, 0
-    for i in range(min(first_c + 1, n)):
-        if a.inside[i] and a.head[i] and a.kind_of[i] == K_NONE:
-            if o_first < 0:
-                o_first = i
-            o_last = i
-            n_open += 1
-    if n_open >= 2:
-        for i in range(o_first + 1, o_last):
-            a.headed_before[i] = a.inside[i] and not a.head[i]
+        if last_c < 0:
+            for i in range(n):
+                if (a.inside[i] and a.kind_of[i] == K_NONE and not a.head[i] and a.ld[i] == 0.0
+                        and a.words[i] >= 3):
+                    if first_c == n:
+                        first_c = i
+                    last_c = i
+        is_sentence, letter_line, introduces = rules.is_sentence, rules.letter_line, rules.introduces
+        lead_ld, salutation, sign_off = rules.LEAD_LINK_DENSITY, rules.SALUTATION, rules.SIGN_OFF
+        while first_c > 0 and a.inside[first_c - 1] and (is_sentence(paras[first_c - 1], lead_ld)
+                                                         or letter_line(paras[first_c - 1], salutation)):
+            first_c -= 1
+        while last_c + 1 < n and a.inside[last_c + 1] and (is_sentence(paras[last_c + 1])
+                                                           or letter_line(paras[last_c + 1], sign_off)
+                                                           or introduces(paras[last_c + 1])):
+            last_c += 1
+        self.first_c, self.last_c = first_c, last_c
+        return 0
 
-    reason = [None] * n
-    keep_meta = settings.keep_meta
-    max_ld = settings.region_max_link_density
-    outside = settings.outside
-    outside_mode = 0 if outside == "drop" else 1 if outside == "justext" else 2 if outside == "good" else 0
-    line_verdict = rules.line_verdict
-    min_repeats = rules.MIN_UI_REPEATS
-    is_title, norm = rules.is_title, rules.norm
-    for i in range(n):
-        kind = a.kind_of[i]
-        if kind != K_NONE and kind != K_META:
-            reason[i] = _KIND_REASONS[kind]
-            continue
-        text = texts[i]
-        heading = a.head[i]
-        rights, dated_line, found, label = line_verdict(text, headings[i], keep_meta)
-        if rights:
-            reason[i] = R_PLAIN
-            continue
-        meta_line = dated_line or (kind == K_META and not heading)
-        if meta_line and not keep_meta:
-            reason[i] = R_META
-            continue
-        if found is None and label and repeated.get(text, 0) >= min_repeats:
-            found = "boilerplate:repeated"
-        if found:
-            reason[i] = found
-            continue
-        ld = a.ld[i]
-        if a.inside[i]:
-            if ld > max_ld:
-                reason[i] = R_LINKS
+    # -- 5. each paragraph's verdict
+    cdef int verdicts(self, title, settings) except -1:
+        """``keep`` and ``reason`` of each paragraph."""
+        cdef Arrays* a = &self.a
+        cdef Py_ssize_t n = self.n, i, first_c = self.first_c, last_c = self.last_c
+        cdef Py_ssize_t o_first = -1, o_last = -1, n_open = 0
+        cdef int kind, outside_mode
+        cdef double ld, max_ld
+        cdef bint keep_meta, heading, meta_line, k
+        cdef list texts = self.texts
+        title_norm = rules.norm(title or "")
+        # short lines repeated on the page are the labels of its controls
+        repeated = {}
+        for i in range(n):
+            if a.chars[i] < 60:
+                text = texts[i]
+                repeated[text] = repeated.get(text, 0) + 1
+        # before the span: lines in a section of the main region that a heading opens and another closes
+        for i in range(min(first_c + 1, n)):
+            if a.inside[i] and a.head[i] and a.kind_of[i] == K_NONE:
+                if o_first < 0:
+                    o_first = i
+                o_last = i
+                n_open += 1
+        if n_open >= 2:
+            for i in range(o_first + 1, o_last):
+                a.headed_before[i] = a.inside[i] and not a.head[i]
+
+        reason = self.reason = [None] * n
+        keep_meta = settings.keep_meta
+        max_ld = settings.region_max_link_density
+        outside = settings.outside
+        outside_mode = 0 if outside == "drop" else 1 if outside == "justext" else 2 if outside == "good" else 0
+        line_verdict = rules.line_verdict
+        min_repeats = rules.MIN_UI_REPEATS
+        is_title, norm = rules.is_title, rules.norm
+        for i in range(n):
+            kind = a.kind_of[i]
+            if kind != K_NONE and kind != K_META:
+                reason[i] = _KIND_REASONS[kind]
                 continue
-            k = first_c <= i <= last_c or (i < first_c and (heading or meta_line or (
-                ld == 0.0 and a.headed_before[i])))
-        elif heading and title_norm and is_title(norm(text), title_norm):
-            k = True
-        elif outside_mode == 1:
-            k = a.good[i]
-        elif outside_mode == 2:
-            k = a.good[i] and a.cf[i] == CF_GOOD
-        else:
-            k = False
-        a.keep[i] = k
-        if not k:
-            reason[i] = R_PLAIN
+            text = texts[i]
+            heading = a.head[i]
+            rights, dated_line, found, label = line_verdict(text, self.headings[i], keep_meta)
+            if rights:
+                reason[i] = R_PLAIN
+                continue
+            meta_line = dated_line or (kind == K_META and not heading)
+            if meta_line and not keep_meta:
+                reason[i] = R_META
+                continue
+            if found is None and label and repeated.get(text, 0) >= min_repeats:
+                found = "boilerplate:repeated"
+            if found:
+                reason[i] = found
+                continue
+            ld = a.ld[i]
+            if a.inside[i]:
+                if ld > max_ld:
+                    reason[i] = R_LINKS
+                    continue
+                k = first_c <= i <= last_c or (i < first_c and (heading or meta_line or (
+                    ld == 0.0 and a.headed_before[i])))
+            elif heading and title_norm and is_title(norm(text), title_norm):
+                k = True
+            elif outside_mode == 1:
+                k = a.good[i]
+            elif outside_mode == 2:
+                k = a.good[i] and a.cf[i] == CF_GOOD
+            else:
+                k = False
+            a.keep[i] = k
+            if not k:
+                reason[i] = R_PLAIN
+        return 0
 
-    # link lists: runs of three or more short paragraphs that are mostly links
-    cdef Py_ssize_t run_start = 0, run_len = 0
-    for i in range(n + 1):
-        if i < n and a.keep[i] and a.ld[i] > 0.3 and a.chars[i] < 100:
-            if run_len == 0:
-                run_start = i
-            run_len += 1
-            continue
-        if run_len >= 3:
-            for j in range(run_start, run_start + run_len):
-                a.keep[j] = False
-                reason[j] = R_LINKS
-        run_len = 0
+    # -- 6. link lists
+    cdef int remove_link_lists(self) except -1:
+        """Runs of three or more short paragraphs that are mostly links."""
+        cdef Arrays* a = &self.a
+        cdef Py_ssize_t n = self.n, i, j, run_start = 0, run_len = 0
+        cdef list reason = self.reason
+        for i in range(n + 1):
+            if i < n and a.keep[i] and a.ld[i] > 0.3 and a.chars[i] < 100:
+                if run_len == 0:
+                    run_start = i
+                run_len += 1
+                continue
+            if run_len >= 3:
+                for j in range(run_start, run_start + run_len):
+                    a.keep[j] = False
+                    reason[j] = R_LINKS
+            run_len = 0
+        return 0
 
-    # a heading over a link list belongs to the list
-    for i in range(n):
-        if not (a.keep[i] and a.inside[i] and a.head[i]):
-            continue
-        j = i + 1
-        while j < n and a.head[j]:
-            j += 1
-        links = dated = False
-        while j < n and not a.head[j] and not a.keep[j]:
-            r = reason[j]
-            links = links or r == R_LINKS
-            dated = dated or r == R_META
-            j += 1
-        if links and not dated and (j == n or a.head[j]):
-            a.keep[i] = False
-            reason[i] = R_LINKS
+    cdef int remove_list_headings(self) except -1:
+        """A heading over a link list belongs to the list."""
+        cdef Arrays* a = &self.a
+        cdef Py_ssize_t n = self.n, i, j
+        cdef bint links, dated
+        cdef list reason = self.reason
+        for i in range(n):
+            if not (a.keep[i] and a.inside[i] and a.head[i]):
+                continue
+            j = i + 1
+            while j < n and a.head[j]:
+                j += 1
+            links = dated = False
+            while j < n and not a.head[j] and not a.keep[j]:
+                r = reason[j]
+                links = links or r == R_LINKS
+                dated = dated or r == R_META
+                j += 1
+            if links and not dated and (j == n or a.head[j]):
+                a.keep[i] = False
+                reason[i] = R_LINKS
+        return 0
 
-    # the heading just before the main region belongs to it
-    if main >= 0:
-        first = -1
+    # -- 7. the main text's head
+    cdef int keep_lead(self) except -1:
+        """The heading and the lead sentence just before the main region, and a "teaser" lead."""
+        cdef Arrays* a = &self.a
+        cdef Py_ssize_t n = self.n, i, j, first = -1, start = -1, body
+        cdef list reason = self.reason, paras = self.paras
+        is_sentence = rules.is_sentence
         for i in range(n):
             if a.inside[i]:
                 first = i
                 break
-        if first >= 0:
-            # and so does the lead sentence right before it
-            j = first - 1
-            while j >= 0 and j >= first - 3 and (a.head[j] or not a.keep[j]):
-                if (not a.head[j] and a.kind_of[j] == K_NONE and reason[j] == R_PLAIN and is_sentence(paras[j])
-                        and (a.cf[j] == CF_GOOD or a.cf[j] == CF_NEARGOOD)):
-                    a.keep[j] = True
-                    reason[j] = None
-                    break
-                j -= 1
-            for j in range(first - 1, max(first - 4, -1), -1):
-                if (a.head[j] and a.kind_of[j] == K_NONE and a.ld[j] <= 0.5
-                        and (reason[j] is None or reason[j] == R_PLAIN)):
-                    a.keep[j] = True
-                    break
+        if first < 0:
+            return 0
+        # the lead sentence right before it
+        j = first - 1
+        while j >= 0 and j >= first - 3 and (a.head[j] or not a.keep[j]):
+            if (not a.head[j] and a.kind_of[j] == K_NONE and reason[j] == R_PLAIN and is_sentence(paras[j])
+                    and (a.cf[j] == CF_GOOD or a.cf[j] == CF_NEARGOOD)):
+                a.keep[j] = True
+                reason[j] = None
+                break
+            j -= 1
+        for j in range(first - 1, max(first - 4, -1), -1):
+            if (a.head[j] and a.kind_of[j] == K_NONE and a.ld[j] <= 0.5
+                    and (reason[j] is None or reason[j] == R_PLAIN)):
+                a.keep[j] = True
+                break
         # the lead: a "teaser" right before or at the start of the main text
-        start = -1
         for i in range(n):
             if a.inside[i] and a.kind_of[i] == K_NONE:
                 start = i
                 break
-        if start >= 0:
-            j = start - 1
-            while j >= 0 and a.head[j] and a.keep[j]:
-                j -= 1
-            lead = [j, start + 1] if j >= 0 else [start + 1]
-            body = n
-            for i in range(start, n):
-                if a.inside[i] and a.kind_of[i] == K_NONE and a.content[i] and not a.head[i]:
-                    body = i
-                    break
-            for i in range(start, body):
-                if a.inside[i]:
-                    lead.append(i)
-            aside = kind_code("aside")
-            for i in lead:
-                if (0 <= i < n and a.kind_of[i] == aside and not a.keep[i] and is_sentence(paras[i])
-                        and (a.cf[i] == CF_GOOD or a.cf[i] == CF_NEARGOOD)):
-                    a.keep[i] = True
-                    reason[i] = None
+        if start < 0:
+            return 0
+        j = start - 1
+        while j >= 0 and a.head[j] and a.keep[j]:
+            j -= 1
+        lead = [j, start + 1] if j >= 0 else [start + 1]
+        body = n
+        for i in range(start, n):
+            if a.inside[i] and a.kind_of[i] == K_NONE and a.content[i] and not a.head[i]:
+                body = i
+                break
+        for i in range(start, body):
+            if a.inside[i]:
+                lead.append(i)
+        aside = kind_code("aside")
+        for i in lead:
+            if (0 <= i < n and a.kind_of[i] == aside and not a.keep[i] and is_sentence(paras[i])
+                    and (a.cf[i] == CF_GOOD or a.cf[i] == CF_NEARGOOD)):
+                a.keep[i] = True
+                reason[i] = None
+        return 0
 
-    # headings after the last kept text head nothing of it
-    last_text = n
-    for i in range(n - 1, -1, -1):
-        if a.keep[i] and not a.head[i]:
-            last_text = i
-            break
-    for i in range(last_text + 1, n):
-        if a.keep[i] and a.head[i]:
-            a.keep[i] = False
-            reason[i] = "boilerplate:heading"
+    # -- 8. the main text's end
+    cdef int remove_trailing_headings(self) except -1:
+        """Headings after the last kept text head nothing of it."""
+        cdef Arrays* a = &self.a
+        cdef Py_ssize_t n = self.n, i, last_text = n
+        for i in range(n - 1, -1, -1):
+            if a.keep[i] and not a.head[i]:
+                last_text = i
+                break
+        for i in range(last_text + 1, n):
+            if a.keep[i] and a.head[i]:
+                a.keep[i] = False
+                self.reason[i] = "boilerplate:heading"
+        return 0
 
-    # the evidence, for the inspect view and the evaluation's reports
-    node_key = tree.node_key
-    cdef Py_ssize_t n_kind_names = len(_KIND_NAMES)
-    cdef long long kept_words = 0, all_words = 0
-    cdef long long* kind_words = <long long*>PyMem_Malloc((n_kind_names + 1) * sizeof(long long))
-    if kind_words is NULL:
-        raise MemoryError()
-    memset(kind_words, 0, (n_kind_names + 1) * sizeof(long long))
-    try:
-        decided(paras, feature_dicts, classes, reason, a, why_d, node_key, kind_words, n_kind_names, &kept_words, &all_words)
+    # -- 9. the record
+    cdef object record(self, tree):
+        """The decisions and their evidence on the paragraphs; the word totals of the structure rules."""
+        node_key = tree.node_key
+        cdef Py_ssize_t n_kind_names = len(_KIND_NAMES), k
+        cdef long long kept_words = 0, all_words = 0
+        cdef long long* kind_words = <long long*>self.alloc((n_kind_names + 1) * sizeof(long long))
+        decided(self.paras, self.feature_dicts, self.classes, self.reason, &self.a, self.why_d, node_key, kind_words,
+                n_kind_names, &kept_words, &all_words)
         # (restore_items' first test, without another loop over the paragraphs)
         return kept_words, all_words, {_KIND_NAMES[k]: kind_words[k] for k in range(1, n_kind_names) if kind_words[k]}
-    finally:
-        PyMem_Free(kind_words)
 
 
 cdef int decided(list paras, list feature_dicts, list classes, list reason, Arrays* a, dict why_d, node_key,
