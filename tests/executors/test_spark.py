@@ -580,3 +580,37 @@ def test_spark_reads_a_directory_with_dangling_and_directory_links_as_local(spar
                                               engine="spark")
     assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
     assert spark_stats == local_stats and spark_rejects == local_rejects
+
+
+@needs_spark
+def test_spark_skips_links_to_files_read_by_another_path_as_local(spark_context, tmp_path, capfd):
+    """A symbolic link in an input directory to a file the run reads by another path (a file of the same
+    directory, a file of another input) is skipped, counted and named by the driver's listing as a local
+    run skips it: the corpus, rejects and statistics are the same, each file read once."""
+    import os
+
+    from corpustool.executors.spark import SparkExecutor
+
+    pages, other = tmp_path / "pages", tmp_path / "other"
+    pages.mkdir()
+    other.mkdir()
+    for i, text in enumerate(_TEXTS[:3]):
+        (pages / f"p{i}.html").write_text(_page(f"P{i}", text), encoding="utf-8")
+    (other / "q.html").write_text(_page("Q", _TEXTS[3]), encoding="utf-8")
+    os.symlink("p1.html", pages / "a-link.html")        # read before its own file, in sorted order
+    os.symlink(other / "q.html", pages / "q-link.html")
+    inputs = [str(pages), str(other)]
+    local_stats, local_rejects, _ = build_run(inputs, tmp_path / "local.vert", dedup_exact=False,
+                                              dedup_near=False, dedup_para=False)
+    local_err = capfd.readouterr().err
+    read = local_stats[0]
+    assert read["docs_in"] == 4 and read["extra"]["skipped:symlinked-file"] == 2
+    for link, path in [("a-link.html", pages / "p1.html"), ("q-link.html", other / "q.html")]:
+        assert f"{pages / link}: skipped: a symbolic link to a file read as {path}" in local_err
+    spark_stats, spark_rejects, _ = build_run(inputs, tmp_path / "spark.vert", SparkExecutor(workers=2),
+                                              engine="spark", dedup_exact=False, dedup_near=False,
+                                              dedup_para=False)
+    spark_err = capfd.readouterr().err
+    assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
+    assert spark_stats == local_stats and spark_rejects == local_rejects
+    assert spark_err.count("skipped: a symbolic link") == 2
