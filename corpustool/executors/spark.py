@@ -512,20 +512,88 @@ logger.netty.level = error
 """
 
 
+# Lines the JVM itself writes on its standard error at its start, which no log configuration reaches:
+# Spark's launcher always adds ``--add-modules=jdk.incubator.vector`` (Java 16 and later print
+# "WARNING: Using incubator modules: jdk.incubator.vector"). Everything else passes, byte for byte.
+JVM_NOISE = (b"WARNING: Using incubator modules:",)
+
+# The filter between the driver's JVM and our standard error: a process of its own, so that it passes on
+# what the JVM writes (the Python workers' messages come through it) until the JVM ends, after this
+# process; it ignores Ctrl-C as the JVM does, and never blocks the JVM (a closed stderr: it drains).
+JVM_STDERR_FILTER = r"""
+import os, signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+NOISE = %r
+def put(data):
+    while data:
+        try:
+            data = data[os.write(2, data):]
+        except OSError:
+            return
+held, state = b"", "start"      # start: at a line's start; pass: in a line passed on; drop: in a noise line
+while True:
+    chunk = os.read(0, 65536)
+    if not chunk:
+        break
+    data, held, out, i = held + chunk, b"", [], 0
+    while i < len(data):
+        if state == "start":
+            rest = data[i:i + 64]
+            if any(rest.startswith(p) for p in NOISE):
+                state = "drop"
+            elif len(rest) < 64 and any(p.startswith(rest) for p in NOISE):
+                held = data[i:]         # may still be noise: decided when the line goes on
+                break
+            else:
+                state = "pass"
+        nl = data.find(b"\n", i)
+        end = len(data) if nl < 0 else nl + 1
+        if state == "pass":
+            out.append(data[i:end])
+        i = end
+        if nl >= 0:
+            state = "start"
+    put(b"".join(out))
+put(held)
+""" % (JVM_NOISE,)
+
+
+def _launch_gateway(conf: Any) -> Any:
+    """pyspark's JVM (as ``SparkContext`` launches it) with its standard error through
+    :data:`JVM_STDERR_FILTER`."""
+    import subprocess
+
+    from pyspark.java_gateway import launch_gateway
+
+    filt = subprocess.Popen([sys.executable, "-I", "-S", "-c", JVM_STDERR_FILTER], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL)
+    try:
+        return launch_gateway(conf, popen_kwargs={"stderr": filt.stdin})
+    finally:
+        filt.stdin.close()      # the JVM holds the pipe: the filter ends when it does
+
+
+def _new_context(conf: Any) -> Any:
+    from pyspark import SparkContext
+
+    gateway = None
+    if SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        gateway = _launch_gateway(conf)
+    return SparkContext(conf=conf, gateway=gateway)
+
+
 def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
     """A SparkContext; with a cluster master, refused when the master does not take the
     application within ``timeout`` seconds (a port that answers but is no Spark master)."""
-    from pyspark import SparkContext
-
     from ..errors import OptionError
 
     if timeout is None:
-        return SparkContext(conf=conf)
+        return _new_context(conf)
     box: dict[str, Any] = {}
 
     def start() -> None:
         try:
-            box["sc"] = SparkContext(conf=conf)
+            box["sc"] = _new_context(conf)
         except BaseException as exc:      # handed to the caller
             box["error"] = exc
 

@@ -614,3 +614,46 @@ def test_spark_skips_links_to_files_read_by_another_path_as_local(spark_context,
     assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
     assert spark_stats == local_stats and spark_rejects == local_rejects
     assert spark_err.count("skipped: a symbolic link") == 2
+
+
+@needs_spark
+def test_quiet_spark_build_writes_nothing_on_stderr(tmp_path):
+    """`build --engine spark -q` printed the JVM's own "WARNING: Using incubator modules:
+    jdk.incubator.vector" (Spark's launcher adds the module; no log configuration reaches the line):
+    -q is silent, and the corpus is the local run's."""
+    import subprocess
+
+    outs = {}
+    for engine in ("local", "spark"):
+        out = tmp_path / f"{engine}.vert"
+        proc = subprocess.run([sys.executable, "-m", "corpustool", "build", str(CRAWL), "-o", str(out),
+                               "--lang", "en,de,cs", "--engine", engine, "-q"],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == "" and proc.stdout == "", proc.stderr
+        outs[engine] = out.read_bytes()
+    assert outs["spark"] == outs["local"]
+
+
+def test_the_jvm_stderr_filter_leaves_out_its_start_warning_only():
+    """What the driver's JVM writes on stderr (the Python workers' messages among it) passes through the
+    filter byte for byte, however the pipe cuts it, but for the JVM's start-up warning lines."""
+    import subprocess
+    import time
+
+    from corpustool.executors.spark import JVM_STDERR_FILTER
+
+    pieces = [b"WARNING: Using incub", b"ator modules: jdk.incubator.vector\nWARN", b"ING: kept, not the JVM's",
+              b" start warning\ncorpustool: read: a.warc.gz: truncated\n",
+              b"WARNING: Using incubator modules: x\n", b"\xff\xfe binary, no newline",
+              b" at first\nWARNING: Using", b" something else\n", b"WARNING: Using inc"]
+    proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", JVM_STDERR_FILTER], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for piece in pieces:        # each read on its own by the filter
+        proc.stdin.write(piece)
+        proc.stdin.flush()
+        time.sleep(0.05)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and out == b""
+    assert err == (b"WARNING: kept, not the JVM's start warning\ncorpustool: read: a.warc.gz: truncated\n"
+                   b"\xff\xfe binary, no newline at first\nWARNING: Using something else\nWARNING: Using inc")
