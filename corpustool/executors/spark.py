@@ -573,27 +573,36 @@ def _launch_gateway(conf: Any) -> Any:
         filt.stdin.close()      # the JVM holds the pipe: the filter ends when it does
 
 
-def _new_context(conf: Any) -> Any:
+def _gateway_launcher() -> Any:
+    """:func:`_launch_gateway` when the next SparkContext starts a JVM (None: one runs already, or
+    pyspark was told to use another, ``PYSPARK_GATEWAY_PORT``)."""
     from pyspark import SparkContext
 
-    gateway = None
     if SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
-        gateway = _launch_gateway(conf)
-    return SparkContext(conf=conf, gateway=gateway)
+        return _launch_gateway
+    return None
 
 
-def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
-    """A SparkContext; with a cluster master, refused when the master does not take the
-    application within ``timeout`` seconds (a port that answers but is no Spark master)."""
+def _start_context(conf: Any, master: str, timeout: float | None, launch: Any = None) -> Any:
+    """A SparkContext (its JVM started by ``launch(conf)``, else as pyspark starts it); with a cluster
+    master, refused when the master does not take the application within ``timeout`` seconds (a port
+    that answers but is no Spark master)."""
     from ..errors import OptionError
 
+    def new() -> Any:
+        from pyspark import SparkContext
+
+        if launch is None:
+            return SparkContext(conf=conf)
+        return SparkContext(conf=conf, gateway=launch(conf))
+
     if timeout is None:
-        return _new_context(conf)
+        return new()
     box: dict[str, Any] = {}
 
     def start() -> None:
         try:
-            box["sc"] = _new_context(conf)
+            box["sc"] = new()
         except BaseException as exc:      # handed to the caller
             box["error"] = exc
 
@@ -925,7 +934,8 @@ class SparkExecutor:
             conf.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log_config}")
         try:
             sc = _start_context(conf, self.master,
-                                MASTER_REGISTER_TIMEOUT if master_endpoints(self.master) else None)
+                                MASTER_REGISTER_TIMEOUT if master_endpoints(self.master) else None,
+                                launch=_gateway_launcher())
         finally:
             if log_config is not None:
                 os.unlink(log_config)      # read once, at the JVM's start
