@@ -173,16 +173,16 @@ class Reader(Stage):
         without the links to a file the run reads by another path (:meth:`links_read_elsewhere`);
         ``count``: unreadable directories and skipped links are counted and named."""
         skip = self.links_read_elsewhere()
-        for path in self._tree(directory, count):
+        for path, _link in self._tree(directory, count):
             first = skip.get(path)
             if first is None:
                 yield path
             elif count:
                 self.report.link_read_elsewhere(path, first)
 
-    def _tree(self, directory: str, count: bool) -> Iterator[str]:
-        """Every file under ``directory`` in sorted path order, links to files included; links to
-        directories are left out (counted with ``count``)."""
+    def _tree(self, directory: str, count: bool) -> Iterator[tuple[str, bool]]:
+        """(path, is it a symbolic link?) of every file under ``directory`` in sorted path order, links to
+        files included; links to directories are left out (counted with ``count``)."""
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -202,7 +202,11 @@ class Reader(Stage):
                     continue
                 yield from self._tree(entry.path, count)
             else:
-                yield entry.path
+                try:
+                    link = entry.is_symlink()
+                except OSError:
+                    link = False
+                yield entry.path, link
 
     def links_read_elsewhere(self) -> dict[str, str]:
         """{link: path} for the symbolic links in the input directories whose file the run reads by
@@ -211,24 +215,31 @@ class Reader(Stage):
         path; the links are skipped, counted as ``skipped:symlinked-file`` and named (a directory's
         links to its own files, or to another input's, gave their documents twice)."""
         if self.links is None:
-            listing: list[tuple[str, bool]] = []
+            # (path, a link in a directory? None: an input itself) of every file the run reads by its
+            # name, in reading order
+            listing: list[tuple[str, bool | None]] = []
             for inp in self.inputs:
                 if inp == "-" or inp in self.remote:
                     continue
                 if os.path.isdir(inp):
-                    listing += [(path, True) for path in self._tree(inp, count=False)]
+                    listing += [(path, link) for path, link in self._tree(inp, count=False)
+                                if self._format_by_name(path, in_dir=True) is not None]
                 else:
-                    listing.append((inp, False))
-            read_by: dict[str, str] = {}
-            links: list[str] = []
-            for path, in_dir in listing:
-                if self._format_by_name(path, in_dir=in_dir) is None:
-                    continue        # skipped by its name: read by no path
-                if in_dir and os.path.islink(path):
-                    links.append(path)
-                else:
-                    read_by.setdefault(os.path.realpath(path), path)
+                    listing.append((inp, None))
             self.links = {}
+            links = [path for path, link in listing if link]
+            if not links:
+                return self.links
+            read_by: dict[str, str] = {}
+            real_dirs: dict[str, str] = {}      # a file that is no link is where its directory really is
+            for path, link in listing:
+                if link is None:
+                    read_by.setdefault(os.path.realpath(path), path)
+                elif not link:
+                    folder, name = os.path.split(path)
+                    if folder not in real_dirs:
+                        real_dirs[folder] = os.path.realpath(folder)
+                    read_by.setdefault(os.path.join(real_dirs[folder], name), path)
             for path in links:      # in reading order
                 if not os.path.isfile(path):
                     continue        # a dangling link: unreadable, counted when it is read
