@@ -442,6 +442,12 @@ def test_a_linked_file_whose_file_is_read_anyway_is_read_once(tmp_path, monkeypa
     docs, reader = read(["crawl"])
     assert len(docs) == 5 and reader.stats.extra["skipped:symlinked-file"] == 4
     assert {d.id for d in docs} >= {"crawl/d-link.html", "crawl/e-link.html"}
+    # an input that is itself a link is read by the name given; the directory's links to its file are not
+    (tmp_path / "given-link.html").symlink_to(tmp_path / "outside" / "f.html")
+    docs, reader = read(["crawl", "given-link.html"])
+    assert [d.id for d in docs] == ["crawl/b.html", "crawl/d-link.html", "crawl/e-link.html", "crawl/sub/c.html",
+                                    "given-link.html"]
+    assert reader.stats.extra["skipped:symlinked-file"] == 5
 
 
 def test_pages_over_max_bytes_are_passed_on_marked_too_large(tmp_path):
