@@ -565,8 +565,11 @@ def _launch_gateway(conf: Any) -> Any:
 
     from pyspark.java_gateway import launch_gateway
 
-    filt = subprocess.Popen([sys.executable, "-I", "-S", "-c", JVM_STDERR_FILTER], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL)
+    try:
+        filt = subprocess.Popen([sys.executable, "-I", "-S", "-c", JVM_STDERR_FILTER], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL)
+    except OSError:         # no interpreter to run it (an embedded Python): the JVM's stderr unfiltered
+        return launch_gateway(conf)
     try:
         return launch_gateway(conf, popen_kwargs={"stderr": filt.stdin})
     finally:
