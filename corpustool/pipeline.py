@@ -481,6 +481,7 @@ class Pipeline:
             return self.stats()
         writer = self._open_writer(partial, fmt, append=True, **self._writer_options())
         id_names = shared_names(self.reader._displays())     # ids as one reading of all inputs makes them
+        links = self.reader.links_read_elsewhere()     # and the links it skips (to a file of another input)
         try:
             for index in range(done, len(self.inputs)):
                 # taken before reading: a change while the input is read refuses the resume too
@@ -489,6 +490,7 @@ class Pipeline:
                                      max_bytes=self.options.max_bytes, defer_decoding=True)
                 reader.on_drop = self.on_drop
                 reader.id_names = id_names
+                reader.links = links
                 for doc in self.executor.run(self._numbered(reader.read()), self.stages):
                     writer.write(doc)
                     self._kept(doc)

@@ -243,3 +243,33 @@ def test_cli_resume_stopped_by_ctrl_c_says_how_to_go_on(shards, tmp_path, monkey
     _cli_interrupted(shards, tmp_path, monkeypatch, [])
     err = capsys.readouterr().err.strip()
     assert err == "corpustool build: interrupted; run it again with --resume to continue"
+
+
+def test_resumed_build_skips_links_to_another_inputs_files_as_a_plain_build(shards, tmp_path):
+    """A resumable build reads each input with a reader of its own: a link in one input to a file of
+    another input is skipped (each file read once) as one reading of all the inputs skips it, also
+    after an interruption, with the same corpus, rejects and statistics."""
+    from corpustool.cli.common import RejectsWriter
+
+    os.symlink(os.path.join(shards[0], "page1.html"), os.path.join(shards[2], "link-to-shard1.html"))
+    os.symlink("page0.html", os.path.join(shards[2], "link-to-page0.html"))
+    plain = RejectsWriter(str(tmp_path / "plain.rej"))
+    plain_stats = Pipeline(shards, str(tmp_path / "plain.vert"), _options(), on_drop=plain).run()
+    plain.close()
+    assert plain_stats[0].extra["skipped:symlinked-file"] == 2 and plain_stats[0].docs_in == 6
+
+    out, rej = tmp_path / "res.vert", str(tmp_path / "res.rej")
+    rejects = RejectsWriter(rej, resumable=True)
+    first = Pipeline(shards, str(out), _options(), on_drop=rejects)
+    first.stages.insert(1, InterruptOnce())
+    INTERRUPTED.clear()
+    with pytest.raises(KeyboardInterrupt):
+        first.run_resumable(rejects.size)
+    rejects.abort()
+    state = first.load_checkpoint()
+    rejects = RejectsWriter(rej, resume_at=state["rejects_bytes"], resumable=True)
+    stats = Pipeline(shards, str(out), _options(), on_drop=rejects).run_resumable(rejects.size)
+    rejects.close()
+    assert out.read_bytes() == (tmp_path / "plain.vert").read_bytes()
+    assert (tmp_path / "res.rej").read_bytes() == (tmp_path / "plain.rej").read_bytes()
+    assert [s.to_dict() for s in stats] == [s.to_dict() for s in plain_stats]

@@ -512,20 +512,100 @@ logger.netty.level = error
 """
 
 
-def _start_context(conf: Any, master: str, timeout: float | None) -> Any:
-    """A SparkContext; with a cluster master, refused when the master does not take the
-    application within ``timeout`` seconds (a port that answers but is no Spark master)."""
+# Lines the JVM itself writes on its standard error at its start, which no log configuration reaches:
+# Spark's launcher always adds ``--add-modules=jdk.incubator.vector`` (Java 16 and later print
+# "WARNING: Using incubator modules: jdk.incubator.vector"). Everything else passes, byte for byte.
+JVM_NOISE = (b"WARNING: Using incubator modules:",)
+
+# The filter between the driver's JVM and our standard error: a process of its own, so that it passes on
+# what the JVM writes (the Python workers' messages come through it) until the JVM ends, after this
+# process; it ignores Ctrl-C as the JVM does, and never blocks the JVM (a closed stderr: it drains).
+JVM_STDERR_FILTER = r"""
+import os, signal
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+NOISE = %r
+def put(data):
+    while data:
+        try:
+            data = data[os.write(2, data):]
+        except OSError:
+            return
+held, state = b"", "start"      # start: at a line's start; pass: in a line passed on; drop: in a noise line
+while True:
+    chunk = os.read(0, 65536)
+    if not chunk:
+        break
+    data, held, out, i = held + chunk, b"", [], 0
+    while i < len(data):
+        if state == "start":
+            rest = data[i:i + 64]
+            if any(rest.startswith(p) for p in NOISE):
+                state = "drop"
+            elif len(rest) < 64 and any(p.startswith(rest) for p in NOISE):
+                held = data[i:]         # may still be noise: decided when the line goes on
+                break
+            else:
+                state = "pass"
+        nl = data.find(b"\n", i)
+        end = len(data) if nl < 0 else nl + 1
+        if state == "pass":
+            out.append(data[i:end])
+        i = end
+        if nl >= 0:
+            state = "start"
+    put(b"".join(out))
+put(held)
+""" % (JVM_NOISE,)
+
+
+def _launch_gateway(conf: Any) -> Any:
+    """pyspark's JVM (as ``SparkContext`` launches it) with its standard error through
+    :data:`JVM_STDERR_FILTER`."""
+    import subprocess
+
+    from pyspark.java_gateway import launch_gateway
+
+    try:
+        filt = subprocess.Popen([sys.executable, "-I", "-S", "-c", JVM_STDERR_FILTER], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL)
+    except OSError:         # no interpreter to run it (an embedded Python): the JVM's stderr unfiltered
+        return launch_gateway(conf)
+    try:
+        return launch_gateway(conf, popen_kwargs={"stderr": filt.stdin})
+    finally:
+        filt.stdin.close()      # the JVM holds the pipe: the filter ends when it does
+
+
+def _gateway_launcher() -> Any:
+    """:func:`_launch_gateway` when the next SparkContext starts a JVM (None: one runs already, or
+    pyspark was told to use another, ``PYSPARK_GATEWAY_PORT``)."""
     from pyspark import SparkContext
 
+    if SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        return _launch_gateway
+    return None
+
+
+def _start_context(conf: Any, master: str, timeout: float | None, launch: Any = None) -> Any:
+    """A SparkContext (its JVM started by ``launch(conf)``, else as pyspark starts it); with a cluster
+    master, refused when the master does not take the application within ``timeout`` seconds (a port
+    that answers but is no Spark master)."""
     from ..errors import OptionError
 
+    def new() -> Any:
+        from pyspark import SparkContext
+
+        if launch is None:
+            return SparkContext(conf=conf)
+        return SparkContext(conf=conf, gateway=launch(conf))
+
     if timeout is None:
-        return SparkContext(conf=conf)
+        return new()
     box: dict[str, Any] = {}
 
     def start() -> None:
         try:
-            box["sc"] = SparkContext(conf=conf)
+            box["sc"] = new()
         except BaseException as exc:      # handed to the caller
             box["error"] = exc
 
@@ -857,7 +937,8 @@ class SparkExecutor:
             conf.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log_config}")
         try:
             sc = _start_context(conf, self.master,
-                                MASTER_REGISTER_TIMEOUT if master_endpoints(self.master) else None)
+                                MASTER_REGISTER_TIMEOUT if master_endpoints(self.master) else None,
+                                launch=_gateway_launcher())
         finally:
             if log_config is not None:
                 os.unlink(log_config)      # read once, at the JVM's start

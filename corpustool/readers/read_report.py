@@ -94,6 +94,12 @@ class ReadReport:
         if say:
             self.say(f"{where}: skipped: {detail}")
 
+    def link_read_elsewhere(self, link: str, path: str) -> None:
+        """A symbolic link in an input directory leads to a file the run reads as ``path``: skipped
+        (each file is read once), counted as ``skipped:symlinked-file`` and named."""
+        self.stats.extra["skipped:symlinked-file"] += 1
+        self.say(f"{link}: skipped: a symbolic link to a file read as {path} (each file is read once)")
+
     def bad_date(self, where: str, value: str) -> None:
         """A record's WARC-Date is no date: its document is read without a crawl date (counted, named)."""
         self.stats.extra["invalid-warc-date"] += 1

@@ -56,6 +56,7 @@ class Reader(Stage):
         """``remote``: inputs another file system reads (Hadoop URIs, the Spark engine): not checked here."""
         super().__init__()
         remote = set(remote)
+        self.remote = remote
         if input_format not in FORMATS:
             raise OptionError(f"unknown input format {input_format!r}; choose from: {', '.join(FORMATS)}")
         backend = backend or DEFAULT_BACKEND
@@ -94,6 +95,9 @@ class Reader(Stage):
         # shared_names of the run's files, found when reading starts; a reader of one input of a
         # longer run (a resumable build) is given the run's
         self.id_names: dict[str, str] | None = None
+        # links_read_elsewhere: {symbolic link in an input directory: the path the run reads its file
+        # by}, found when first asked; a reader of one input of a longer run is given the run's
+        self.links: dict[str, str] | None = None
 
     @property
     def notes(self) -> list[str]:
@@ -165,8 +169,20 @@ class Reader(Stage):
                 yield inp
 
     def _walk(self, directory: str, count: bool = True) -> Iterator[str]:
-        """Files under ``directory`` in sorted path order (entries sorted by name, subdirectories in place);
+        """Files under ``directory`` in sorted path order (entries sorted by name, subdirectories in place),
+        without the links to a file the run reads by another path (:meth:`links_read_elsewhere`);
         ``count``: unreadable directories and skipped links are counted and named."""
+        skip = self.links_read_elsewhere()
+        for path, _link in self._tree(directory, count):
+            first = skip.get(path)
+            if first is None:
+                yield path
+            elif count:
+                self.report.link_read_elsewhere(path, first)
+
+    def _tree(self, directory: str, count: bool) -> Iterator[tuple[str, bool]]:
+        """(path, is it a symbolic link?) of every file under ``directory`` in sorted path order, links to
+        files included; links to directories are left out (counted with ``count``)."""
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -184,9 +200,53 @@ class Reader(Stage):
                     if count:
                         self.stats.extra["skipped:symlinked-directory"] += 1   # no loops
                     continue
-                yield from self._walk(entry.path, count)
+                yield from self._tree(entry.path, count)
             else:
-                yield entry.path
+                try:
+                    link = entry.is_symlink()
+                except OSError:
+                    link = False
+                yield entry.path, link
+
+    def links_read_elsewhere(self) -> dict[str, str]:
+        """{link: path} for the symbolic links in the input directories whose file the run reads by
+        another path: a file given as an input, a file of an input directory that is no link, or (when
+        only links lead to it) the first link to it in reading order. Each file is read once, by that
+        path; the links are skipped, counted as ``skipped:symlinked-file`` and named (a directory's
+        links to its own files, or to another input's, gave their documents twice)."""
+        if self.links is None:
+            # (path, a link in a directory? None: an input itself) of every file the run reads by its
+            # name, in reading order
+            listing: list[tuple[str, bool | None]] = []
+            for inp in self.inputs:
+                if inp == "-" or inp in self.remote:
+                    continue
+                if os.path.isdir(inp):
+                    listing += [(path, link) for path, link in self._tree(inp, count=False)
+                                if self._format_by_name(path, in_dir=True) is not None]
+                else:
+                    listing.append((inp, None))
+            self.links = {}
+            links = [path for path, link in listing if link]
+            if not links:
+                return self.links
+            read_by: dict[str, str] = {}
+            real_dirs: dict[str, str] = {}      # a file that is no link is where its directory really is
+            for path, link in listing:
+                if link is None:
+                    read_by.setdefault(os.path.realpath(path), path)
+                elif not link:
+                    folder, name = os.path.split(path)
+                    if folder not in real_dirs:
+                        real_dirs[folder] = os.path.realpath(folder)
+                    read_by.setdefault(os.path.join(real_dirs[folder], name), path)
+            for path in links:      # in reading order
+                if not os.path.isfile(path):
+                    continue        # a dangling link: unreadable, counted when it is read
+                first = read_by.setdefault(os.path.realpath(path), path)
+                if first != path:
+                    self.links[path] = first
+        return self.links
 
     def _read_file(self, path: str, display: str, root: str | None) -> Iterator[Document]:
         """The documents of one file; a read error part-way skips (and reports) the rest of that file only."""
@@ -371,6 +431,8 @@ _COUNTER_WORDS = {"empty-file": ("empty file", "empty files"),
                   "skipped:file-type": ("file skipped in a directory: not .warc, .arc, .html, .htm or .jsonl",
                                         "files skipped in a directory: not .warc, .arc, .html, .htm or .jsonl"),
                   "skipped:non-html": ("non-HTML record skipped", "non-HTML records skipped"),
+                  "skipped:symlinked-file": ("symbolic link to a file read by another path skipped",
+                                             "symbolic links to files read by another path skipped"),
                   "records": ("record", "records")}
 
 

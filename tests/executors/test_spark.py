@@ -580,3 +580,80 @@ def test_spark_reads_a_directory_with_dangling_and_directory_links_as_local(spar
                                               engine="spark")
     assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
     assert spark_stats == local_stats and spark_rejects == local_rejects
+
+
+@needs_spark
+def test_spark_skips_links_to_files_read_by_another_path_as_local(spark_context, tmp_path, capfd):
+    """A symbolic link in an input directory to a file the run reads by another path (a file of the same
+    directory, a file of another input) is skipped, counted and named by the driver's listing as a local
+    run skips it: the corpus, rejects and statistics are the same, each file read once."""
+    import os
+
+    from corpustool.executors.spark import SparkExecutor
+
+    pages, other = tmp_path / "pages", tmp_path / "other"
+    pages.mkdir()
+    other.mkdir()
+    for i, text in enumerate(_TEXTS[:3]):
+        (pages / f"p{i}.html").write_text(_page(f"P{i}", text), encoding="utf-8")
+    (other / "q.html").write_text(_page("Q", _TEXTS[3]), encoding="utf-8")
+    os.symlink("p1.html", pages / "a-link.html")        # read before its own file, in sorted order
+    os.symlink(other / "q.html", pages / "q-link.html")
+    inputs = [str(pages), str(other)]
+    local_stats, local_rejects, _ = build_run(inputs, tmp_path / "local.vert", dedup_exact=False,
+                                              dedup_near=False, dedup_para=False)
+    local_err = capfd.readouterr().err
+    read = local_stats[0]
+    assert read["docs_in"] == 4 and read["extra"]["skipped:symlinked-file"] == 2
+    for link, path in [("a-link.html", pages / "p1.html"), ("q-link.html", other / "q.html")]:
+        assert f"{pages / link}: skipped: a symbolic link to a file read as {path}" in local_err
+    spark_stats, spark_rejects, _ = build_run(inputs, tmp_path / "spark.vert", SparkExecutor(workers=2),
+                                              engine="spark", dedup_exact=False, dedup_near=False,
+                                              dedup_para=False)
+    spark_err = capfd.readouterr().err
+    assert (tmp_path / "spark.vert").read_bytes() == (tmp_path / "local.vert").read_bytes()
+    assert spark_stats == local_stats and spark_rejects == local_rejects
+    assert spark_err.count("skipped: a symbolic link") == 2
+
+
+@needs_spark
+def test_quiet_spark_build_writes_nothing_on_stderr(tmp_path):
+    """`build --engine spark -q` printed the JVM's own "WARNING: Using incubator modules:
+    jdk.incubator.vector" (Spark's launcher adds the module; no log configuration reaches the line):
+    -q is silent, and the corpus is the local run's."""
+    import subprocess
+
+    outs = {}
+    for engine in ("local", "spark"):
+        out = tmp_path / f"{engine}.vert"
+        proc = subprocess.run([sys.executable, "-m", "corpustool", "build", str(CRAWL), "-o", str(out),
+                               "--lang", "en,de,cs", "--engine", engine, "-q"],
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == "" and proc.stdout == "", proc.stderr
+        outs[engine] = out.read_bytes()
+    assert outs["spark"] == outs["local"]
+
+
+def test_the_jvm_stderr_filter_leaves_out_its_start_warning_only():
+    """What the driver's JVM writes on stderr (the Python workers' messages among it) passes through the
+    filter byte for byte, however the pipe cuts it, but for the JVM's start-up warning lines."""
+    import subprocess
+    import time
+
+    from corpustool.executors.spark import JVM_STDERR_FILTER
+
+    pieces = [b"WARNING: Using incub", b"ator modules: jdk.incubator.vector\nWARN", b"ING: kept, not the JVM's",
+              b" start warning\ncorpustool: read: a.warc.gz: truncated\n",
+              b"WARNING: Using incubator modules: x\n", b"\xff\xfe binary, no newline",
+              b" at first\nWARNING: Using", b" something else\n", b"WARNING: Using inc"]
+    proc = subprocess.Popen([sys.executable, "-I", "-S", "-c", JVM_STDERR_FILTER], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for piece in pieces:        # each read on its own by the filter
+        proc.stdin.write(piece)
+        proc.stdin.flush()
+        time.sleep(0.05)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and out == b""
+    assert err == (b"WARNING: kept, not the JVM's start warning\ncorpustool: read: a.warc.gz: truncated\n"
+                   b"\xff\xfe binary, no newline at first\nWARNING: Using something else\nWARNING: Using inc")

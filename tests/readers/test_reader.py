@@ -399,6 +399,57 @@ def test_a_file_read_twice_is_refused_before_reading(tmp_path, monkeypatch):
     assert len({d.id for d in docs}) == 2
 
 
+def test_a_linked_file_whose_file_is_read_anyway_is_read_once(tmp_path, monkeypatch, capfd):
+    """A symbolic link in an input directory to a file the run reads by another path (a file of the
+    same directory, of another input directory, or a file given as an input) gave that file's documents
+    twice: the link is skipped, counted and named; a file reached by links only is read once, through
+    the first link in reading order; a link to a file read by no other path is read as before."""
+    crawl = tmp_path / "crawl"
+    (crawl / "sub").mkdir(parents=True)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "outside").mkdir()
+    (crawl / "b.html").write_bytes(page(1))
+    (crawl / "a-link.html").symlink_to("b.html")              # sorted before its file
+    (crawl / "sub" / "c.html").write_bytes(page(2))
+    (crawl / "c-link.html").symlink_to(crawl / "sub" / "c.html")
+    (tmp_path / "other" / "d.html").write_bytes(page(3))
+    (crawl / "d-link.html").symlink_to(tmp_path / "other" / "d.html")   # a file of another input directory
+    (tmp_path / "given.html").write_bytes(page(4))
+    (crawl / "e-link.html").symlink_to(tmp_path / "given.html")          # a file given as an input
+    (tmp_path / "outside" / "f.html").write_bytes(page(5))
+    (crawl / "f1-link.html").symlink_to(tmp_path / "outside" / "f.html")   # only links lead to it
+    (crawl / "f2-link.html").symlink_to(tmp_path / "outside" / "f.html")
+    (crawl / "f3-link.html").symlink_to("f2-link.html")                  # a link to a link
+    monkeypatch.chdir(tmp_path)
+    docs, reader = read(["crawl", "other", "given.html"])
+    err = capfd.readouterr().err
+    assert [(d.id, d.raw) for d in docs] == [
+        ("crawl/b.html", page(1)), ("crawl/f1-link.html", page(5)), ("crawl/sub/c.html", page(2)),
+        ("other/d.html", page(3)), ("given.html", page(4))]
+    assert reader.stats.extra["skipped:symlinked-file"] == 6
+    for link, path in [("a-link.html", "crawl/b.html"), ("c-link.html", "crawl/sub/c.html"),
+                       ("d-link.html", "other/d.html"), ("e-link.html", "given.html"),
+                       ("f2-link.html", "crawl/f1-link.html"), ("f3-link.html", "crawl/f1-link.html")]:
+        assert (f"corpustool: read: crawl/{link}: skipped: a symbolic link to a file read as {path} "
+                f"(each file is read once)") in err
+    # the same inputs in another order: the same files read, each by the same path
+    again, reader = read(["given.html", "other", "crawl"])
+    assert sorted(d.id for d in again) == sorted(d.id for d in docs)
+    assert reader.stats.extra["skipped:symlinked-file"] == 6
+    # a link to a file no other path reads is read, as before
+    docs, reader = read(["crawl/sub", "outside"])
+    assert [d.id for d in docs] == ["crawl/sub/c.html", "outside/f.html"]
+    docs, reader = read(["crawl"])
+    assert len(docs) == 5 and reader.stats.extra["skipped:symlinked-file"] == 4
+    assert {d.id for d in docs} >= {"crawl/d-link.html", "crawl/e-link.html"}
+    # an input that is itself a link is read by the name given; the directory's links to its file are not
+    (tmp_path / "given-link.html").symlink_to(tmp_path / "outside" / "f.html")
+    docs, reader = read(["crawl", "given-link.html"])
+    assert [d.id for d in docs] == ["crawl/b.html", "crawl/d-link.html", "crawl/e-link.html", "crawl/sub/c.html",
+                                    "given-link.html"]
+    assert reader.stats.extra["skipped:symlinked-file"] == 5
+
+
 def test_pages_over_max_bytes_are_passed_on_marked_too_large(tmp_path):
     big = b"<html><body><p>" + b"word " * 400 + b"</p></body></html>"
     warc = tmp_path / "crawl.warc.gz"

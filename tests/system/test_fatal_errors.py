@@ -224,15 +224,17 @@ def test_second_build_on_the_same_output_is_refused_at_once(tmp_path, resume):
                                                           "stats.json"]
 
 
-@pytest.mark.parametrize("shared", ["--rejects", "--stats", "--report"])
-def test_second_build_sharing_any_output_is_refused_at_once(tmp_path, shared):
-    """Issue 29, item 12: every output is locked, not -o alone."""
+@pytest.mark.parametrize("shared, resume", [("--rejects", False), ("--stats", False), ("--report", False),
+                                            ("--rejects", True)], ids=["rejects", "stats", "report", "rejects-resume"])
+def test_second_build_sharing_any_output_is_refused_at_once(tmp_path, shared, resume):
+    """Issue 29, item 12: every output is locked, not -o alone (with --resume, two builds with one
+    --rejects file would write the same REJECTS.partial)."""
     pages = [_pages(tmp_path / f"pages{i}", 400) for i in range(3)]
     name = {"--rejects": "rej.jsonl", "--stats": "stats.json", "--report": "report.html"}[shared]
 
     def args(out):
         return ["build", *pages, "-o", tmp_path / out, "--lang", "en", "--no-dedup-near", shared, tmp_path / name,
-                "-q"]
+                "-q", *(["--resume"] if resume else [])]
     first = subprocess.Popen(_cli(*args("a.vert")), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert _wait_for(lambda: (tmp_path / f"{name}.lock").exists() or first.poll() is not None)
