@@ -23,13 +23,14 @@ misreads a line. What had to change is counted in ``counts``.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import MutableMapping
 
 from ..document import Document
 from ..errors import OptionError
 from ..options import default
-from ..text.normalize import bound_tokens, clean_value, needs_bounding
+from ..text.normalize import bound_tokens, clean_tokens, clean_value, given_tokens_need_cleaning, needs_bounding
 from ..text.tokenizer import sentence_spans, tokenize
 from ..quality import ATTRIBUTES as QUALITY
 from ..quality import quality_attributes
@@ -43,6 +44,9 @@ DEFAULT_TARGET = default("target")
 _CWB_TOKEN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _CWB_VALUE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 _MANATEE_VALUE = str.maketrans({"\\": "\\\\", '"': '\\"'})
+
+# a token line encodevert reads as a tag of a structure we write (tokens hold no white space)
+_MANATEE_TAG = re.compile(r"</?(?:doc|p|s|g)/?>")
 
 DOC_ATTRIBUTES = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain") + TEXT_TYPES + QUALITY
 
@@ -99,11 +103,25 @@ class VerticalWriter(Writer):
         self.structures["doc"].update(k for k, _ in attrs)
         out = ["<doc " + " ".join(f'{k}="{self._value(v)}"' for k, v in attrs) + ">\n"]
         target = self.target
+        written = False
         for p in doc.paragraphs:
             if not p.is_good:
                 continue
-            tokens, glue = (p.tokens, p.glue) if p.tokens is not None else tokenize(p.text)
-            if tokens and needs_bounding(p.text, tokens):
+            if p.tokens is None:
+                tokens, glue = tokenize(p.text)
+                bound = tokens and needs_bounding(p.text, tokens)
+            else:
+                # tokens given (the tokenize stage's, or a JSON Lines stream's own): those from
+                # elsewhere may be empty or hold white space, line breaks, controls, a tag's text
+                tokens, glue = p.tokens, p.glue or [False] * len(p.tokens)
+                bound = tokens and needs_bounding(" ".join(tokens), tokens)
+                if given_tokens_need_cleaning(tokens):
+                    tokens, glue = clean_tokens(tokens, glue)
+                    self.counts["tokens_cleaned"] += 1
+                    bound = True
+                if target == "manatee" and any(t[0] == "<" and _MANATEE_TAG.fullmatch(t) for t in tokens):
+                    tokens, glue = _untag(tokens, glue)
+            if bound:
                 tokens, glue, split, dropped = bound_tokens(tokens, glue or [False] * len(tokens))
                 if split:
                     self.counts["tokens_split"] += split
@@ -115,6 +133,7 @@ class VerticalWriter(Writer):
             if p.lang is not None:
                 p_attrs += f' lang="{self._value(p.lang)}"'
                 self.structures["p"].add("lang")
+            written = True
             out.append(f"<p {p_attrs}>\n")
             spans = (sentence_spans(tokens, glue, p.lang or doc.lang or doc.stoplist_lang) if self.sentences
                      else [(0, len(tokens))])
@@ -132,5 +151,24 @@ class VerticalWriter(Writer):
                 if self.sentences:
                     out.append("</s>\n")
             out.append("</p>\n")
+        if not written:
+            # a document without a token is an empty region: cwb-encode does not store it and
+            # encodevert drops it, so every later document would get the wrong attribute values
+            return ""
         out.append("</doc>\n")
         return "".join(out)
+
+
+def _untag(tokens: list[str], glue: list[bool]) -> tuple[list[str], list[bool]]:
+    """Tokens with each one that reads as a structure tag (``<doc>``, ``</p>``, ``<g/>``) split
+    after its ``<``, glued: ``<`` and ``doc>`` are tokens to encodevert."""
+    out_t: list[str] = []
+    out_g: list[bool] = []
+    for tok, g in zip(tokens, glue):
+        if tok[0] == "<" and _MANATEE_TAG.fullmatch(tok):
+            out_t += ["<", tok[1:]]
+            out_g += [g, True]
+        else:
+            out_t.append(tok)
+            out_g.append(g)
+    return out_t, out_g

@@ -404,3 +404,21 @@ def test_registry_refuses_a_path_the_tools_cannot_hold(tmp_path, odd, target, sa
     assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert repr(str(tmp_path / odd)) in r.stderr or repr(str(tmp_path / odd / "registry")) in r.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("target", ["cwb", "manatee"])
+def test_vert_stream_with_given_tokens_and_empty_documents_round_trips(tmp_path, target):
+    """`corpustool vert` on a stream's own tokens (tabs, line breaks, `<doc>`, NUL, empty ones) and
+    documents without a token: both tools store every token and every document's values as written
+    (an empty <doc> was dropped by both, shifting the later documents' values)."""
+    from corpustool.writers.registry import write_registry
+    from tests.writers.test_vertical_stream import write_stream
+
+    _tool_env(target)
+    out, r = write_stream(tmp_path, target)
+    assert r.returncode == 0, r.stderr
+    structures = {"doc": {"id", "url", "title", "lang", "domain", "tld", "site", "wordcount", "length"},
+                  "p": {"heading"}, "s": set(), "g": set()}
+    write_registry(str(tmp_path / target / "reg"), out, structures, target)
+    meant = check_round_trip(Path(out), tmp_path / target / "reg", target)
+    assert [d["id"] for d in meant["docs"]] == ["t1", "t6"]
