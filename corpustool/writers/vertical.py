@@ -99,9 +99,20 @@ class VerticalWriter(Writer):
         return escape_value(text, self.target)
 
     def format(self, doc: Document) -> str:
-        attrs = doc_attributes(doc)
-        self.structures["doc"].update(k for k, _ in attrs)
-        out = ["<doc " + " ".join(f'{k}="{self._value(v)}"' for k, v in attrs) + ">\n"]
+        # a value with nothing left once clean (a title of white space, or of bidi marks and zero-width
+        # spaces only) is left out as a missing one is: Manatee would store "" for the one and
+        # ===NONE=== for the other (the id is always written)
+        cleaned: list[tuple[str, str]] = []
+        for k, v in doc_attributes(doc):
+            text, cut = clean_value(v)
+            if cut:
+                self.counts["values_cut"] += 1
+            if text or k == "id":
+                cleaned.append((k, text))
+        values = [(k, escape_value(v, self.target)) for k, v in cleaned]
+        self.structures["doc"].update(k for k, _ in values)
+        head = "<doc " + " ".join(f'{k}="{v}"' for k, v in values) + ">"
+        out = [head, "\n"]
         target = self.target
         written = False
         for p in doc.paragraphs:

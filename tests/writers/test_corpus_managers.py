@@ -421,4 +421,8 @@ def test_vert_stream_with_given_tokens_and_empty_documents_round_trips(tmp_path,
                   "p": {"heading"}, "s": set(), "g": set()}
     write_registry(str(tmp_path / target / "reg"), out, structures, target)
     meant = check_round_trip(Path(out), tmp_path / target / "reg", target)
-    assert [d["id"] for d in meant["docs"]] == ["t1", "t6"]
+    assert [d["id"] for d in meant["docs"]] == ["t1", "t6", "t7"]
+    # a title of white space and invisible characters is stored as no title is
+    stored = cwb_stored(tmp_path / target / "reg", ["title"]) if target == "cwb" else \
+        manatee_stored(tmp_path / target / "reg", ["title"])
+    assert stored["docs"][1]["title"] == stored["docs"][2]["title"] == ("" if target == "cwb" else "===NONE===")

@@ -36,8 +36,10 @@ def stream() -> list[dict]:
          "paragraphs": [{"text": "\u200e\u200f \u200b", "class": "good"}]},
         {"id": "t5", "url": "http://v.example/5", "title": "empty tokens",
          "paragraphs": [{"text": "x", "class": "good", "tokens": ["", " ", "\x00"]}]},
-        {"id": "t6", "url": "http://v.example/6", "title": "last",
+        {"id": "t6", "url": "http://v.example/6", "title": " \u200e\u200b\u2028 ",
          "paragraphs": [{"text": "Last document here.", "class": "good"}]},
+        {"id": "t7", "url": "http://v.example/7",
+         "paragraphs": [{"text": "A document without a title.", "class": "good"}]},
     ]
 
 
@@ -62,7 +64,10 @@ def test_vert_writes_a_stream_both_tools_read_as_written(tmp_path, target):
     text = gzip.open(out, "rt", encoding="utf-8").read()
     lines = text.split("\n")
     # the documents without a token are not written (counted as no-text), the others are whole
-    assert [l.split('"')[1] for l in lines if l.startswith("<doc ")] == ["t1", "t6"]
+    assert [l.split('"')[1] for l in lines if l.startswith("<doc ")] == ["t1", "t6", "t7"]
+    # a title with nothing left once clean is left out, as a missing one is (Manatee stored "" for
+    # the one and ===NONE=== for the other)
+    assert [" title=" in l for l in lines if l.startswith("<doc ")] == [True, False, False]
     assert "no-text=4" in r.stderr
     tokens = [l for l in lines if l and not l.startswith(("<doc ", "<p ", "</s>", "</p>", "</doc>", "<s>", "<g/>"))]
     if target == "manatee":
@@ -82,3 +87,12 @@ def test_writer_skips_a_document_without_tokens():
     doc = Document(id="x", url="http://x", paragraphs=[Paragraph(text="\u200e", tokens=["\u200e"], glue=[False])])
     assert w.format(doc) == ""
     assert w.write(doc) is False and w.docs == 0
+
+
+@pytest.mark.parametrize("title", ["", "   ", "\u200e\u200f", "\u200b\ufeff", "\x01\u2028"])
+def test_an_empty_value_is_left_out(title):
+    w = VerticalWriter(path="-", target="manatee")
+    doc = Document(id="x", url="http://x.example/", title=title, paragraphs=[Paragraph(text="Some text.")])
+    head = w.format(doc).split("\n", 1)[0]
+    assert head.startswith('<doc id="x" url="http://x.example/"') and "title=" not in head
+    assert "title" not in w.structures["doc"]
