@@ -30,7 +30,8 @@ from typing import MutableMapping
 from ..document import Document
 from ..errors import OptionError
 from ..options import default
-from ..text.normalize import bound_tokens, clean_tokens, clean_value, given_tokens_need_cleaning, needs_bounding
+from ..text.normalize import (bound_tokens, clean_tokens, clean_value, cut_utf8, given_tokens_need_cleaning,
+                              needs_bounding)
 from ..text.tokenizer import sentence_spans, tokenize
 from ..quality import ATTRIBUTES as QUALITY
 from ..quality import quality_attributes
@@ -47,6 +48,9 @@ _MANATEE_VALUE = str.maketrans({"\\": "\\\\", '"': '\\"'})
 
 # a token line encodevert reads as a tag of a structure we write (tokens hold no white space)
 _MANATEE_TAG = re.compile(r"</?(?:doc|p|s|g)/?>")
+
+# cwb-encode aborts the whole encode on a line of 65,534 bytes or more (its newline not counted)
+MAX_LINE_BYTES = 65533
 
 DOC_ATTRIBUTES = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain") + TEXT_TYPES + QUALITY
 
@@ -98,6 +102,29 @@ class VerticalWriter(Writer):
             self.counts["values_cut"] += 1
         return escape_value(text, self.target)
 
+    def _fit_line(self, cleaned: list[tuple[str, str]]) -> str:
+        """The ``<doc>`` line cut to :data:`MAX_LINE_BYTES`: each value is at most 4,095 bytes, but
+        escaped (``&quot;`` is six bytes) three of them can pass cwb-encode's line limit, which aborts
+        the whole encode. The longest values share what the others leave, each cut as
+        :func:`cut_utf8` cuts, so that its escaped form fits its share."""
+        target = self.target
+        escaped = [escape_value(v, target) for _, v in cleaned]
+        sizes = [len(e.encode("utf-8")) for e in escaped]
+        budget = MAX_LINE_BYTES - len("<doc>") - sum(len(k) + 4 for k, _ in cleaned)   # ' k=""' each
+        shares = [0] * len(cleaned)
+        left = len(cleaned)
+        for i in sorted(range(len(cleaned)), key=lambda i: (sizes[i], i)):
+            shares[i] = min(sizes[i], budget // left)
+            budget -= shares[i]
+            left -= 1
+        parts = []
+        for (k, v), e, size, share in zip(cleaned, escaped, sizes, shares):
+            if size > share:
+                e = escape_value(_cut_escaped(v, share, target), target)
+                self.counts["values_cut"] += 1
+            parts.append(f'{k}="{e}"')
+        return "<doc " + " ".join(parts) + ">"
+
     def format(self, doc: Document) -> str:
         # a value with nothing left once clean (a title of white space, or of bidi marks and zero-width
         # spaces only) is left out as a missing one is: Manatee would store "" for the one and
@@ -112,6 +139,8 @@ class VerticalWriter(Writer):
         values = [(k, escape_value(v, self.target)) for k, v in cleaned]
         self.structures["doc"].update(k for k, _ in values)
         head = "<doc " + " ".join(f'{k}="{v}"' for k, v in values) + ">"
+        if len(head) * 4 > MAX_LINE_BYTES and len(head.encode("utf-8")) > MAX_LINE_BYTES:
+            head = self._fit_line(cleaned)
         out = [head, "\n"]
         target = self.target
         written = False
@@ -168,6 +197,19 @@ class VerticalWriter(Writer):
             return ""
         out.append("</doc>\n")
         return "".join(out)
+
+
+def _cut_escaped(text: str, limit: int, target: str) -> str:
+    """The longest prefix of ``text`` that ends between two user-perceived characters and whose
+    escaped form (:func:`escape_value`) is at most ``limit`` bytes."""
+    total = raw = 0
+    for ch in text:
+        size = len(escape_value(ch, target).encode("utf-8"))
+        if total + size > limit:
+            break
+        total += size
+        raw += len(ch.encode("utf-8"))
+    return cut_utf8(text, raw).rstrip()
 
 
 def _untag(tokens: list[str], glue: list[bool]) -> tuple[list[str], list[bool]]:

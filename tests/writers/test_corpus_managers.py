@@ -426,3 +426,27 @@ def test_vert_stream_with_given_tokens_and_empty_documents_round_trips(tmp_path,
     stored = cwb_stored(tmp_path / target / "reg", ["title"]) if target == "cwb" else \
         manatee_stored(tmp_path / target / "reg", ["title"])
     assert stored["docs"][1]["title"] == stored["docs"][2]["title"] == ("" if target == "cwb" else "===NONE===")
+
+
+def test_escaped_values_never_make_a_line_cwb_refuses(tmp_path):
+    """Each value is at most 4,095 bytes, but `&quot;` is six: an id, a URL and a title of quotes
+    made a <doc> line of 74,084 bytes, and cwb-encode aborted the whole encode on line 1."""
+    _tool_env("cwb")
+    page = (f"<html lang=\"en\"><head><title>{'&quot;' * 5000}</title></head><body>"
+            f"<h1>Harbour news</h1>{BODY.format(extra='')}</body></html>")
+    src = tmp_path / "quotes.jsonl"
+    src.write_text(json.dumps({"id": '"' * 5000, "url": "http://q.example/" + '"&' * 3000, "html": page}) + "\n"
+                   + json.dumps({"id": "second", "url": "http://q.example/2", "html": page.replace("Harbour", "Port")})
+                   + "\n", encoding="utf-8")
+    out, reg = build(tmp_path, [src], "cwb", "--no-dedup-near", "--no-dedup-para")
+    meant = check_round_trip(out, reg, "cwb")
+    with gzip.open(out, "rb") as fh:
+        head = fh.readline()
+    assert 60000 < len(head) - 1 <= 65533
+    first = meant["docs"][0]
+    assert first["id"] == '"' * len(first["id"]) and len(first["id"]) > 3000
+    assert first["url"].startswith('http://q.example/"&"&') and first["title"].startswith('"' * 3000)
+    assert meant["docs"][1]["id"] == "second"
+    stats = json.loads((tmp_path / "cwb" / "stats.json").read_text())
+    tokenize = next(s for s in stats["stages"] if s["stage"] == "tokenize")
+    assert tokenize["extra"]["values_cut"] >= 5
