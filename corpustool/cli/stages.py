@@ -138,8 +138,10 @@ def run_vert(args: argparse.Namespace) -> int:
     try:
         for doc in read_stream():
             stats.count_in(doc)
-            writer.write(doc)
-            stats.count_out(doc)
+            if writer.write(doc):
+                stats.count_out(doc)
+            else:       # no token (vertical) or no text: nothing written, as build drops it
+                stats.count_drop("no-text")
         writer.close()
     except BaseException:
         writer.abort()

@@ -139,6 +139,52 @@ def bound_tokens(tokens: list[str], glue: list[bool]) -> tuple[list[str], list[b
     return out_t, out_g, split, dropped
 
 
+# a token a corpus manager reads as it is written: non-empty, no white space (a tab starts a second
+# column, a line break a second line; Manatee strips leading and trailing spaces), no control,
+# invisible or format character; checked on the joined tokens, so tokens from the tokenizer pass at once
+_TOKEN_TROUBLE = re.compile("[\\s\x00-\x1f\x7f-\x9f\u00ad\u200b\u2060\ufeff\ud800-\udfff\ufdd0-\ufdef"
+                            "\ufffe\uffff" + _NONCHARS + "]")
+
+
+def given_tokens_need_cleaning(tokens: list[str]) -> bool:
+    """Whether tokens that did not come from the tokenizer (a JSON Lines stream's ``tokens``) need
+    :func:`clean_tokens`: one is empty, holds white space, a control or invisible character, or is not NFC."""
+    if not tokens:
+        return False
+    if not all(tokens):
+        return True
+    joined = "|".join(tokens)
+    # every character _TOKEN_TROUBLE finds but the space is not printable: most paragraphs need no
+    # search (the regular expression costs half as much as tokenizing the paragraph)
+    if not (joined.isprintable() and " " not in joined) and _TOKEN_TROUBLE.search(joined):
+        return True
+    return not unicodedata.is_normalized("NFC", joined)
+
+
+def clean_tokens(tokens: list[str], glue: list[bool]) -> tuple[list[str], list[bool]]:
+    """Tokens given from outside (a JSON Lines stream) made what the tokenizer gives: clean text
+    (:func:`clean_text`: no control, invisible or non-characters, NFC), split at white space (a piece
+    after white space is not glued), none empty. A dropped token passes its glue on: ``a`` ``""`` ``b``
+    with ``b`` glued stays glued only when every token between was glued too."""
+    out_t: list[str] = []
+    out_g: list[bool] = []
+    pending_space = False
+    for tok, g in zip(tokens, glue):
+        text = clean_text(tok) if tok else ""
+        first = True
+        lead = text[:1].isspace()
+        for piece in text.split():
+            out_t.append(piece)
+            out_g.append(g and not pending_space and not lead if first else False)
+            first = False
+            pending_space = False
+        if first:                              # nothing left of the token
+            pending_space = pending_space or not g or bool(text)
+        elif text[-1:].isspace():
+            pending_space = True
+    return out_t, out_g
+
+
 def needs_bounding(text: str, tokens: list[str]) -> bool:
     """Cheap test whether :func:`bound_tokens` could change the tokens of a paragraph."""
     if FORBIDDEN.search(text) or _FORMAT_ONLY.search(text):

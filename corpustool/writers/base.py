@@ -42,12 +42,17 @@ class Writer:
         self._raw = open(self._tmp, "wb")
         self.fh = io.TextIOWrapper(self._raw, encoding="utf-8", newline="\n")
 
-    def write(self, doc: Document) -> None:
+    def write(self, doc: Document) -> bool:
+        """Write ``doc``; False when it has nothing to write (no token, no text)."""
+        text = self.format(doc)
+        if not text:
+            return False
         self.docs += 1
         try:
-            self.fh.write(self.format(doc))
+            self.fh.write(text)
         except OSError as exc:          # a full disk: the message names the output
             raise named_error(exc, self.path) from None
+        return True
 
     def format(self, doc: Document) -> str:
         raise NotImplementedError

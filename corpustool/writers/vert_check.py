@@ -608,9 +608,22 @@ _BAD_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff\u
                         "\U0001fffe\U0001ffff\U0002fffe\U0002ffff\U0003fffe\U0003ffff\U0004fffe\U0004ffff"
                         "\U0005fffe\U0005ffff\U0006fffe\U0006ffff\U0007fffe\U0007ffff\U0008fffe\U0008ffff"
                         "\U0009fffe\U0009ffff\U000afffe\U000affff\U000bfffe\U000bffff\U000cfffe\U000cffff"
-                        "\U000dfffe\U000dffff\U000efffe\U000effff\U000ffffe\U000fffff\U0010fffe\U0010ffff\t\r\n]")
+                        "\U000dfffe\U000dffff\U000efffe\U000effff\U000ffffe\U000fffff\U0010fffe\U0010ffff\t\r\n\ufeff]")
 _PLAIN_TOKEN = re.compile(rb"[^<&\x00-\x20\x7f-\xff]{1,4095}\Z")
 _ENTITY_HINT = re.compile(r"&(?:amp|quot|lt|gt|#\d+|#x[0-9a-fA-F]+);")
+
+
+def _bad_char_kind(ch: str, text: str, skipped: bool = False) -> str:
+    if ch == "\t":
+        return "tab"
+    if ch == "\ufeff":
+        # (corpustool never writes one; a file saved by an editor that adds a BOM starts with one,
+        # and encodevert, which strips none, stores its first tag as a token)
+        if skipped and text.startswith("\ufeff"):
+            return "byte order mark: cwb-encode skips it on the first line only"
+        return ("byte order mark: the tag after it is read as a token" if text.startswith("\ufeff<")
+                else "byte order mark, invisible")
+    return "control or non-character"
 
 
 def _text(b: bytes | None) -> str | None:
@@ -664,7 +677,7 @@ class VertChecker:
         bad = _BAD_CHARS.search(text.rstrip("\r") if self.target == "cwb" else text)
         if bad and not 0xDC80 <= ord(bad.group(0)) <= 0xDCFF:
             self._problem(out, "line", f"character U+{ord(bad.group(0)):04X} "
-                                       f"({'tab' if bad.group(0) == chr(9) else 'control or non-character'})")
+                               f"({_bad_char_kind(bad.group(0), text, self.target == 'cwb' and self.lineno == 1)})")
         if stored.kind == "fatal":
             self._problem(out, "line", f"{'cwb-encode' if self.target == 'cwb' else 'encodevert'} aborts the "
                                        f"whole encode: {stored.messages[0]}")

@@ -23,13 +23,15 @@ misreads a line. What had to change is counted in ``counts``.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import MutableMapping
 
 from ..document import Document
 from ..errors import OptionError
 from ..options import default
-from ..text.normalize import bound_tokens, clean_value, needs_bounding
+from ..text.normalize import (bound_tokens, clean_tokens, clean_value, cut_utf8, given_tokens_need_cleaning,
+                              needs_bounding)
 from ..text.tokenizer import sentence_spans, tokenize
 from ..quality import ATTRIBUTES as QUALITY
 from ..quality import quality_attributes
@@ -43,6 +45,12 @@ DEFAULT_TARGET = default("target")
 _CWB_TOKEN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _CWB_VALUE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
 _MANATEE_VALUE = str.maketrans({"\\": "\\\\", '"': '\\"'})
+
+# a token line encodevert reads as a tag of a structure we write (tokens hold no white space)
+_MANATEE_TAG = re.compile(r"</?(?:doc|p|s|g)/?>")
+
+# cwb-encode aborts the whole encode on a line of 65,534 bytes or more (its newline not counted)
+MAX_LINE_BYTES = 65533
 
 DOC_ATTRIBUTES = ("id", "url", "title", "lang", "lang_score", "crawl_date", "encoding", "domain") + TEXT_TYPES + QUALITY
 
@@ -94,16 +102,66 @@ class VerticalWriter(Writer):
             self.counts["values_cut"] += 1
         return escape_value(text, self.target)
 
-    def format(self, doc: Document) -> str:
-        attrs = doc_attributes(doc)
-        self.structures["doc"].update(k for k, _ in attrs)
-        out = ["<doc " + " ".join(f'{k}="{self._value(v)}"' for k, v in attrs) + ">\n"]
+    def _fit_line(self, cleaned: list[tuple[str, str]]) -> str:
+        """The ``<doc>`` line cut to :data:`MAX_LINE_BYTES`: each value is at most 4,095 bytes, but
+        escaped (``&quot;`` is six bytes) three of them can pass cwb-encode's line limit, which aborts
+        the whole encode. The longest values share what the others leave, each cut as
+        :func:`cut_utf8` cuts, so that its escaped form fits its share."""
         target = self.target
+        escaped = [escape_value(v, target) for _, v in cleaned]
+        sizes = [len(e.encode("utf-8")) for e in escaped]
+        budget = MAX_LINE_BYTES - len("<doc>") - sum(len(k) + 4 for k, _ in cleaned)   # ' k=""' each
+        shares = [0] * len(cleaned)
+        left = len(cleaned)
+        for i in sorted(range(len(cleaned)), key=lambda i: (sizes[i], i)):
+            shares[i] = min(sizes[i], budget // left)
+            budget -= shares[i]
+            left -= 1
+        parts = []
+        for (k, v), e, size, share in zip(cleaned, escaped, sizes, shares):
+            if size > share:
+                e = escape_value(_cut_escaped(v, share, target), target)
+                self.counts["values_cut"] += 1
+            parts.append(f'{k}="{e}"')
+        return "<doc " + " ".join(parts) + ">"
+
+    def format(self, doc: Document) -> str:
+        # a value with nothing left once clean (a title of white space, or of bidi marks and zero-width
+        # spaces only) is left out as a missing one is: Manatee would store "" for the one and
+        # ===NONE=== for the other (the id is always written)
+        cleaned: list[tuple[str, str]] = []
+        for k, v in doc_attributes(doc):
+            text, cut = clean_value(v)
+            if cut:
+                self.counts["values_cut"] += 1
+            if text or k == "id":
+                cleaned.append((k, text))
+        values = [(k, escape_value(v, self.target)) for k, v in cleaned]
+        self.structures["doc"].update(k for k, _ in values)
+        head = "<doc " + " ".join(f'{k}="{v}"' for k, v in values) + ">"
+        if len(head) * 4 > MAX_LINE_BYTES and len(head.encode("utf-8")) > MAX_LINE_BYTES:
+            head = self._fit_line(cleaned)
+        out = [head, "\n"]
+        target = self.target
+        written = False
         for p in doc.paragraphs:
             if not p.is_good:
                 continue
-            tokens, glue = (p.tokens, p.glue) if p.tokens is not None else tokenize(p.text)
-            if tokens and needs_bounding(p.text, tokens):
+            if p.tokens is None:
+                tokens, glue = tokenize(p.text)
+                bound = tokens and needs_bounding(p.text, tokens)
+            else:
+                # tokens given (the tokenize stage's, or a JSON Lines stream's own): those from
+                # elsewhere may be empty or hold white space, line breaks, controls, a tag's text
+                tokens, glue = p.tokens, p.glue or [False] * len(p.tokens)
+                bound = tokens and needs_bounding(" ".join(tokens), tokens)
+                if given_tokens_need_cleaning(tokens):
+                    tokens, glue = clean_tokens(tokens, glue)
+                    self.counts["tokens_cleaned"] += 1
+                    bound = True
+                if target == "manatee" and any(t[0] == "<" and _MANATEE_TAG.fullmatch(t) for t in tokens):
+                    tokens, glue = _untag(tokens, glue)
+            if bound:
                 tokens, glue, split, dropped = bound_tokens(tokens, glue or [False] * len(tokens))
                 if split:
                     self.counts["tokens_split"] += split
@@ -115,6 +173,7 @@ class VerticalWriter(Writer):
             if p.lang is not None:
                 p_attrs += f' lang="{self._value(p.lang)}"'
                 self.structures["p"].add("lang")
+            written = True
             out.append(f"<p {p_attrs}>\n")
             spans = (sentence_spans(tokens, glue, p.lang or doc.lang or doc.stoplist_lang) if self.sentences
                      else [(0, len(tokens))])
@@ -132,5 +191,37 @@ class VerticalWriter(Writer):
                 if self.sentences:
                     out.append("</s>\n")
             out.append("</p>\n")
+        if not written:
+            # a document without a token is an empty region: cwb-encode does not store it and
+            # encodevert drops it, so every later document would get the wrong attribute values
+            return ""
         out.append("</doc>\n")
         return "".join(out)
+
+
+def _cut_escaped(text: str, limit: int, target: str) -> str:
+    """The longest prefix of ``text`` that ends between two user-perceived characters and whose
+    escaped form (:func:`escape_value`) is at most ``limit`` bytes."""
+    total = raw = 0
+    for ch in text:
+        size = len(escape_value(ch, target).encode("utf-8"))
+        if total + size > limit:
+            break
+        total += size
+        raw += len(ch.encode("utf-8"))
+    return cut_utf8(text, raw).rstrip()
+
+
+def _untag(tokens: list[str], glue: list[bool]) -> tuple[list[str], list[bool]]:
+    """Tokens with each one that reads as a structure tag (``<doc>``, ``</p>``, ``<g/>``) split
+    after its ``<``, glued: ``<`` and ``doc>`` are tokens to encodevert."""
+    out_t: list[str] = []
+    out_g: list[bool] = []
+    for tok, g in zip(tokens, glue):
+        if tok[0] == "<" and _MANATEE_TAG.fullmatch(tok):
+            out_t += ["<", tok[1:]]
+            out_g += [g, True]
+        else:
+            out_t.append(tok)
+            out_g.append(g)
+    return out_t, out_g

@@ -404,3 +404,49 @@ def test_registry_refuses_a_path_the_tools_cannot_hold(tmp_path, odd, target, sa
     assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert repr(str(tmp_path / odd)) in r.stderr or repr(str(tmp_path / odd / "registry")) in r.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("target", ["cwb", "manatee"])
+def test_vert_stream_with_given_tokens_and_empty_documents_round_trips(tmp_path, target):
+    """`corpustool vert` on a stream's own tokens (tabs, line breaks, `<doc>`, NUL, empty ones) and
+    documents without a token: both tools store every token and every document's values as written
+    (an empty <doc> was dropped by both, shifting the later documents' values)."""
+    from corpustool.writers.registry import write_registry
+    from tests.writers.test_vertical_stream import write_stream
+
+    _tool_env(target)
+    out, r = write_stream(tmp_path, target)
+    assert r.returncode == 0, r.stderr
+    structures = {"doc": {"id", "url", "title", "lang", "domain", "tld", "site", "wordcount", "length"},
+                  "p": {"heading"}, "s": set(), "g": set()}
+    write_registry(str(tmp_path / target / "reg"), out, structures, target)
+    meant = check_round_trip(Path(out), tmp_path / target / "reg", target)
+    assert [d["id"] for d in meant["docs"]] == ["t1", "t6", "t7"]
+    # a title of white space and invisible characters is stored as no title is
+    stored = cwb_stored(tmp_path / target / "reg", ["title"]) if target == "cwb" else \
+        manatee_stored(tmp_path / target / "reg", ["title"])
+    assert stored["docs"][1]["title"] == stored["docs"][2]["title"] == ("" if target == "cwb" else "===NONE===")
+
+
+def test_escaped_values_never_make_a_line_cwb_refuses(tmp_path):
+    """Each value is at most 4,095 bytes, but `&quot;` is six: an id, a URL and a title of quotes
+    made a <doc> line of 74,084 bytes, and cwb-encode aborted the whole encode on line 1."""
+    _tool_env("cwb")
+    page = (f"<html lang=\"en\"><head><title>{'&quot;' * 5000}</title></head><body>"
+            f"<h1>Harbour news</h1>{BODY.format(extra='')}</body></html>")
+    src = tmp_path / "quotes.jsonl"
+    src.write_text(json.dumps({"id": '"' * 5000, "url": "http://q.example/" + '"&' * 3000, "html": page}) + "\n"
+                   + json.dumps({"id": "second", "url": "http://q.example/2", "html": page.replace("Harbour", "Port")})
+                   + "\n", encoding="utf-8")
+    out, reg = build(tmp_path, [src], "cwb", "--no-dedup-near", "--no-dedup-para")
+    meant = check_round_trip(out, reg, "cwb")
+    with gzip.open(out, "rb") as fh:
+        head = fh.readline()
+    assert 60000 < len(head) - 1 <= 65533
+    first = meant["docs"][0]
+    assert first["id"] == '"' * len(first["id"]) and len(first["id"]) > 3000
+    assert first["url"].startswith('http://q.example/"&"&') and first["title"].startswith('"' * 3000)
+    assert meant["docs"][1]["id"] == "second"
+    stats = json.loads((tmp_path / "cwb" / "stats.json").read_text())
+    tokenize = next(s for s in stats["stages"] if s["stage"] == "tokenize")
+    assert tokenize["extra"]["values_cut"] >= 5

@@ -431,3 +431,40 @@ def test_cwb_invalid_utf8_aborts(tmp_path):
                           "-f", str(vert), "-R", str(tmp_path / "reg" / "c"), "-S", "s:0"],
                          capture_output=True, timeout=60)
     assert b"Encoding error" in run.stdout + run.stderr
+
+
+BOM_FILE = (b'\xef\xbb\xbf<doc id="bom" title="t">\n<p heading="0">\nfirst\n</p>\n</doc>\n'
+            b'<doc id="two" title="u">\n<p heading="0">\nmid\xef\xbb\xbfdle\n</p>\n</doc>\n')
+
+
+def test_checker_flags_a_byte_order_mark():
+    """A file saved by an editor that adds a BOM: encodevert strips none, so the first <doc> is a
+    token and its values are lost; before, vert-check said nothing about line 1 (only that the
+    </doc> of line 5 closed nothing). cwb-encode skips it on the first line only."""
+    found = check(BOM_FILE, "manatee")
+    assert (1, "line") in [(p.line, p.what) for p in found]
+    assert any(p.line == 1 and "byte order mark: the tag after it is read as a token" in p.reason for p in found)
+    assert any(p.line == 8 and "U+FEFF" in p.reason for p in found)
+    found = check(BOM_FILE, "cwb")
+    assert any(p.line == 1 and "skips it on the first line only" in p.reason for p in found)
+    assert any(p.line == 8 and "U+FEFF" in p.reason for p in found)
+
+
+@needs_manatee
+def test_encodevert_stores_a_tag_after_a_bom_as_a_token(tmp_path):
+    vert = tmp_path / "b.vert"
+    vert.write_bytes(BOM_FILE)
+    conf = tmp_path / "b.conf"
+    conf.write_text(f'NAME "b"\nPATH "{tmp_path}/corp/"\nVERTICAL "{vert}"\nENCODING "UTF-8"\nATTRIBUTE word\n'
+                    "STRUCTURE doc {\n ATTRIBUTE id\n ATTRIBUTE title\n}\nSTRUCTURE p {\n ATTRIBUTE heading\n}\n")
+    env = f". {MANATEE_ENV} && "
+    run = subprocess.run(["bash", "-c", env + f"encodevert -c {conf}"], capture_output=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    script = ("import manatee, json\n"
+              f"c = manatee.Corpus({str(conf)!r})\n"
+              "w = c.get_attr('word')\n"
+              "print(json.dumps({'docs': c.get_struct('doc').size(), 'words': [w.pos2str(i) for i in range(c.size())]}))\n")
+    read = subprocess.run(["bash", "-c", env + "python3 -"], input=script.encode(), capture_output=True, timeout=120)
+    assert read.returncode == 0, read.stderr[-2000:]
+    got = json.loads(read.stdout)
+    assert got["docs"] == 1 and got["words"][0] == '\ufeff<doc id="bom" title="t">'
