@@ -194,6 +194,8 @@ class VerticalWriter(Writer):
         if not written:
             # a document without a token is an empty region: cwb-encode does not store it and
             # encodevert drops it, so every later document would get the wrong attribute values
+            # (counted: build's tokenize stage drops such a document before, as no-text)
+            self.counts["docs_without_tokens"] += 1
             return ""
         out.append("</doc>\n")
         return "".join(out)

@@ -87,6 +87,7 @@ def test_writer_skips_a_document_without_tokens():
     doc = Document(id="x", url="http://x", paragraphs=[Paragraph(text="\u200e", tokens=["\u200e"], glue=[False])])
     assert w.format(doc) == ""
     assert w.write(doc) is False and w.docs == 0
+    assert w.counts["docs_without_tokens"] == 2       # (counted in the stage statistics, not lost unseen)
 
 
 @pytest.mark.parametrize("title", ["", "   ", "\u200e\u200f", "\u200b\ufeff", "\x01\u2028"])
