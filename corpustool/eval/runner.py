@@ -490,13 +490,13 @@ class Evaluation:
         justext-plus configuration would find every line of the block already judged by the
         first. Each configuration keeps the cache its own earlier pages filled, as if it ran
         alone; the verdicts are pure functions of the line, so results do not change."""
-        from ..extractors import justext_learned, justext_plus, justext_plus_rules, template_lines
+        from ..extractors import justext_learned, justext_plus_decide, justext_plus_rules, template_lines
 
         cache = self.line_caches.get(cfg.label)
         if cache is None:
             cache = self.line_caches[cfg.label] = functools.lru_cache(maxsize=1 << 16)(
                 template_lines.line_verdict.__wrapped__)
-        users = (justext_plus, justext_plus_rules, justext_learned)
+        users = (justext_plus_decide, justext_plus_rules, justext_learned)
         shared = [m.line_verdict for m in users]
         for m in users:
             m.line_verdict = cache

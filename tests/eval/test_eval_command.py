@@ -247,16 +247,16 @@ def test_configurations_judge_template_lines_with_their_own_cache(cleaneval_dir)
     """justext-plus caches the verdicts of template lines; two configurations taking turns over the
     same pages each fill their own cache (the second would otherwise find every line judged), and
     the shared cache is back in place afterwards."""
-    from corpustool.extractors import justext_plus
+    from corpustool.extractors import justext_plus_decide
 
-    shared = justext_plus.line_verdict
+    shared = justext_plus_decide.line_verdict
     pages = read_gold(str(cleaneval_dir))
     ev = Evaluation(pages, [parse_config("first=justext-plus"), parse_config("second=justext-plus")])
     ev.run()
     first, second = (ev.line_caches[label].cache_info() for label in ("first", "second"))
     assert first.misses > 0 and second.misses == first.misses
     assert first.hits > 0          # a configuration's own earlier pages (and its warm-up run) do count
-    assert justext_plus.line_verdict is shared
+    assert justext_plus_decide.line_verdict is shared
     assert ev.results["first"][0].words.tp > 0
 
 
