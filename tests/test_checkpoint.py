@@ -144,12 +144,10 @@ def test_cli_resume_gives_the_same_corpus_and_rejects(shards, tmp_path):
     assert b"exact-duplicate" in outs[0][1] and b"near-duplicate" in outs[0][1]
 
 
-def test_interrupted_build_writes_the_rejects_file_of_an_uninterrupted_one(shards, tmp_path):
+def _interrupted_then_resumed(shards, tmp_path):
+    """A resumable build to res.vert with rejects res.rej, interrupted in its second input and
+    resumed: the output's path and the resumed run's statistics."""
     from corpustool.cli.common import RejectsWriter
-
-    plain = RejectsWriter(str(tmp_path / "plain.rej"))
-    Pipeline(shards, str(tmp_path / "plain.vert"), _options(), on_drop=plain).run()
-    plain.close()
 
     out, rej = tmp_path / "res.vert", str(tmp_path / "res.rej")
     rejects = RejectsWriter(rej, resumable=True)
@@ -161,8 +159,19 @@ def test_interrupted_build_writes_the_rejects_file_of_an_uninterrupted_one(shard
     rejects.abort()
     state = first.load_checkpoint()
     rejects = RejectsWriter(rej, resume_at=state["rejects_bytes"], resumable=True)
-    Pipeline(shards, str(out), _options(), on_drop=rejects).run_resumable(rejects.size)
+    stats = Pipeline(shards, str(out), _options(), on_drop=rejects).run_resumable(rejects.size)
     rejects.close()
+    return out, stats
+
+
+def test_interrupted_build_writes_the_rejects_file_of_an_uninterrupted_one(shards, tmp_path):
+    from corpustool.cli.common import RejectsWriter
+
+    plain = RejectsWriter(str(tmp_path / "plain.rej"))
+    Pipeline(shards, str(tmp_path / "plain.vert"), _options(), on_drop=plain).run()
+    plain.close()
+
+    out, _ = _interrupted_then_resumed(shards, tmp_path)
     assert out.read_bytes() == (tmp_path / "plain.vert").read_bytes()
     assert (tmp_path / "res.rej").read_bytes() == (tmp_path / "plain.rej").read_bytes()
 
@@ -258,18 +267,7 @@ def test_resumed_build_skips_links_to_another_inputs_files_as_a_plain_build(shar
     plain.close()
     assert plain_stats[0].extra["skipped:symlinked-file"] == 2 and plain_stats[0].docs_in == 6
 
-    out, rej = tmp_path / "res.vert", str(tmp_path / "res.rej")
-    rejects = RejectsWriter(rej, resumable=True)
-    first = Pipeline(shards, str(out), _options(), on_drop=rejects)
-    first.stages.insert(1, InterruptOnce())
-    INTERRUPTED.clear()
-    with pytest.raises(KeyboardInterrupt):
-        first.run_resumable(rejects.size)
-    rejects.abort()
-    state = first.load_checkpoint()
-    rejects = RejectsWriter(rej, resume_at=state["rejects_bytes"], resumable=True)
-    stats = Pipeline(shards, str(out), _options(), on_drop=rejects).run_resumable(rejects.size)
-    rejects.close()
+    out, stats = _interrupted_then_resumed(shards, tmp_path)
     assert out.read_bytes() == (tmp_path / "plain.vert").read_bytes()
     assert (tmp_path / "res.rej").read_bytes() == (tmp_path / "plain.rej").read_bytes()
     assert [s.to_dict() for s in stats] == [s.to_dict() for s in plain_stats]
