@@ -54,6 +54,7 @@ import os
 import pickle
 import re
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -520,12 +521,16 @@ JVM_NOISE = (b"WARNING: Using incubator modules:",)
 # The filter between the driver's JVM and our standard error: a process of its own, so that it passes on
 # what the JVM writes (the Python workers' messages come through it) until the JVM ends, after this
 # process; it ignores Ctrl-C as the JVM does, and never blocks the JVM (a closed stderr: it drains).
+# SIGUSR1 silences it for good (it drains on): a build stopped by a signal ends the JVM, whose tasks'
+# errors about that are no news (:func:`_abandon_context`).
 JVM_STDERR_FILTER = r"""
 import os, signal
 signal.signal(signal.SIGINT, signal.SIG_IGN)
+muted = []
+signal.signal(signal.SIGUSR1, lambda *_: muted.append(1))
 NOISE = %r
 def put(data):
-    while data:
+    while data and not muted:
         try:
             data = data[os.write(2, data):]
         except OSError:
@@ -571,9 +576,17 @@ def _launch_gateway(conf: Any) -> Any:
     except OSError:         # no interpreter to run it (an embedded Python): the JVM's stderr unfiltered
         return launch_gateway(conf)
     try:
-        return launch_gateway(conf, popen_kwargs={"stderr": filt.stdin})
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": filt.stdin})
+    except BaseException as exc:
+        if _interrupt_in(exc) is not None:
+            # stopped by a signal while the JVM starts: it is ended (found among this process's children)
+            jvm = [pid for pid in _descendants(os.getpid(), depth=1) if pid != filt.pid and _is_jvm(pid)]
+            _end_jvm(jvm[0] if jvm else None, filt)
+        raise
     finally:
         filt.stdin.close()      # the JVM holds the pipe: the filter ends when it does
+    gateway.corpustool_stderr_filter = filt     # silenced when a signal stops the build
+    return gateway
 
 
 def _gateway_launcher() -> Any:
@@ -584,6 +597,200 @@ def _gateway_launcher() -> Any:
     if SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
         return _launch_gateway
     return None
+
+
+def _interrupt_in(exc: BaseException | None) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt (Ctrl-C; SIGTERM or SIGHUP in the command line) ``exc`` is, or was raised
+    while handling: a signal that cuts a py4j call short often surfaces as the error of the next call
+    (``Py4JNetworkError: Answer from Java side is empty``)."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+class _QuietPy4J:
+    """A filter of py4j's loggers while a build runs: py4j logs a call cut short by a signal (and every
+    call after the JVM was ended for it) with a traceback; a stopped build says one line (the command
+    line's), so those records are dropped. Other records pass."""
+
+    def __init__(self) -> None:
+        self.stopping = False
+
+    def filter(self, record: Any) -> bool:
+        if f"{os.sep}py4j{os.sep}" not in (record.pathname or ""):
+            return True
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (self.stopping or _interrupt_in(exc) is not None)
+
+    # py4j logs on the root logger and on its modules' own (a logger's filters see its own records only)
+    LOGGERS = ("", "py4j.clientserver", "py4j.java_gateway")
+
+    def __enter__(self) -> "_QuietPy4J":
+        import logging
+
+        for name in self.LOGGERS:
+            logging.getLogger(name).addFilter(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        import logging
+
+        for name in self.LOGGERS:
+            logging.getLogger(name).removeFilter(self)
+
+
+def _is_jvm(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"org.apache.spark.deploy.SparkSubmit" in fh.read()
+    except OSError:
+        return False
+
+
+def _descendants(pid: int, depth: int = 0) -> list[int]:
+    """The processes below ``pid`` (``depth``: only so many levels; 0: all), from /proc ([] where
+    there is none)."""
+    children: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(name))
+    found, todo = [], [(pid, 0)]
+    while todo:
+        parent, level = todo.pop()
+        if depth and level >= depth:
+            continue
+        for child in children.get(parent, ()):
+            found.append(child)
+            todo.append((child, level + 1))
+    return found
+
+
+def _gone(pids: list[int], timeout: float) -> bool:
+    """Wait until none of ``pids`` runs (zombies of other parents count as gone)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = []
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            if stat[stat.rindex(b")") + 2:][:1] != b"Z":
+                alive.append(pid)
+        pids = alive
+        if not pids or time.monotonic() >= deadline:
+            return not pids
+        time.sleep(0.05)
+
+
+# seconds the JVM of a build stopped by a signal has to end (its shutdown hooks remove Spark's
+# temporary directories) before it is killed
+JVM_STOP_TIMEOUT = 20.0
+
+
+def _end_jvm(proc: Any, filt: Any) -> None:
+    """Silence the stderr filter ``filt`` and end the JVM ``proc`` (a Popen, or a pid) started for a
+    build stopped by a signal, with the Python workers it started (all waited for)."""
+    import subprocess
+
+    if filt is not None:
+        try:
+            filt.send_signal(signal.SIGUSR1)
+        except OSError:
+            pass
+    if proc is not None:
+        pid = proc if isinstance(proc, int) else proc.pid
+        below = _descendants(pid)      # the Python workers' daemon and the workers
+        if isinstance(proc, int):
+            try:
+                os.kill(pid, signal.SIGTERM)      # (shutdown hooks run, as on the end of its input)
+            except OSError:
+                pass
+            if not _gone([pid], JVM_STOP_TIMEOUT):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        else:
+            try:
+                proc.stdin.close()      # the JVM exits at the end of its input (PythonGatewayServer)
+            except (AttributeError, OSError):
+                pass
+            try:
+                proc.wait(JVM_STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if not _gone(below, 5.0):
+            for child in below:
+                try:
+                    os.kill(child, signal.SIGKILL)
+                except OSError:
+                    pass
+            _gone(below, 5.0)
+    if filt is not None:
+        try:
+            filt.wait(5.0)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _abandon_context(sc: Any) -> None:
+    """End the context of a build stopped by a signal, and its JVM, at once and quietly: its
+    standard error silenced, the JVM told to exit (its standard input closed, as at the end of this
+    process: its shutdown hooks stop the running tasks and remove Spark's temporary directories),
+    waited for with the Python workers it started, and forgotten by pyspark (a later context starts
+    a new JVM)."""
+    from pyspark import SparkContext
+
+    gateway = getattr(sc, "_gateway", None)
+    server = getattr(sc, "_accumulatorServer", None)
+    if server is not None:
+        try:
+            server.shutdown()
+        except Exception:
+            pass
+    with SparkContext._lock:
+        if SparkContext._active_spark_context is sc:
+            SparkContext._active_spark_context = None
+    _abandon_gateway(gateway)
+
+
+def _abandon_gateway(gateway: Any) -> None:
+    """:func:`_end_jvm` for the JVM of ``gateway`` when this process launched it (with its filter)."""
+    from pyspark import SparkContext
+
+    proc = getattr(gateway, "proc", None)
+    filt = getattr(gateway, "corpustool_stderr_filter", None)
+    if proc is None:
+        return
+    _end_jvm(proc, filt)
+    with SparkContext._lock:
+        if SparkContext._gateway is gateway:
+            SparkContext._gateway = None
+            SparkContext._jvm = None
 
 
 def _start_context(conf: Any, master: str, timeout: float | None, launch: Any = None) -> Any:
@@ -620,6 +827,49 @@ def _start_context(conf: Any, master: str, timeout: float | None, launch: Any = 
     if "error" in box:
         raise box["error"]
     return box["sc"]
+
+
+def _remove_tree(path: str) -> None:
+    """Remove a directory that ended processes may have been writing in until a moment ago."""
+    import time
+
+    for _ in range(50):
+        shutil.rmtree(path, ignore_errors=True)
+        if not os.path.lexists(path):
+            return
+        time.sleep(0.1)
+
+
+class _signals_deferred:
+    """While a stopped build cleans up: a second Ctrl-C, SIGTERM or SIGHUP does not cut the cleaning
+    short (it is dropped: the build stops for the first). Only in the main thread (elsewhere: nothing)."""
+
+    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+    def __enter__(self) -> None:
+        self.saved: list[tuple[int, Any]] = []
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for name in self.SIGNALS:
+            num = getattr(signal, name, None)
+            if num is None:
+                continue
+            try:
+                self.saved.append((num, signal.signal(num, lambda *_: None)))
+            except (ValueError, OSError):
+                pass
+
+    def __exit__(self, *exc: Any) -> None:
+        for num, handler in self.saved:
+            if handler is not None:
+                signal.signal(num, handler)
+
+
+def _sigint_handler() -> Any:
+    """The handler of SIGINT, when this thread may change it (the main thread), else None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.getsignal(signal.SIGINT)
 
 
 class SparkExecutor:
@@ -760,6 +1010,21 @@ class SparkExecutor:
         in_executors = all(s.parallel for s in tail)
         lines_to = _rejects_file_of(stages) if in_executors else None
         clear_parts_dir(partsdir)
+        try:
+            with _QuietPy4J() as quiet:
+                return self._build_parts(pipeline, specs, remote, partsdir, fmt, suffix, writer_options,
+                                         distributed, local, onion, in_executors, lines_to, commit, quiet)
+        except BaseException:
+            # an error or a signal: no part is left (the tasks that wrote them have ended)
+            with _signals_deferred():
+                _remove_tree(partsdir)
+            raise
+
+    def _build_parts(self, pipeline: Any, specs: list[tuple], remote: list[str], partsdir: str, fmt: str,
+                     suffix: str, writer_options: dict, distributed: list[Stage], local: list[Stage],
+                     onion: Stage | None, in_executors: bool, lines_to: Any, commit: bool,
+                     quiet: _QuietPy4J) -> dict:
+        output, stages, reader = pipeline.output, pipeline.stages, pipeline.reader
         summaries: list[dict] = []
         nparts = len(specs)
         if nparts == 0 and not remote:
@@ -771,40 +1036,73 @@ class SparkExecutor:
             sc, created = self._context()
             persisted: list = []
             try:
-                specs, read, docs, read_summaries = read_input(sc, reader, pipeline.input_format, pipeline.inputs,
-                                                               self._split_bytes(sc), self.through_hadoop)
-                nparts = len(specs)
-                if nparts == 0:         # Hadoop directories without a file
-                    for _ in _chain(iter(()), stages):
-                        pass
-                    return self._finish_build([], specs, partsdir, output, fmt, suffix, stages, lines_to,
-                                              in_executors, commit)
-                persisted.append(read)
-                merge_read_summaries(reader, read_summaries)
-                kept, side, late, more = self._distributed(sc, docs, nparts, distributed, onion)
-                persisted += more
-                self._merge_counters(sc, side, stages, late)
-                if in_executors:
-                    drops = self._drops(sc, side, nparts)
-                    final = (kept.map(_final_kept).union(drops.map(_final_drop))
-                             .repartitionAndSortWithinPartitions(nparts, _part_of))
-                    write = partial(_write_part, partsdir, suffix, fmt, writer_options, [_shipped(s) for s in local],
-                                    1 if onion is not None else 0, len(distributed),
-                                    None if lines_to is None else (lines_to.line, [s.name for s in stages]))
-                    summaries = sorted(final.mapPartitionsWithIndex(write).collect(), key=lambda s: s["part"])
-                else:
-                    # a stage that needs the ordered stream: the rest runs in the driver (one part)
-                    stream: Iterable[Any] = self._ordered(sc, kept, side, nparts, stages)
-                    for st in local:
-                        stream = st.run_decided(stream) if st is onion else st.run(stream)
-                    summaries = [self._write_in_driver(partsdir, suffix, fmt, writer_options, stream)]
-            finally:
-                for r in persisted:
-                    r.unpersist()
-                if created:
-                    sc.stop()
+                try:
+                    specs, summaries = self._run_build(sc, pipeline, partsdir, suffix, fmt, writer_options,
+                                                       distributed, local, onion, in_executors, lines_to,
+                                                       persisted)
+                except BaseException as exc:
+                    if _interrupt_in(exc) is None:
+                        self._stop(sc, created, persisted)
+                    raise
+                self._stop(sc, created, persisted)
+            except BaseException as exc:
+                interrupt = _interrupt_in(exc)
+                if interrupt is None:
+                    raise
+                # Ctrl-C, SIGTERM or SIGHUP (corpustool.cli.Terminated): the JVM is ended at once, without
+                # a word (its tasks' errors, py4j's tracebacks); nothing more is asked of it
+                quiet.stopping = True
+                with _signals_deferred():
+                    if created:
+                        _abandon_context(sc)
+                    else:               # a context of the caller's: its jobs cancelled, itself kept
+                        try:
+                            sc.cancelAllJobs()
+                        except Exception:
+                            pass
+                if interrupt is exc:
+                    raise
+                raise interrupt from None     # (not the error of the call it cut short)
         return self._finish_build(summaries, specs, partsdir, output, fmt, suffix, stages, lines_to,
                                   in_executors, commit)
+
+    def _run_build(self, sc: Any, pipeline: Any, partsdir: str, suffix: str, fmt: str, writer_options: dict,
+                   distributed: list[Stage], local: list[Stage], onion: Stage | None, in_executors: bool,
+                   lines_to: Any, persisted: list) -> tuple[list[tuple], list[dict]]:
+        """The Spark jobs of a build: (the input partitions, the summaries of the parts written)."""
+        stages, reader = pipeline.stages, pipeline.reader
+        specs, read, docs, read_summaries = read_input(sc, reader, pipeline.input_format, pipeline.inputs,
+                                                       self._split_bytes(sc), self.through_hadoop)
+        nparts = len(specs)
+        if nparts == 0:         # Hadoop directories without a file
+            for _ in _chain(iter(()), stages):
+                pass
+            return specs, []
+        persisted.append(read)
+        merge_read_summaries(reader, read_summaries)
+        kept, side, late, more = self._distributed(sc, docs, nparts, distributed, onion)
+        persisted += more
+        self._merge_counters(sc, side, stages, late)
+        if in_executors:
+            drops = self._drops(sc, side, nparts)
+            final = (kept.map(_final_kept).union(drops.map(_final_drop))
+                     .repartitionAndSortWithinPartitions(nparts, _part_of))
+            write = partial(_write_part, partsdir, suffix, fmt, writer_options, [_shipped(s) for s in local],
+                            1 if onion is not None else 0, len(distributed),
+                            None if lines_to is None else (lines_to.line, [s.name for s in stages]))
+            return specs, sorted(final.mapPartitionsWithIndex(write).collect(), key=lambda s: s["part"])
+        # a stage that needs the ordered stream: the rest runs in the driver (one part)
+        stream: Iterable[Any] = self._ordered(sc, kept, side, nparts, stages)
+        for st in local:
+            stream = st.run_decided(stream) if st is onion else st.run(stream)
+        return specs, [self._write_in_driver(partsdir, suffix, fmt, writer_options, stream)]
+
+    @staticmethod
+    def _stop(sc: Any, created: bool, persisted: list) -> None:
+        for r in persisted:
+            r.unpersist()
+        if created:
+            sc.stop()
 
     def _finish_build(self, summaries: list[dict], specs: list[tuple], partsdir: str, output: str, fmt: str,
                       suffix: str, stages: list[Stage], lines_to: Any, in_executors: bool, commit: bool) -> dict:
@@ -935,13 +1233,25 @@ class SparkExecutor:
             with os.fdopen(fd, "w") as fh:
                 fh.write(_QUIET_LOG4J2)
             conf.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log_config}")
+        on_interrupt = _sigint_handler()
+        launch = _gateway_launcher()
         try:
             sc = _start_context(conf, self.master,
                                 MASTER_REGISTER_TIMEOUT if master_endpoints(self.master) else None,
-                                launch=_gateway_launcher())
+                                launch=launch)
+        except BaseException as exc:
+            if launch is not None and _interrupt_in(exc) is not None:
+                # stopped by a signal while the context starts: its JVM is ended
+                with _signals_deferred():
+                    _abandon_gateway(SparkContext._gateway)
+            raise
         finally:
             if log_config is not None:
                 os.unlink(log_config)      # read once, at the JVM's start
+            # pyspark's own (cancel every job, raise KeyboardInterrupt) replaced the program's: a
+            # command-line build stopped by Ctrl-C ends its context itself (_abandon_context)
+            if on_interrupt is not None and _sigint_handler() is not on_interrupt:
+                signal.signal(signal.SIGINT, on_interrupt)
         sc.setLogLevel("ERROR")
         return sc, True
 

@@ -657,3 +657,119 @@ def test_the_jvm_stderr_filter_leaves_out_its_start_warning_only():
     assert proc.returncode == 0 and out == b""
     assert err == (b"WARNING: kept, not the JVM's start warning\ncorpustool: read: a.warc.gz: truncated\n"
                    b"\xff\xfe binary, no newline at first\nWARNING: Using something else\nWARNING: Using inc")
+
+
+# -- a build stopped by a signal ---------------------------------------------------------------
+
+def _pages_jsonl(directory: Path, files: int = 2, pages: int = 300) -> Path:
+    """Pages enough to keep a local Spark build busy for some seconds after its tasks start."""
+    import random
+
+    words = ("the of and to in is that it was for on are with as his they be at one have this from or had by "
+             "word but what some we can out other were all there when up use your how said an each she").split()
+    directory.mkdir()
+    for f in range(files):
+        with open(directory / f"f{f}.jsonl", "w", encoding="utf-8") as fh:
+            for i in range(pages):
+                r = random.Random(f * 100_000 + i)
+                paras = "".join(f"<p>{' '.join(r.choices(words, k=40))}.</p>" for _ in range(8))
+                fh.write(json.dumps({"id": f"d{f}-{i}", "url": f"https://x.example/{f}/{i}",
+                                     "html": f"<html><body>{paras}</body></html>"}) + "\n")
+    return directory
+
+
+def _below(pid: int) -> list[int]:
+    """The processes below ``pid`` (from /proc)."""
+    import os
+
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        try:
+            stat = (Path("/proc") / name / "stat").read_bytes() if name.isdigit() else b""
+        except OSError:
+            continue
+        if stat:
+            children.setdefault(int(stat[stat.rindex(b")") + 2:].split()[1]), []).append(int(name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            found += [child]
+            todo.append(child)
+    return found
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = (Path("/proc") / str(pid) / "stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rindex(b")") + 2:][:1] != b"Z"
+
+
+@needs_spark
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize("how", ["SIGINT-group", "SIGINT", "SIGTERM", "SIGHUP"])
+def test_spark_build_stopped_by_a_signal_says_one_line_and_leaves_nothing(tmp_path, how):
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it), SIGINT, SIGTERM or SIGHUP to the
+    build while its Spark tasks run: as with the local engine, one line, exit 128 + the signal, no
+    traceback (py4j's, the JVM's tasks'), no OUT.parts/, .partial, lock or temporary file, the JVM and
+    its Python workers ended, Spark's temporary directories removed; the next build of the output runs."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    sig = getattr(signal, how.split("-")[0])
+    pages = _pages_jsonl(tmp_path / "pages")
+    out = tmp_path / "out"
+    out.mkdir()
+    scratch = tmp_path / "scratch"         # Spark's and pyspark's temporary files
+    scratch.mkdir()
+    env = dict(os.environ, SPARK_LOCAL_DIRS=str(scratch), TMPDIR=str(scratch))
+    args = [sys.executable, "-m", "corpustool", "build", "-o", str(out / "c.vert"), "--lang", "en",
+            "--engine", "spark", "--workers", "2", "--rejects", str(out / "rejects.jsonl"),
+            "--stats", str(out / "stats.json"), "-q"]
+    proc = subprocess.Popen(args[:4] + [str(pages)] + args[4:], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, start_new_session=True)
+    seen: set[int] = set()
+    try:
+        # under way once the JVM runs its Python workers (the tasks read and clean pages)
+        deadline = time.monotonic() + 240
+        while proc.poll() is None and time.monotonic() < deadline:
+            below = _below(proc.pid)
+            seen.update(below)
+            if any(b"pyspark.daemon" in _cmdline(p) for p in below):
+                break
+            time.sleep(0.05)
+        time.sleep(1.0)
+        assert proc.poll() is None, "the build ended before it could be stopped"
+        seen.update(_below(proc.pid))
+        assert (out / "c.vert.parts").is_dir()
+        if how == "SIGINT-group":
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    message = ("corpustool: interrupted" if sig == signal.SIGINT
+               else f"corpustool build: stopped by {how}; no partial output was left")
+    assert (proc.returncode, err) == (128 + sig, message + "\n")
+    assert sorted(p.name for p in out.iterdir()) == []      # no OUT.parts/, .partial, lock, rejects, stats
+    assert [p for p in seen if _running(p)] == []          # the JVM, the stderr filter, the Python workers
+    assert sorted(p.name for p in scratch.iterdir()) == []
+    if how == "SIGINT-group":       # nothing stands in the way of the next build of the same output
+        small = tmp_path / "small.jsonl"
+        _input(small)
+        done = subprocess.run(args[:4] + [str(small)] + args[4:], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        assert sorted(p.name for p in out.iterdir()) == ["c.vert", "rejects.jsonl", "stats.json"]
