@@ -151,23 +151,13 @@ def class_tokens(value: str) -> list[str]:
 
 
 _TOKEN_KINDS: dict[str, frozenset[str]] = {}
-# a class name that begins with one of these words states what an element holds or lacks, not
-# what it is: "has-rail-right", "with-sidebar", "no-comments", "hasSidebar" name a layout
-STATE_WORDS = frozenset({"has", "with", "no", "without"})
-_CLASS_SEPARATORS = re.compile("[ \t\n\r\f\v]+")     # (ASCII white space, as the compiled walk splits)
 
 
 def value_kinds(value: str) -> frozenset[str]:
-    """Boilerplate kinds named by the tokens of a class or id value (cached per value); a class
-    name that begins with a word of :data:`STATE_WORDS` names none."""
+    """Boilerplate kinds named by the tokens of a class or id value (cached per value)."""
     kinds = _TOKEN_KINDS.get(value)
     if kinds is None:
-        tokens = []
-        for name in _CLASS_SEPARATORS.split(value):
-            words = class_tokens(name)
-            if words and words[0] not in STATE_WORDS:
-                tokens += words
-        kinds = frozenset(k for k in map(TOKENS.get, tokens) if k)
+        kinds = frozenset(k for k in map(TOKENS.get, class_tokens(value)) if k)
         if len(_TOKEN_KINDS) < 65536:
             _TOKEN_KINDS[value] = kinds
     return kinds

@@ -851,12 +851,11 @@ cdef class EvidenceRules:
 
     cdef long ascii_mask(self, const char* value) noexcept:
         """value_mask of an ASCII value: its tokens are the runs of letters and digits, split
-        where a lower-case letter meets an upper-case one (class_tokens), lower-cased; a class
-        name (between ASCII white space) whose first token is a state word (``STATE_WORDS``:
-        "has-sidebar") names nothing; -1 for a value that is not ASCII (met on the way)."""
+        where a lower-case letter meets an upper-case one (class_tokens), lower-cased; -1 for
+        a value that is not ASCII (met on the way)."""
         cdef char token[64]
         cdef Py_ssize_t i = 0, n = 0
-        cdef bint long_token = False, first = True, state = False
+        cdef bint long_token = False
         cdef long mask = 0
         cdef char c, prev = 0
         while True:
@@ -865,7 +864,8 @@ cdef class EvidenceRules:
                 if b'A' <= c <= b'Z':
                     if b'a' <= prev <= b'z' and n:
                         # camel case: a token ends
-                        mask |= self.token_end(token, n, long_token, &first, &state)
+                        if not long_token:
+                            mask |= self.token_bit(token, n)
                         n = 0
                         long_token = False
                     c += 32
@@ -877,27 +877,15 @@ cdef class EvidenceRules:
             elif <unsigned char>c >= 0x80:
                 return -1
             else:
-                if n:
-                    mask |= self.token_end(token, n, long_token, &first, &state)
+                if n and not long_token:
+                    mask |= self.token_bit(token, n)
                 n = 0
                 long_token = False
                 if c == 0:
                     break
-                if c == b' ' or c == b'\t' or c == b'\n' or c == b'\r' or c == b'\f' or c == b'\v':
-                    first, state = True, False      # a class name ends
             prev = value[i]
             i += 1
         return mask
-
-    cdef inline long token_end(self, const char* token, Py_ssize_t n, bint long_token, bint* first,
-                               bint* state) noexcept:
-        """The bit of a token that ends (0 in a class name opened by a state word)."""
-        if first[0]:
-            first[0] = False
-            state[0] = is_state_word(token, n)
-        if state[0] or long_token:
-            return 0
-        return self.token_bit(token, n)
 
     cdef void clear(self) noexcept:
         cdef size_t i
@@ -1391,19 +1379,6 @@ cdef class PageTree:
         if not 0 <= i < self.n_nodes:
             raise IndexError(i)
         return self.key(i)
-
-
-cdef inline bint is_state_word(const char* t, Py_ssize_t n) noexcept:
-    """justext_plus.STATE_WORDS: has, with, no, without (lower-cased tokens)."""
-    if n == 2:
-        return t[0] == b'n' and t[1] == b'o'
-    if n == 3:
-        return memcmp(t, b"has", 3) == 0
-    if n == 4:
-        return memcmp(t, b"with", 4) == 0
-    if n == 7:
-        return memcmp(t, b"without", 7) == 0
-    return False
 
 
 cdef class _Walk:

@@ -800,28 +800,3 @@ def test_xpath_prefixes_are_built_once_per_element():
     b = jp._shared_prefixes(deep + "/p[2]", known)
     assert a[:-1] is not b[:-1] and a[-2] is b[-2]      # the ancestors' strings are shared
     assert list(a) == jp._prefixes(deep + "/p[1]")
-
-
-def test_a_class_name_opened_by_a_state_word_names_no_region():
-    """"has-rail-right", "with-sidebar", "no-comments", "hasToc" say what an element holds or lacks
-    (a layout), not what it is: a wrapper so named around an article whose comments outweigh it no
-    longer removes the article as a sidebar; the element's other names still count."""
-    from corpustool.extractors.justext_plus import value_kinds
-
-    for value in ("has-rail-right", "main-wrap has-rail-right", "with-sidebar", "no-comments", "hasToc",
-                  "without-nav", "HAS-SIDEBAR", "has_footer"):
-        assert value_kinds(value) == frozenset(), value
-    assert value_kinds("sidebar has-ads") == {"aside"} and value_kinds("x-has-nav") == {"nav"}
-    assert value_kinds("no-sidebar footer") == {"footer"} and value_kinds("nosidebar") == frozenset()
-    story = "".join(f"<p>{t} {ARTICLE[1]}</p>" for t in (ARTICLE[0], ARTICLE[3]))
-    replies = "".join(f"<div class='post'><p>I have lived in this town for {i + 2} years, and I think that the old "
-                      f"building should be sold to whoever offers the most money for it, reader number {i}.</p></div>"
-                      for i in range(12))
-    for wrapper in ("main-wrap has-rail-right", "content with-sidebar", "page no-comments"):
-        html = page(f"<div class='{wrapper}'><div class='story'><h1>Old library to become a youth centre</h1>{story}"
-                    f"</div></div><div class='thread'>{replies}</div>")
-        text = kept(run(html))
-        assert "reader number 11" in text and ARTICLE[0] in text and ARTICLE[3] in text, wrapper
-    # a rail that is one still is: its text goes
-    html = page(f"<div class='story'>{story}{story}</div><div class='rail-right'><p>{ARTICLE[1]} Sponsored.</p></div>")
-    assert "Sponsored" not in kept(run(html))
