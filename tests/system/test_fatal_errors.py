@@ -198,7 +198,7 @@ def test_second_build_on_the_same_output_is_refused_at_once(tmp_path, resume):
             "--stats", tmp_path / "stats.json", "-q", *extra]
     first = subprocess.Popen(_cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert _wait_for(lambda: (tmp_path / "c.vert.lock").exists() or first.poll() is not None)
+        assert _wait_for(lambda: _lock_owner(tmp_path / "c.vert.lock") == str(first.pid) or first.poll() is not None)
         assert first.poll() is None
         first.send_signal(signal.SIGSTOP)        # hold the first build in the middle of its work
         t0 = time.monotonic()
@@ -224,6 +224,14 @@ def test_second_build_on_the_same_output_is_refused_at_once(tmp_path, resume):
                                                           "stats.json"]
 
 
+def _lock_owner(path):
+    """The pid a lock file holds ("" while it has none or is not there)."""
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return ""
+
+
 @pytest.mark.parametrize("shared, resume", [("--rejects", False), ("--stats", False), ("--report", False),
                                             ("--rejects", True)], ids=["rejects", "stats", "report", "rejects-resume"])
 def test_second_build_sharing_any_output_is_refused_at_once(tmp_path, shared, resume):
@@ -237,7 +245,8 @@ def test_second_build_sharing_any_output_is_refused_at_once(tmp_path, shared, re
                 "-q", *(["--resume"] if resume else [])]
     first = subprocess.Popen(_cli(*args("a.vert")), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert _wait_for(lambda: (tmp_path / f"{name}.lock").exists() or first.poll() is not None)
+        # (the pid is written once the lock is held: the file alone may be stopped between its open and its lock)
+        assert _wait_for(lambda: _lock_owner(tmp_path / f"{name}.lock") == str(first.pid) or first.poll() is not None)
         assert first.poll() is None
         first.send_signal(signal.SIGSTOP)
         second = _run(*args("b.vert"))
